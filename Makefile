@@ -1,0 +1,82 @@
+# minigrad: `make lab` to learn, `make test` to check everything. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# jupyter refuses to start as root unless told to.
+ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+# Notebooks nbval checks: the stored lessons only, not the generated lessons/exercises/.
+NOTEBOOKS  := $(wildcard lessons/*.ipynb)
+NBVAL_ARGS := $(if $(NOTEBOOKS),$(NOTEBOOKS) --nbval --nbval-current-env \
+              $(if $(wildcard lessons/sanitize.cfg),--nbval-sanitize-with lessons/sanitize.cfg))
+PYTEST_ARGS ?=
+
+.PHONY: help setup graphviz kernel lab test bench figures exercises clean
+
+help:
+	@echo "make lab        set up (.venv, dependencies, Graphviz, Jupyter kernel) and open JupyterLab on lessons/"
+	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
+	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
+	@echo "make kernel     register the Jupyter kernel 'Python (minigrad)'"
+	@echo "make bench | figures | exercises | clean"
+
+setup: $(STAMP) graphviz
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "error: minigrad needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) -V 2>&1). Run: make PYTHON=python3.12 ..." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "error: '$(PYTHON) -m venv' failed. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }
+
+# Re-install only when the package metadata changed.
+$(STAMP): pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --progress-bar off -e ".[dev]"
+	@touch $@
+
+# The `dot` binary the graphviz Python package drives (Debian package list in apt.txt).
+graphviz:
+	@command -v dot >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Installing Graphviz with apt-get ($$(tr '\n' ' ' < apt.txt))..."; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$(grep -v '^\s*#' apt.txt) >/dev/null \
+	    || { echo "error: apt-get could not install Graphviz" >&2; exit 1; }; \
+	else \
+	  echo "error: the Graphviz 'dot' program is missing. Install it, then run make again:" >&2; \
+	  echo "  Debian/Ubuntu: sudo apt-get install graphviz" >&2; \
+	  echo "  macOS:         brew install graphviz" >&2; \
+	  echo "  conda:         conda install -c conda-forge graphviz" >&2; \
+	  exit 1; \
+	fi
+
+kernel: setup
+	$(BIN)/python -m ipykernel install --user --name minigrad --display-name "Python (minigrad)"
+
+# Server root is the repository (so lessons can show ../figures/), opened on lessons/.
+lab: setup kernel
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT)
+
+# Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).
+test: export NUMBA_ENABLE_CUDASIM ?= 1
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -n auto --dist loadfile tests $(NBVAL_ARGS) $(PYTEST_ARGS)
+
+bench: setup
+	$(BIN)/python benchmarks/run.py
+
+figures: setup
+	@if [ -f figures/make_figures.py ]; then $(BIN)/python figures/make_figures.py; \
+	else echo "figures/make_figures.py does not exist yet; nothing to do."; fi
+
+exercises: setup
+	$(BIN)/python -m minigrad.course.make_exercises lessons
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -1,0 +1,132 @@
+"""minigrad: a small, readable automatic differentiation engine, numeric and textual.
+
+    import minigrad
+    x = minigrad.Variable([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    x.grad          # Variable([2., 4.])
+
+Names follow PyTorch (`import minigrad as torch`) and afnio for text.
+"""
+
+import importlib
+from typing import Any
+
+from minigrad import autodiff, autograd, ops, text  # noqa: I001 (after Variable on purpose)
+from minigrad.autodiff import (
+    BackwardNode,
+    Function,
+    FunctionCtx,
+    GradcheckError,
+    backward,
+    detect_anomaly,
+    enable_grad,
+    grad,
+    gradcheck,
+    is_grad_enabled,
+    no_grad,
+    once_differentiable,
+    set_grad_enabled,
+)
+from minigrad.factories import (
+    arange,
+    bool_,
+    empty,
+    float16,
+    float32,
+    float64,
+    full,
+    int32,
+    int64,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from minigrad.functions import (
+    exp,
+    log,
+    log_softmax,
+    matmul,
+    relu,
+    reshape,
+    sigmoid,
+    softmax,
+    sqrt,
+    squeeze,
+    tanh,
+    transpose,
+    unsqueeze,
+)
+from minigrad.ops import cat, stack
+from minigrad.variable import Parameter, Tensor, Variable  # first: everything builds on it
+
+__version__ = "0.1.0"
+
+# Subpackages that pull in heavy libraries (numba, graphviz, matplotlib) load on first use.
+_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBPACKAGES:
+        return importlib.import_module(f"minigrad.{name}")
+    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+
+
+__all__ = [
+    "BackwardNode",
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "Parameter",
+    "Tensor",
+    "Variable",
+    "arange",
+    "autodiff",
+    "autograd",
+    "backward",
+    "bool_",
+    "cat",
+    "detect_anomaly",
+    "empty",
+    "enable_grad",
+    "exp",
+    "float16",
+    "float32",
+    "float64",
+    "full",
+    "grad",
+    "gradcheck",
+    "int32",
+    "int64",
+    "is_grad_enabled",
+    "log",
+    "log_softmax",
+    "manual_seed",
+    "matmul",
+    "no_grad",
+    "once_differentiable",
+    "ones",
+    "ones_like",
+    "ops",
+    "rand",
+    "randn",
+    "relu",
+    "reshape",
+    "set_grad_enabled",
+    "sigmoid",
+    "softmax",
+    "sqrt",
+    "squeeze",
+    "stack",
+    "tanh",
+    "tensor",
+    "text",
+    "transpose",
+    "unsqueeze",
+    "zeros",
+    "zeros_like",
+]

@@ -1,0 +1,367 @@
+"""The engine: run a graph's backward nodes, each once, after all of its consumers.
+
+1. Count, for every node reachable from the outputs, how many edges point at it.
+2. Start from the outputs' nodes with their seed gradients.
+3. Pop a ready node, call its backward, add each input gradient into the buffer of the
+   node it flows to, and mark that node ready once its last consumer has finished.
+Leaves are reached through AccumulateGrad nodes, which add into `.grad`. The walk is a
+loop with an explicit stack, never recursion, so a chain of a million nodes works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff import anomaly
+from minigrad.autodiff.function import BackwardNode
+from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.variable import AccumulateGrad, Variable
+
+# Called as observer(node, grads) before each node runs (graph drawings use it).
+_step_observers: list[Callable[[Any, list], None]] = []
+
+
+def backward(
+    variables: Variable | Sequence[Variable],
+    grad_variables: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Variable | Sequence[Variable] | None = None,
+) -> None:
+    """Accumulate d(variables)/d(leaf) into each leaf's `.grad` (or only into `inputs`)."""
+    roots = _as_variables(variables, "variables")
+    seeds = _seed_gradients(roots, grad_variables, "grad_variables")
+    targets = None
+    if inputs is not None:
+        input_list = _as_variables(inputs, "inputs")
+        if not input_list:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        targets = _targets_of(input_list)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _execute(roots, seeds, retain_graph, create_graph, targets, accumulate=True)
+
+
+def grad(
+    outputs: Variable | Sequence[Variable],
+    inputs: Variable | Sequence[Variable],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Variable | None, ...]:
+    """Return d(outputs)/d(input) for each input, without touching any `.grad`."""
+    roots = _as_variables(outputs, "outputs")
+    seeds = _seed_gradients(roots, grad_outputs, "grad_outputs")
+    input_list = _as_variables(inputs, "inputs")
+    for index, variable in enumerate(input_list):
+        if not variable.requires_grad:
+            raise RuntimeError(
+                f"One of the differentiated Variables (inputs[{index}]) does not require grad; "
+                f"set requires_grad=True on it before computing the outputs."
+            )
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = _execute(
+        roots, seeds, retain_graph, create_graph, _targets_of(input_list), accumulate=False
+    )
+    results = []
+    for index in range(len(input_list)):
+        found = captured.get(index)
+        if found is None and not allow_unused:
+            raise RuntimeError(
+                f"One of the differentiated Variables (inputs[{index}]) appears to not have "
+                f"been used in the graph. Set allow_unused=True if this is the desired behavior."
+            )
+        results.append(found)
+    return tuple(results)
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def _execute(
+    roots: list[Variable],
+    seeds: list[Variable],
+    retain_graph: bool,
+    create_graph: bool,
+    targets: dict | None,
+    accumulate: bool,
+) -> dict[int, Variable]:
+    buffers: dict[Any, list] = {}
+    root_nodes = []
+    for root, seed in zip(roots, seeds):
+        node, output_nr = _edge_of(root)
+        _add_to_buffer(buffers, node, output_nr, seed)
+        root_nodes.append(node)
+    dependencies = _count_dependencies(root_nodes)
+    ready = [node for node in dict.fromkeys(root_nodes) if dependencies.get(node, 0) == 0]
+    captured: dict[int, Variable] = {}
+
+    previous_mode = _grad_state.enabled
+    # Backward formulas are Variable operations: recorded only when create_graph asks.
+    _grad_state.enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None) or [None]
+            if node._pre_hooks or targets is not None or getattr(node, "_retained", None):
+                _before_node(node, grads, targets, captured, accumulate)
+            for observer in _step_observers:
+                observer(node, grads)
+            if type(node) is AccumulateGrad:
+                if accumulate and (targets is None or (node, 0) in targets):
+                    _accumulate_into_leaf(node.variable, grads[0], create_graph)
+                continue
+            input_grads = _run_node(node, grads)
+            if not retain_graph:
+                node._free_saved()
+            for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
+                if next_node is None:
+                    continue
+                if input_grad is not None:
+                    slots = buffers.get(next_node)
+                    if slots is None and output_nr == 0 and type(next_node) is AccumulateGrad:
+                        buffers[next_node] = [input_grad]  # the common first arrival
+                    else:
+                        _add_to_buffer(buffers, next_node, output_nr, input_grad)
+                remaining = dependencies[next_node] - 1
+                dependencies[next_node] = remaining
+                if remaining == 0:
+                    ready.append(next_node)
+    finally:
+        _grad_state.enabled = previous_mode
+    return captured
+
+
+def _count_dependencies(root_nodes: list) -> dict[Any, int]:
+    """For each reachable node, the number of edges that point at it."""
+    dependencies: dict[Any, int] = {}
+    seen = set(root_nodes)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def _run_node(node: BackwardNode, grads: list) -> tuple:
+    """Call one node's backward with its complete output gradients."""
+    if len(grads) > 1 or grads[0] is None:
+        if all(g is None for g in grads):
+            # Nothing flows through this node; its inputs get nothing either.
+            return (None,) * len(node.next_functions)
+        if node.materialize_grads:
+            grads = [
+                _zeros_for(m) if g is None else g for g, m in zip(grads, node._output_metadata)
+            ]
+
+    # A backward may assign `x.grad = g` and also return g (afnio's style). The grad setter
+    # logs such assignments; undo them, so the returned gradient is accumulated once.
+    _grad_state.grad_assignments = assignments = []
+    try:
+        input_grads = node._call_backward(grads)
+    finally:
+        _grad_state.grad_assignments = None
+    if assignments:
+        _undo_returned_assignments(node, input_grads, assignments)
+
+    if anomaly._enabled:
+        anomaly.check_gradients(node, input_grads)
+    return input_grads
+
+
+def _undo_returned_assignments(node: BackwardNode, input_grads: tuple, assignments: list) -> None:
+    for variable, previous in reversed(assignments):
+        for (next_node, _), input_grad in zip(node.next_functions, input_grads):
+            if (
+                type(next_node) is AccumulateGrad
+                and next_node.variable is variable
+                and input_grad is not None
+            ):
+                variable._grad = previous
+
+
+def _before_node(
+    node: Any, grads: list, targets: dict | None, captured: dict, accumulate: bool
+) -> None:
+    """Run hooks, keep retained gradients, and catch the gradients `grad()` asked for."""
+    for output_nr, hooks in (node._pre_hooks or {}).items():
+        for hook in list(hooks):
+            if grads[output_nr] is None:
+                break
+            replaced = hook(grads[output_nr])
+            if replaced is not None:
+                grads[output_nr] = _as_gradient(replaced, "a hook")
+    if type(node) is BackwardNode and node._retained:
+        for output_nr, reference in node._retained.items():
+            variable = reference()
+            if variable is not None and grads[output_nr] is not None:
+                _accumulate_into_leaf(variable, grads[output_nr], _grad_state.enabled)
+    if targets is None:
+        return
+    for output_nr, g in enumerate(grads):
+        for index, variable in targets.get((node, output_nr), ()):
+            if accumulate and type(node) is BackwardNode:
+                # backward(inputs=[non_leaf]) fills that Variable's .grad.
+                if g is not None and not variable._retains_grad:
+                    _accumulate_into_leaf(variable, g, _grad_state.enabled)
+            elif not accumulate:
+                captured[index] = g
+
+
+def _accumulate_into_leaf(
+    variable: Variable | None, g: Variable | None, create_graph: bool
+) -> None:
+    if variable is None or g is None:
+        return
+    if variable.is_text:
+        role = f"feedback to {variable.role}" if variable.role else "feedback"
+        if variable._grad is None:
+            fresh = Variable._make(g.data)
+            fresh.role = g.role or role
+            variable._grad = fresh
+        else:
+            variable._grad = _join_feedback(variable._grad, g, role)
+        return
+    if not create_graph:
+        # A copy with the leaf's dtype: the engine's buffers may be shared between inputs.
+        g = Variable._make(g.data.astype(variable.data.dtype))
+    if variable._grad is None:
+        variable._grad = g
+    else:
+        variable._grad = variable._grad + g
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _edge_of(variable: Variable) -> tuple:
+    if variable.grad_fn is not None:
+        return variable.grad_fn, variable._output_nr
+    return variable._accumulator(), 0
+
+
+def _number_of_outputs(node: Any) -> int:
+    return 1 if type(node) is AccumulateGrad else len(node._output_metadata)
+
+
+def _add_to_buffer(buffers: dict, node: Any, output_nr: int, g: Variable) -> None:
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * _number_of_outputs(node)
+    if slots[output_nr] is None:
+        slots[output_nr] = g
+    elif g.is_text:
+        slots[output_nr] = _join_feedback(slots[output_nr], g, slots[output_nr].role)
+    else:
+        slots[output_nr] = slots[output_nr] + g
+
+
+def _join_feedback(first: Variable, second: Variable, role: str | None) -> Variable:
+    """Two pieces of textual feedback for the same Variable, separated by a blank line."""
+    joined = Variable._make(first.data + "\n\n" + second.data)
+    joined.role = role
+    return joined
+
+
+def _zeros_for(metadata: Any) -> Variable:
+    if metadata == "text":
+        return Variable._make("")
+    shape, dtype = metadata
+    return Variable._make(np.zeros(shape, dtype=dtype))
+
+
+def _as_variables(values: Any, label: str) -> list[Variable]:
+    if isinstance(values, Variable):
+        return [values]
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(
+            f"{label} must be a Variable or a list/tuple of Variables; got {type(values).__name__}."
+        )
+    for index, value in enumerate(values):
+        if not isinstance(value, Variable):
+            raise TypeError(f"{label}[{index}] must be a Variable; got {type(value).__name__}.")
+    return list(values)
+
+
+def _as_gradient(value: Any, source: str) -> Variable:
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, str):
+        return Variable._make(value)
+    if isinstance(value, (np.ndarray, np.generic, int, float)) and not isinstance(value, bool):
+        return Variable._make(np.asarray(value))
+    raise TypeError(
+        f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
+        f"a NumPy array, a number or a str."
+    )
+
+
+def _seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variable]:
+    """The gradient each output starts with: given, or 1 for a single-element output."""
+    if given is None or not isinstance(given, (list, tuple)):
+        given = [given] * len(roots) if given is None else [given]
+    if len(given) != len(roots):
+        raise RuntimeError(
+            f"{label} has {len(given)} element(s) but there are {len(roots)} output(s); "
+            f"give one gradient (or None) per output."
+        )
+    seeds = []
+    for index, (root, seed) in enumerate(zip(roots, given)):
+        if not root.requires_grad:
+            raise RuntimeError(
+                f"element {index} of variables does not require grad and does not have a "
+                f"grad_fn. Set requires_grad=True on the leaves before computing it, and make "
+                f"sure it was not computed under no_grad()."
+            )
+        if seed is None:
+            if root.is_text:
+                raise RuntimeError(
+                    f"element {index} is a text Variable: its gradient is feedback, which "
+                    f"cannot be created implicitly. Pass it: "
+                    f"output.backward(Variable('...your feedback...'))."
+                )
+            if root.data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs; this output has "
+                    f"shape {root.shape}. Reduce it first (e.g. .sum()) or pass a gradient of "
+                    f"that shape."
+                )
+            seeds.append(Variable._make(np.ones_like(root.data)))
+            continue
+        seed = _as_gradient(seed, label)
+        if seed.is_text != root.is_text:
+            raise TypeError(
+                f"{label}[{index}] is {'text' if seed.is_text else 'numeric'} but output "
+                f"{index} is {'text' if root.is_text else 'numeric'}."
+            )
+        if not root.is_text and seed.shape != root.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: {label}[{index}] has a shape of {seed.shape} and "
+                f"output[{index}] has a shape of {root.shape}."
+            )
+        seeds.append(seed)
+    return seeds
+
+
+def _targets_of(inputs: list[Variable]) -> dict:
+    """Map each input's place in the graph, (node, output_nr), to [(index, input)]."""
+    targets: dict = {}
+    for index, variable in enumerate(inputs):
+        if not variable.requires_grad:
+            raise RuntimeError(
+                f"inputs[{index}] does not require grad, so no gradient can flow to it; set "
+                f"requires_grad=True on it first."
+            )
+        targets.setdefault(_edge_of(variable), []).append((index, variable))
+    return targets

@@ -1,0 +1,485 @@
+"""Function: an operation with a hand-written forward and backward.
+
+Subclass Function, write `forward` and `backward` as static methods and call
+`MyFunction.apply(...)`. When an input requires grad, `apply` records one BackwardNode:
+the node is also the `ctx` that forward filled, and the engine later calls
+`MyFunction.backward(node, *grad_outputs)` to get one gradient per input.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff import anomaly
+from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.variable import Variable
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "variables after they have already been freed). Saved intermediate values of the graph "
+    "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+    "you need to backward through the graph a second time or if you need to access saved "
+    "variables after calling backward."
+)
+
+
+class FunctionCtx:
+    """What forward leaves for backward: saved values, flags, and any attribute you set."""
+
+    # No __slots__: forward may put any attribute on ctx (ctx.dim = 1).
+    to_save: tuple = ()
+    dirty: tuple = ()
+    non_differentiable: tuple = ()
+    materialize_grads = True
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep Variables (version-checked at backward), None, or plain values for backward."""
+        self.to_save = values
+
+    def mark_dirty(self, *variables: Variable) -> None:
+        """Declare inputs that forward changed in place."""
+        self.dirty = variables
+
+    def mark_non_differentiable(self, *variables: Variable) -> None:
+        """Declare outputs that never get a gradient (e.g. indices)."""
+        self.non_differentiable = variables
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward receives None (not zeros) for outputs that got no gradient."""
+        self.materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return self.to_save
+
+    saved_variables = saved_tensors
+
+
+class _SavedOutput:
+    """An output saved for backward, kept without its grad_fn to avoid a reference cycle."""
+
+    __slots__ = ("data", "version_counter", "output_nr")
+
+    def __init__(self, output: Variable) -> None:
+        self.data = output.data
+        self.version_counter = output._shared_version_counter()
+        self.output_nr = output._output_nr
+
+    def unpack(self, node: BackwardNode) -> Variable:
+        variable = Variable._make(self.data, self.version_counter)
+        variable.grad_fn = node
+        variable._output_nr = self.output_nr
+        variable._requires_grad = True
+        return variable
+
+
+_NO_EDGE = (None, 0)
+
+
+class BackwardNode(FunctionCtx):
+    """One recorded call of a Function: the ctx of its forward and a node of the graph.
+
+    `next_functions[i]` is (node, output_nr) for input i: where its gradient goes next.
+    """
+
+    # Slots keep nodes small; attributes a forward sets on ctx still go in __dict__.
+    __slots__ = (
+        "_function",
+        "needs_input_grad",
+        "next_functions",
+        "_input_shapes",
+        "_saved",
+        "_saved_versions",
+        "_output_metadata",
+    )
+    # Rarely used, so they live on the class until a node needs its own.
+    _pre_hooks: dict | None = None
+    _retained: dict | None = None
+    _forward_trace: list | None = None
+
+    def __init__(self, function: type[Function], args: tuple) -> None:
+        self._function = function
+        needs_input_grad, edges, shapes = [], [], []
+        for value in args:
+            if isinstance(value, Variable):
+                needs_input_grad.append(value._requires_grad)
+                edges.append(_edge_to(value) if value._requires_grad else _NO_EDGE)
+                shapes.append("text" if type(value.data) is str else value.data.shape)
+            else:
+                needs_input_grad.append(False)
+                edges.append(_NO_EDGE)
+                shapes.append(None)
+        self.needs_input_grad = tuple(needs_input_grad)
+        self.next_functions = tuple(edges)
+        self._input_shapes = tuple(shapes)
+        self._saved = ()
+        self._saved_versions = ()
+        self._output_metadata = ()
+
+    def name(self) -> str:
+        return self._function.__name__ + "Backward"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()}>"
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            raise RuntimeError(BACKWARD_TWICE)
+        unpacked = []
+        for value, version in zip(self._saved, self._saved_versions):
+            if type(value) is _SavedOutput:
+                value = value.unpack(self)
+            if isinstance(value, Variable) and value._version != version:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: a Variable of shape {value.shape} used by "
+                    f"{self.name()} is at version {value._version}; expected version "
+                    f"{version} instead. Change the in-place operation (x += y) to an "
+                    f"out-of-place one (x = x + y), or .clone() before changing it."
+                )
+            unpacked.append(value)
+        return tuple(unpacked)
+
+    saved_variables = saved_tensors
+
+    def _pack_saved(self, outputs: tuple) -> None:
+        """Move ctx.to_save into the node, remembering each Variable's version."""
+        saved, versions = [], []
+        for value in self.to_save:
+            if isinstance(value, Variable):
+                if any(value is out for out in outputs):
+                    value = _SavedOutput(value)
+                    versions.append(value.version_counter.value)
+                else:
+                    versions.append(value._version)
+            else:
+                versions.append(None)
+            saved.append(value)
+        self._saved = tuple(saved)
+        self._saved_versions = tuple(versions)
+        self.to_save = ()
+
+    def _free_saved(self) -> None:
+        """Drop saved values after backward, so their memory can go (retain_graph keeps them)."""
+        if self._saved:
+            self._saved = None
+
+    def _call_backward(self, grad_outputs: list) -> tuple:
+        """Run the Function's backward and check its answer: one gradient per input."""
+        grads = self._function.backward(self, *grad_outputs)
+        if type(grads) is not tuple:
+            grads = (grads,)
+        shapes = self._input_shapes
+        if len(grads) != len(shapes):
+            grads = self._fix_gradient_count(grads)
+        checked = []
+        for grad, shape, needed in zip(grads, shapes, self.needs_input_grad):
+            if grad is not None and needed and type(grad) is Variable and grad.data.shape == shape:
+                checked.append(grad)  # the usual case: nothing to fix
+            elif grad is None:
+                checked.append(None)
+            else:
+                checked.append(self._check_gradient(len(checked), grad, shape))
+        return tuple(checked)
+
+    def _fix_gradient_count(self, grads: tuple) -> tuple:
+        expected = len(self._input_shapes)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            return grads[:expected]
+        raise RuntimeError(
+            f"function {self.name()} returned an incorrect number of gradients "
+            f"(expected {expected}, got {len(grads)}): backward must return one gradient "
+            f"per input of forward, None for inputs that need none."
+        )
+
+    def _check_gradient(self, index: int, grad: Any, shape: Any) -> Variable | None:
+        if shape is None:
+            raise RuntimeError(
+                f"function {self.name()} returned a gradient different than None at position "
+                f"{index}, but the corresponding forward input was not a Variable; return None "
+                f"there."
+            )
+        if not self.needs_input_grad[index]:
+            return None
+        if not isinstance(grad, Variable):
+            grad = _gradient_as_variable(self, index, grad)
+        if shape == "text" or grad.is_text:
+            if shape != "text" or not grad.is_text:
+                kinds = (
+                    "text" if grad.is_text else "numeric",
+                    "text" if shape == "text" else "numeric",
+                )
+                raise TypeError(
+                    f"function {self.name()} returned a {kinds[0]} gradient for input {index}, "
+                    f"which is {kinds[1]}; gradients must be of the same kind as their input."
+                )
+            return grad
+        if grad.data.shape != shape:
+            if np.broadcast_shapes(grad.data.shape, shape) != grad.data.shape:
+                raise RuntimeError(
+                    f"function {self.name()} returned an invalid gradient at index {index}: "
+                    f"got shape {grad.data.shape} but expected shape {shape} (or a shape that "
+                    f"{shape} broadcasts to, which is summed back)."
+                )
+            # A per-sample gradient (input broadcast to a batch) is summed back, as in PyTorch.
+            grad = grad.sum_to_size(shape)
+        return grad
+
+
+def _gradient_as_variable(node: BackwardNode, index: int, grad: Any) -> Variable:
+    if isinstance(grad, str):
+        return Variable._make(grad)
+    if isinstance(grad, (np.ndarray, np.generic, int, float)) and not isinstance(grad, bool):
+        return Variable._make(np.asarray(grad))
+    raise TypeError(
+        f"function {node.name()} returned a gradient of type {type(grad).__name__} at index "
+        f"{index}; expected a Variable (or a NumPy array, number or str), or None."
+    )
+
+
+class Function:
+    """Base class of differentiable operations. Subclass it; never instantiate it.
+
+    Write `forward(ctx, *args)` (or `forward(*args)` plus `setup_context(ctx, inputs,
+    output)`) and `backward(ctx, *grad_outputs)`, then call `apply`.
+    """
+
+    _uses_setup_context = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            f"{type(self).__name__} should not be instantiated. Methods on autodiff "
+            f"Functions are all static: call {type(self).__name__}.apply(...) instead."
+        )
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Decided once per class: which of the two forward styles this Function uses.
+        cls._uses_setup_context = cls.setup_context is not Function.setup_context
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs. Runs with grad recording off."""
+        raise NotImplementedError("You must implement the forward function of your Function.")
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
+        """Second style: fill ctx here, from the inputs and outputs of forward(*args)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        """Given d(loss)/d(output) for each output, return d(loss)/d(input) for each input."""
+        raise NotImplementedError(
+            "You must implement the backward of your Function to use it with backward()."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run forward; when an input requires grad (and grad mode is on) record a node."""
+        if not (_grad_state.enabled and _any_requires_grad(args)):
+            return cls._apply_without_graph(args, kwargs)
+
+        node = BackwardNode(cls, args)
+        _grad_state.enabled = False
+        try:
+            if cls._uses_setup_context:
+                raw = cls.forward(*args, **kwargs)
+                outputs = _wrap_outputs(raw, args, node)
+                cls.setup_context(node, args, _unwrap_like(raw, outputs))
+            else:
+                raw = cls.forward(node, *args, **kwargs)
+                outputs = _wrap_outputs(raw, args, node)
+        finally:
+            _grad_state.enabled = True
+
+        if node.dirty:
+            _mark_dirty_inputs(node, outputs)
+        _attach_outputs(node, outputs)
+        if node.to_save:
+            node._pack_saved(outputs)
+        if anomaly._enabled:
+            node._forward_trace = traceback.format_stack()[:-1]
+        return _unwrap_like(raw, outputs)
+
+    @classmethod
+    def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
+        """No graph: just forward, its results wrapped as Variables that don't require grad."""
+        ctx = FunctionCtx()
+        previous = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            if cls._uses_setup_context:
+                raw = cls.forward(*args, **kwargs)
+            else:
+                raw = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _grad_state.enabled = previous
+        if type(raw) is np.ndarray:
+            return Variable._make(raw)
+        if isinstance(raw, np.generic):
+            # NumPy gives scalars for 0-d results; Variables always hold arrays.
+            return Variable._make(np.asarray(raw))
+        outputs = _wrap_outputs(raw, args, ctx)
+        for output in outputs:
+            # Fresh Variables made inside forward (afnio's style) are results, not leaves.
+            if (
+                isinstance(output, Variable)
+                and output.grad_fn is None
+                and not _is_input(output, args)
+            ):
+                output._requires_grad = False
+        if ctx.dirty:
+            _mark_dirty_inputs(ctx, outputs)
+        return _unwrap_like(raw, outputs)
+
+
+# --------------------------------------------------------------------------- helpers of apply
+
+
+def _any_requires_grad(args: tuple) -> bool:
+    for value in args:
+        if isinstance(value, Variable) and value._requires_grad:
+            return True
+    return False
+
+
+def _is_input(value: Any, args: tuple) -> bool:
+    for arg in args:
+        if value is arg:
+            return True
+    return False
+
+
+def _wrap_outputs(raw: Any, args: tuple, ctx: FunctionCtx) -> tuple:
+    """Turn what forward returned into a tuple of Variables (other values pass through)."""
+    if type(raw) is np.ndarray:
+        return (Variable._make(raw),)
+    if isinstance(raw, np.generic):
+        return (Variable._make(np.asarray(raw)),)
+    values = raw if isinstance(raw, tuple) else (raw,)
+    outputs = []
+    for value in values:
+        if isinstance(value, np.ndarray):
+            value = Variable._make(value)
+        elif isinstance(value, Variable):
+            if _is_input(value, args) and not _is_input(value, ctx.dirty):
+                # An identity forward: a new Variable sharing the data, so the input's
+                # own grad_fn is never rewritten.
+                value = Variable._make(value.data, value._shared_version_counter())
+        elif isinstance(value, str):
+            value = Variable._make(value)
+        elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
+            value = Variable._make(np.asarray(value))
+        outputs.append(value)
+    return tuple(outputs)
+
+
+def _unwrap_like(raw: Any, outputs: tuple) -> Any:
+    return outputs if isinstance(raw, tuple) else outputs[0]
+
+
+def _edge_to(value: Variable) -> tuple:
+    """Where the gradient of an input goes: its grad_fn or, for a leaf, its accumulator."""
+    if value.grad_fn is not None:
+        return (value.grad_fn, value._output_nr)
+    return value._edge_to_accumulator()
+
+
+def _mark_dirty_inputs(ctx: FunctionCtx, outputs: tuple) -> None:
+    for variable in ctx.dirty:
+        if not _is_input(variable, outputs):
+            raise RuntimeError(
+                "mark_dirty was given a Variable that forward did not return; an input "
+                "changed in place must also be returned by forward."
+            )
+        if _grad_state.enabled and variable.grad_fn is None and variable._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        variable._shared_version_counter().value += 1
+
+
+def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
+    """Make each differentiable output a non-leaf whose gradient goes to `node`."""
+    metadata = []
+    for index, output in enumerate(outputs):
+        if not isinstance(output, Variable):
+            metadata.append(None)
+            continue
+        data = output.data
+        is_text = type(data) is str
+        if (not is_text and data.dtype.kind not in "fc") or _is_input(
+            output, node.non_differentiable
+        ):
+            output._requires_grad = False
+            metadata.append(None)
+            continue
+        output.grad_fn = node
+        output._output_nr = index
+        output._requires_grad = True
+        metadata.append("text" if is_text else (data.shape, data.dtype))
+    node._output_metadata = tuple(metadata)
+
+
+# --------------------------------------------------------------------------- once_differentiable
+
+
+def once_differentiable(backward: Callable) -> Callable:
+    """Mark a backward that cannot itself be differentiated (it works on raw values).
+
+    It runs with recording off; differentiating its result (double backward) raises.
+    """
+
+    @functools.wraps(backward)
+    def run_once(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        previous = _grad_state.enabled
+        wants_graph = previous and any(
+            isinstance(g, Variable) and g._requires_grad for g in grad_outputs
+        )
+        _grad_state.enabled = False
+        try:
+            grads = backward(ctx, *grad_outputs)
+        finally:
+            _grad_state.enabled = previous
+        if not wants_graph:
+            return grads
+        # Connect the results to a node that raises if anyone backpropagates through it.
+        single = not isinstance(grads, tuple)
+        grads = (grads,) if single else grads
+        marked = tuple(
+            _OnceDifferentiableError.apply(g, *grad_outputs) if isinstance(g, Variable) else g
+            for g in grads
+        )
+        return marked[0] if single else marked
+
+    return run_once
+
+
+class _OnceDifferentiableError(Function):
+    @staticmethod
+    def forward(ctx: FunctionCtx, grad: Variable, *grad_outputs: Variable) -> Variable:
+        return grad.data
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable: its backward works on raw values and records no graph. "
+            "Write the backward with Variable operations (without the decorator) to allow it."
+        )
+
+
+__all__ = [
+    "BACKWARD_TWICE",
+    "BackwardNode",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
+]

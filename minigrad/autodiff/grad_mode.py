@@ -1,0 +1,119 @@
+"""Grad modes: whether operations record a graph for backward.
+
+The switch is thread-local: `no_grad()` in one thread never changes what another thread
+records. Each mode works as a context manager and as a decorator, with or without
+parentheses (`@no_grad` and `@no_grad()`).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class _GradState(threading.local):
+    # Class attributes, so every new thread starts with recording on.
+    enabled = True
+    # While the engine runs a backward: a list the `.grad` setter logs assignments into.
+    grad_assignments = None
+
+
+_state = _GradState()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations on Variables that require grad are recorded for backward."""
+    return _state.enabled
+
+
+class _GradModeContext:
+    """Base of no_grad and enable_grad: sets the mode on enter, restores it on exit."""
+
+    mode = True
+
+    def __new__(cls, func: Callable | None = None):
+        # `@no_grad` without parentheses calls the class with the function itself.
+        if func is None:
+            return super().__new__(cls)
+        if not callable(func):
+            raise TypeError(
+                f"{cls.__name__}() takes no arguments; got {type(func).__name__}. "
+                f"Use it as `with {cls.__name__}():`, `@{cls.__name__}()` or `@{cls.__name__}`."
+            )
+        return cls()(func)
+
+    def __enter__(self) -> None:
+        self._previous = _state.enabled
+        _state.enabled = self.mode
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _state.enabled = self._previous
+
+    def __call__(self, func: Callable) -> Callable:
+        mode_class = type(self)
+
+        @functools.wraps(func)
+        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
+            # A fresh context per call: the same decorated function may run in many threads.
+            with mode_class():
+                return func(*args, **kwargs)
+
+        return run_in_mode
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class no_grad(_GradModeContext):  # noqa: N801 (PyTorch's name)
+    """Turn recording off: results of operations do not require grad.
+
+    Factories keep their `requires_grad=` argument, and `Parameter` always requires grad.
+    """
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801 (PyTorch's name)
+    """Turn recording back on, for example inside a function decorated with no_grad."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801 (PyTorch's name)
+    """Set recording on or off: as a plain call, a context manager or a decorator.
+
+    As in PyTorch, the plain call `set_grad_enabled(False)` takes effect at once.
+    """
+
+    def __new__(cls, mode: bool):
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(
+                f"set_grad_enabled expects True or False; got {mode!r} ({type(mode).__name__})."
+            )
+        self.mode = mode
+        self._previous = _state.enabled
+        _state.enabled = mode
+
+    def __enter__(self) -> None:
+        # The switch already happened in __init__; _previous is what to restore.
+        _state.enabled = self.mode
+
+    def __call__(self, func: Callable) -> Callable:
+        # Used as a decorator: undo the switch made in __init__, apply it per call.
+        _state.enabled = self._previous
+        mode = self.mode
+
+        @functools.wraps(func)
+        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return run_in_mode
+
+    def __repr__(self) -> str:
+        return f"set_grad_enabled(mode={self.mode})"

@@ -1,0 +1,5 @@
+"""PyTorch's name for minigrad.autodiff.function (`torch.autograd.function.once_differentiable`)."""
+
+from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx, once_differentiable
+
+__all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]

@@ -1,0 +1,64 @@
+"""Matrix product with NumPy's matmul rules (1-D vectors, batches that broadcast).
+
+For C = A @ B:  dA = dC @ B^T  and  dB = A^T @ dC. A 1-D operand is treated as a matrix
+with a dimension of size 1 added, which is removed again from its gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.operand import numeric
+from minigrad.variable import Variable
+
+
+class MatMul(Function):
+    """C = A @ B;  dA = dC @ B^T, dB = A^T @ dC (batch dimensions summed back by apply)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
+        left, right = np.asarray(numeric(a, "matmul")), np.asarray(numeric(b, "matmul"))
+        if left.ndim == 0 or right.ndim == 0:
+            raise ValueError(
+                f"matmul needs at least 1-D operands; got shapes {left.shape} and {right.shape}. "
+                f"Use * to multiply by a scalar."
+            )
+        if left.shape[-1] != right.shape[-2 if right.ndim > 1 else 0]:
+            raise ValueError(
+                f"matmul: shapes {left.shape} and {right.shape} do not fit: the last dimension "
+                f"of the first ({left.shape[-1]}) must equal the "
+                f"{'second-to-last' if right.ndim > 1 else 'only'} dimension of the second "
+                f"({right.shape[-2 if right.ndim > 1 else 0]})."
+            )
+        ctx.save_for_backward(a, b)
+        try:
+            return np.matmul(left, right)
+        except ValueError:
+            raise ValueError(
+                f"matmul: the batch dimensions of shapes {left.shape} and {right.shape} cannot "
+                f"be broadcast together."
+            ) from None
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        a, b = ctx.saved_tensors
+        a = a if isinstance(a, Variable) else Variable._make(np.asarray(a))
+        b = b if isinstance(b, Variable) else Variable._make(np.asarray(b))
+        # Give 1-D operands (and the gradient) their missing matrix dimension back.
+        a_matrix = a.unsqueeze(0) if a.ndim == 1 else a
+        b_matrix = b.unsqueeze(-1) if b.ndim == 1 else b
+        if a.ndim == 1:
+            grad = grad.unsqueeze(-2)
+        if b.ndim == 1:
+            grad = grad.unsqueeze(-1)
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = grad @ b_matrix.mT
+            grad_a = grad_a.squeeze(-2) if a.ndim == 1 else grad_a
+        if ctx.needs_input_grad[1]:
+            grad_b = a_matrix.mT @ grad
+            grad_b = grad_b.squeeze(-1) if b.ndim == 1 else grad_b
+        return grad_a, grad_b

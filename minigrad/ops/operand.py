@@ -1,0 +1,60 @@
+"""How the built-in ops read their operands: Variables, NumPy arrays, numbers, lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.variable import Variable
+
+
+def numeric(value: Any, op: str) -> Any:
+    """The NumPy value behind an operand; Python numbers stay numbers so dtypes don't widen."""
+    if type(value) is Variable and type(value.data) is np.ndarray:
+        return value.data
+    if isinstance(value, Variable):
+        if isinstance(value.data, str):
+            raise TypeError(
+                f"{op} needs numbers, but got a text Variable (role {value.role!r}); text "
+                f"Variables support + (concatenation) and the functions in minigrad.text."
+            )
+        return value.data
+    if isinstance(value, (np.ndarray, np.generic, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        array = np.asarray(value)
+        if array.dtype.kind in "biufc":
+            return array
+    if isinstance(value, str):
+        raise TypeError(
+            f"{op} cannot mix text and numbers: got the str {value[:40]!r}. Wrap text in a "
+            f"text Variable and use + to concatenate."
+        )
+    raise TypeError(
+        f"{op} expects a Variable, a NumPy array or a number; got {type(value).__name__}."
+    )
+
+
+def shape_of(value: Any) -> tuple:
+    return np.shape(value.data if isinstance(value, Variable) else value)
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """dim as a sorted tuple of non-negative axes; None means every axis."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    normalized = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"dim must be an int or a tuple of ints; got {type(d).__name__}.")
+        low, high = -max(ndim, 1), max(ndim, 1) - 1
+        if not low <= d <= high:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{low}, {high}], but got {d})."
+            )
+        normalized.append(int(d) % max(ndim, 1))
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"dim {dim} names the same dimension twice.")
+    return tuple(sorted(normalized))

@@ -1,0 +1,51 @@
+"""softmax and log_softmax along one dimension, computed stably (shifted by the max).
+
+softmax:      y = exp(x) / sum(exp(x));   dx = y * (dy - sum(dy * y))
+log_softmax:  y = x - log(sum(exp(x)));   dx = dy - exp(y) * sum(dy)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.operand import normalize_dims, numeric
+from minigrad.variable import Variable
+
+
+class Softmax(Function):
+    @staticmethod
+    def forward(x: Variable, dim: int) -> np.ndarray:
+        data = numeric(x, "softmax")
+        (axis,) = normalize_dims(dim, data.ndim)
+        shifted = np.exp(data - np.max(data, axis=axis, keepdims=True))
+        return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.dim = inputs[1]
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        (y,) = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    @staticmethod
+    def forward(x: Variable, dim: int) -> np.ndarray:
+        data = numeric(x, "log_softmax")
+        (axis,) = normalize_dims(dim, data.ndim)
+        shifted = data - np.max(data, axis=axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.dim = inputs[1]
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None

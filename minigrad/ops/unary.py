@@ -1,0 +1,140 @@
+"""Elementwise functions of one Variable: exp, log, tanh, sigmoid, relu, sqrt, abs, clone.
+
+Those whose derivative is easiest to write from the output (exp, tanh, sigmoid, sqrt) save
+the output, using the setup_context style: forward(x), then setup_context sees the output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.operand import numeric
+from minigrad.variable import Variable
+
+
+class Exp(Function):
+    """y = exp(x);  dy/dx = y."""
+
+    @staticmethod
+    def forward(x: Variable) -> np.ndarray:
+        return np.exp(numeric(x, "exp"))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+class Log(Function):
+    """y = log(x);  dy/dx = 1 / x."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        ctx.save_for_backward(x)
+        return np.log(numeric(x, "log"))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return grad / x
+
+
+class Tanh(Function):
+    """y = tanh(x);  dy/dx = 1 - y**2."""
+
+    @staticmethod
+    def forward(x: Variable) -> np.ndarray:
+        return np.tanh(numeric(x, "tanh"))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return grad * (1 - y * y)
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + exp(-x));  dy/dx = y * (1 - y)."""
+
+    @staticmethod
+    def forward(x: Variable) -> np.ndarray:
+        # The tanh form of the same function never overflows exp for large |x|.
+        return 0.5 * (1 + np.tanh(0.5 * numeric(x, "sigmoid")))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return grad * y * (1 - y)
+
+
+class Relu(Function):
+    """y = max(x, 0);  dy/dx = 1 where x > 0, else 0."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = numeric(x, "relu")
+        ctx.save_for_backward(data > 0)
+        return np.maximum(data, 0)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (positive,) = ctx.saved_tensors
+        return grad * positive
+
+
+class Sqrt(Function):
+    """y = sqrt(x);  dy/dx = 1 / (2 y)."""
+
+    @staticmethod
+    def forward(x: Variable) -> np.ndarray:
+        return np.sqrt(numeric(x, "sqrt"))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return grad / (2 * y)
+
+
+class Abs(Function):
+    """y = |x|;  dy/dx = sign(x) (0 at 0, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = numeric(x, "abs")
+        ctx.save_for_backward(np.sign(data))
+        return np.abs(data)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (sign,) = ctx.saved_tensors
+        return grad * sign
+
+
+class Clone(Function):
+    """y = x, in new memory;  dy/dx = 1."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> Any:
+        return x.data if isinstance(x.data, str) else x.data.copy()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        return grad

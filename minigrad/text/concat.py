@@ -1,0 +1,61 @@
+"""Text Functions of the engine core: concatenation (`+`) and slicing of text Variables.
+
+Their gradients are feedback texts. Each part of a concatenation shaped the whole, so each
+input receives the feedback given on the whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.variable import Variable
+
+
+def _text(value: Any, side: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Variable) and value.is_text:
+        return value.data
+    kind = (
+        f"a numeric Variable of shape {value.shape}"
+        if isinstance(value, Variable)
+        else type(value).__name__
+    )
+    raise TypeError(
+        f"cannot concatenate text with {kind} (the {side} operand); convert it to text first, "
+        f"e.g. Variable(str(x.item()))."
+    )
+
+
+class Concat(Function):
+    """y = a + b for texts;  each input gets the feedback on y."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> str:
+        return _text(a, "left") + _text(b, "right")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, feedback: Variable) -> tuple:
+        return feedback, feedback
+
+
+class Slice(Function):
+    """y = x[index] for a text;  x gets the feedback on its slice."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, index: Any) -> str:
+        if not isinstance(index, (int, slice)):
+            raise TypeError(
+                f"a text Variable is indexed with an int or a slice; got {type(index).__name__}."
+            )
+        try:
+            return x.data[index]
+        except IndexError:
+            raise IndexError(
+                f"index {index} is out of range for a text of length {len(x.data)}."
+            ) from None
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, feedback: Variable) -> tuple:
+        return feedback, None

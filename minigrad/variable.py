@@ -1,0 +1,701 @@
+"""Variable: a value (a NumPy array or a text) that can remember how it was computed.
+
+A Variable made by you is a *leaf*. A Variable made by an operation on Variables that
+require grad has a `grad_fn`: the BackwardNode that knows how to send a gradient back
+to the operation's inputs. `backward()` walks those nodes and fills each leaf's `.grad`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+# Variables whose data is a NumPy array of one of these kinds may require grad.
+_DIFFERENTIABLE_KINDS = "fc"
+_PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
+
+
+class VersionCounter:
+    """How many times the data was changed in place; shared by Variables sharing data.
+
+    Made only when first needed (an in-place change, a view, a saved output): most
+    Variables are never changed, and an object less per Variable is time and memory saved.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class RemovableHandle:
+    """Returned by `register_hook`; `.remove()` takes the hook away again."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _to_data(data: Any) -> Any:
+    """What a Variable holds: a NumPy array, or a str for a text Variable."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, Variable):
+        return data.data.copy() if isinstance(data.data, np.ndarray) else data.data
+    if isinstance(data, np.ndarray):
+        array = data
+    else:
+        try:
+            array = np.asarray(data)
+        except (ValueError, TypeError) as error:
+            raise TypeError(
+                f"Variable data must be a number, a nested list of numbers, a NumPy array "
+                f"or a str; got {type(data).__name__} that NumPy cannot convert ({error})."
+            ) from None
+    if array.dtype.kind not in "biufc":
+        raise TypeError(
+            f"Variable data must be numeric (bool, int, float) or a str; got "
+            f"{type(data).__name__} holding NumPy dtype {array.dtype}. For text, pass one "
+            f"str: Variable('some text', role='...')."
+        )
+    return array
+
+
+class Variable:
+    """A value in a computation graph: `Variable(data, requires_grad=False, role=None, name=None)`.
+
+    `data` is a NumPy array (lists and numbers go through `numpy.asarray`) or a `str`.
+    """
+
+    __slots__ = (
+        "data",
+        "_grad",
+        "grad_fn",
+        "_requires_grad",
+        "_output_nr",
+        "_version_counter",
+        "role",
+        "name",
+        "_retains_grad",
+        "_accumulator_edge",
+        "__weakref__",
+    )
+
+    # NumPy must hand `array * variable` to Variable.__rmul__ instead of looping itself.
+    __array_ufunc__ = None
+
+    def __init__(
+        self,
+        data: Any,
+        requires_grad: bool = False,
+        role: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(requires_grad, bool):
+            raise TypeError(
+                f"requires_grad must be True or False; got {requires_grad!r} "
+                f"({type(requires_grad).__name__})."
+            )
+        for label, value in (("role", role), ("name", name)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{label} must be a str or None; got {type(value).__name__}.")
+        self.data = _to_data(data)
+        self._grad = None
+        self.grad_fn = None
+        self._output_nr = 0
+        self._version_counter = None
+        self.role = role
+        self.name = name
+        self._retains_grad = False
+        self._accumulator_edge = None
+        self._requires_grad = False
+        self.requires_grad = requires_grad
+
+    @classmethod
+    def _make(cls, data: Any, version_counter: VersionCounter | None = None) -> Variable:
+        """The fast constructor operations use: `data` is already an array or a str."""
+        variable = object.__new__(Variable)
+        variable.data = data
+        variable._grad = None
+        variable.grad_fn = None
+        variable._requires_grad = False
+        variable._output_nr = 0
+        variable._version_counter = version_counter
+        variable.role = None
+        variable.name = None
+        variable._retains_grad = False
+        variable._accumulator_edge = None
+        return variable
+
+    # ------------------------------------------------------------------ attributes
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients flow to this Variable. Settable on leaves only."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"requires_grad must be True or False; got {value!r}.")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. This Variable "
+                f"was made by {self.grad_fn.name()}; to use it as a new leaf, call "
+                ".detach() and set requires_grad on the result."
+            )
+        if value and not self.is_text and self.data.dtype.kind not in _DIFFERENTIABLE_KINDS:
+            raise RuntimeError(
+                f"only Variables of floating point dtype can require gradients; this one "
+                f"has dtype {self.data.dtype}. Convert first, e.g. "
+                f"Variable(data.astype('float64'), requires_grad=True)."
+            )
+        self._requires_grad = value
+
+    @property
+    def grad(self) -> Variable | None:
+        """The accumulated gradient (a Variable, or None before any backward)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Variable | None) -> None:
+        if value is not None:
+            if not isinstance(value, Variable):
+                raise TypeError(
+                    f"assigned grad expected to be a Variable or None but got grad of type "
+                    f"{type(value).__name__}; wrap it first: Variable(...)."
+                )
+            if value.is_text != self.is_text:
+                kinds = (
+                    "text" if value.is_text else "numeric",
+                    "text" if self.is_text else "numeric",
+                )
+                raise TypeError(f"assigned grad is {kinds[0]} but this Variable is {kinds[1]}.")
+            if not self.is_text and value.shape != self.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: got shape {value.shape}, "
+                    f"expected {self.shape}."
+                )
+        assignments = grad_mode._state.grad_assignments
+        if assignments is not None:
+            assignments.append((self, self._grad))
+        self._grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for Variables you made; False for results of recorded operations."""
+        return self.grad_fn is None
+
+    @property
+    def is_text(self) -> bool:
+        return isinstance(self.data, str)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape; a text Variable has shape ()."""
+        return () if self.is_text else self.data.shape
+
+    @property
+    def dtype(self) -> Any:
+        """The NumPy dtype; `str` for a text Variable."""
+        return str if self.is_text else self.data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes this data has seen (saved Variables check it)."""
+        counter = self._version_counter
+        return counter.value if counter is not None else 0
+
+    def _shared_version_counter(self) -> VersionCounter:
+        if self._version_counter is None:
+            self._version_counter = VersionCounter()
+        return self._version_counter
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or its length along `dim` (PyTorch's spelling)."""
+        return self.shape if dim is None else self.shape[_normalize_dim(dim, self.ndim)]
+
+    def numel(self) -> int:
+        return 1 if self.is_text else int(self.data.size)
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def __len__(self) -> int:
+        if self.is_text:
+            return len(self.data)
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Variable is undefined; use .item() for its value.")
+        return self.shape[0]
+
+    # ------------------------------------------------------------------ conversions
+
+    def item(self) -> Any:
+        """The single value as a Python number (or the text of a text Variable)."""
+        if self.is_text:
+            return self.data
+        if self.data.size != 1:
+            raise ValueError(
+                f"only one element Variables can be converted to Python scalars; this one "
+                f"has shape {self.shape}. Pick one element first, e.g. v[0].item()."
+            )
+        return self.data.item()
+
+    def numpy(self) -> np.ndarray:
+        """The data as a NumPy array (shared, not copied)."""
+        if self.is_text:
+            raise TypeError("a text Variable has no NumPy form; use .item() or .data for its str.")
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on a Variable that requires grad. "
+                "Use var.detach().numpy() instead."
+            )
+        return self.data
+
+    def tolist(self) -> Any:
+        return self.data if self.is_text else self.data.tolist()
+
+    def to(self, device: str) -> Variable:
+        """Move to a device. Only "cpu" exists until the CUDA kernels land."""
+        if not isinstance(device, str):
+            raise TypeError(f"device must be a str such as 'cpu'; got {type(device).__name__}.")
+        if device == "cpu":
+            return self
+        if device.startswith("cuda"):
+            raise NotImplementedError(
+                "Variables on 'cuda' need minigrad's CUDA kernels, which this version does "
+                "not ship yet; keep the Variable on 'cpu'."
+            )
+        raise ValueError(f"unknown device {device!r}; expected 'cpu' or 'cuda'.")
+
+    def cpu(self) -> Variable:
+        return self.to("cpu")
+
+    def cuda(self) -> Variable:
+        return self.to("cuda")
+
+    def detach(self) -> Variable:
+        """A new leaf sharing this data (and its version counter), cut from the graph."""
+        detached = Variable._make(self.data, self._shared_version_counter())
+        detached.role = self.role
+        detached.name = self.name
+        return detached
+
+    def detach_(self) -> Variable:
+        """Cut this Variable from the graph, making it a leaf that does not require grad."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def clone(self) -> Variable:
+        """A differentiable copy with its own data."""
+        return ops.Clone.apply(self)
+
+    # ------------------------------------------------------------------ graph helpers
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this non-leaf after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a Variable that has requires_grad=False.")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        if self.grad_fn._retained is None:
+            self.grad_fn._retained = {}
+        self.grad_fn._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook: Callable[[Variable], Variable | None]) -> RemovableHandle:
+        """Call `hook(grad)` when this Variable's gradient is computed; it may return a new one."""
+        if not callable(hook):
+            raise TypeError(f"register_hook expects a function; got {type(hook).__name__}.")
+        if not self.requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a Variable that doesn't require gradient; set "
+                "requires_grad=True on the leaf first."
+            )
+        node = self.grad_fn if self.grad_fn is not None else self._accumulator()
+        if node._pre_hooks is None:
+            node._pre_hooks = {}
+        hooks = node._pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def _accumulator(self) -> Any:
+        """The AccumulateGrad node of this leaf, made once and then reused."""
+        return self._edge_to_accumulator()[0]
+
+    def _edge_to_accumulator(self) -> tuple:
+        """The graph edge (AccumulateGrad node, 0) of this leaf, made once and then reused."""
+        if self._accumulator_edge is None:
+            self._accumulator_edge = (AccumulateGrad(self), 0)
+        return self._accumulator_edge
+
+    def backward(
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Compute the gradient of this Variable with respect to the graph's leaves."""
+        engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    # ------------------------------------------------------------------ display
+
+    def __repr__(self) -> str:
+        if self.is_text:
+            body = repr(self.data)
+        else:
+            body = np.array2string(
+                self.data, separator=", ", prefix="Variable(", **_PREVIEW_OPTIONS
+            )
+        extras = []
+        if not self.is_text and self.data.dtype != np.float64:
+            extras.append(f"dtype={self.data.dtype}")
+        if self.role is not None:
+            extras.append(f"role={self.role!r}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return f"{type(self).__name__}({', '.join([body] + extras)})"
+
+    def __str__(self) -> str:
+        return self.data if self.is_text else repr(self)
+
+    def __bool__(self) -> bool:
+        if self.is_text:
+            return bool(self.data)
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"The truth value of a Variable with more than one element is ambiguous "
+                f"(shape {self.shape}); use (v > 0).data.all() or .any()."
+            )
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
+    __hash__ = object.__hash__
+
+    # ------------------------------------------------------------------ arithmetic
+
+    def __add__(self, other: Any) -> Variable:
+        if self.is_text or isinstance(other, str) or _is_text(other):
+            return text_ops.Concat.apply(self, other)
+        return ops.Add.apply(self, other)
+
+    def __radd__(self, other: Any) -> Variable:
+        if self.is_text or isinstance(other, str):
+            return text_ops.Concat.apply(other, self)
+        return ops.Add.apply(other, self)
+
+    def __sub__(self, other: Any) -> Variable:
+        return ops.Sub.apply(self, other)
+
+    def __rsub__(self, other: Any) -> Variable:
+        return ops.Sub.apply(other, self)
+
+    def __mul__(self, other: Any) -> Variable:
+        return ops.Mul.apply(self, other)
+
+    def __rmul__(self, other: Any) -> Variable:
+        return ops.Mul.apply(other, self)
+
+    def __truediv__(self, other: Any) -> Variable:
+        return ops.Div.apply(self, other)
+
+    def __rtruediv__(self, other: Any) -> Variable:
+        return ops.Div.apply(other, self)
+
+    def __pow__(self, exponent: Any) -> Variable:
+        return ops.Pow.apply(self, exponent)
+
+    def __rpow__(self, base: Any) -> Variable:
+        return ops.Pow.apply(base, self)
+
+    def __matmul__(self, other: Any) -> Variable:
+        return ops.MatMul.apply(self, other)
+
+    def __rmatmul__(self, other: Any) -> Variable:
+        return ops.MatMul.apply(other, self)
+
+    def __neg__(self) -> Variable:
+        return ops.Neg.apply(self)
+
+    def __pos__(self) -> Variable:
+        return self
+
+    def __abs__(self) -> Variable:
+        return ops.Abs.apply(self)
+
+    # Comparisons give Variables of bools that are never part of a graph.
+    def __lt__(self, other: Any) -> Variable:
+        return ops.compare("lt", self, other)
+
+    def __le__(self, other: Any) -> Variable:
+        return ops.compare("le", self, other)
+
+    def __gt__(self, other: Any) -> Variable:
+        return ops.compare("gt", self, other)
+
+    def __ge__(self, other: Any) -> Variable:
+        return ops.compare("ge", self, other)
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        if other is None:
+            return False  # as in PyTorch: `v == None` is a plain False
+        return ops.compare("eq", self, other)
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        if other is None:
+            return True
+        return ops.compare("ne", self, other)
+
+    # ------------------------------------------------------------------ math
+
+    def exp(self) -> Variable:
+        return ops.Exp.apply(self)
+
+    def log(self) -> Variable:
+        return ops.Log.apply(self)
+
+    def tanh(self) -> Variable:
+        return ops.Tanh.apply(self)
+
+    def sigmoid(self) -> Variable:
+        return ops.Sigmoid.apply(self)
+
+    def relu(self) -> Variable:
+        return ops.Relu.apply(self)
+
+    def sqrt(self) -> Variable:
+        return ops.Sqrt.apply(self)
+
+    def abs(self) -> Variable:
+        return ops.Abs.apply(self)
+
+    def pow(self, exponent: Any) -> Variable:
+        return ops.Pow.apply(self, exponent)
+
+    def matmul(self, other: Any) -> Variable:
+        return ops.MatMul.apply(self, other)
+
+    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Variable:
+        return ops.Sum.apply(self, dim, keepdim)
+
+    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Variable:
+        return ops.Mean.apply(self, dim, keepdim)
+
+    def max(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """The largest value; with `dim`, a (values, indices) pair as in PyTorch."""
+        return ops.max_along(self, dim, keepdim)
+
+    def softmax(self, dim: int) -> Variable:
+        return ops.Softmax.apply(self, dim)
+
+    def log_softmax(self, dim: int) -> Variable:
+        return ops.LogSoftmax.apply(self, dim)
+
+    # ------------------------------------------------------------------ shapes
+
+    def reshape(self, *shape: Any) -> Variable:
+        return ops.Reshape.apply(self, _shape_arguments(shape))
+
+    def view(self, *shape: Any) -> Variable:
+        return ops.Reshape.apply(self, _shape_arguments(shape))
+
+    def transpose(self, dim0: int, dim1: int) -> Variable:
+        return ops.Transpose.apply(self, dim0, dim1)
+
+    @property
+    def T(self) -> Variable:  # noqa: N802 (PyTorch's name)
+        """All dimensions reversed (the matrix transpose for 2-D data)."""
+        return ops.Permute.apply(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self) -> Variable:  # noqa: N802 (PyTorch's name)
+        """The last two dimensions swapped: a batch of matrix transposes."""
+        return ops.Transpose.apply(self, -2, -1)
+
+    def permute(self, *dims: Any) -> Variable:
+        return ops.Permute.apply(self, _shape_arguments(dims))
+
+    def unsqueeze(self, dim: int) -> Variable:
+        return ops.Unsqueeze.apply(self, dim)
+
+    def squeeze(self, dim: int | None = None) -> Variable:
+        return ops.Squeeze.apply(self, dim)
+
+    def expand(self, *sizes: Any) -> Variable:
+        return ops.Expand.apply(self, _shape_arguments(sizes))
+
+    def sum_to_size(self, *shape: Any) -> Variable:
+        """Sum broadcast dimensions away until the shape is `shape` (backward of broadcasting)."""
+        return ops.SumToSize.apply(self, _shape_arguments(shape))
+
+    def __getitem__(self, index: Any) -> Variable:
+        if self.is_text:
+            return text_ops.Slice.apply(self, index)
+        return ops.Index.apply(self, index)
+
+    # ------------------------------------------------------------------ in place
+
+    def _check_inplace(self) -> None:
+        if grad_mode._state.enabled and self.grad_fn is None and self._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                "Wrap the update in `with minigrad.no_grad():` (as optimizers do), or work "
+                "on a copy with .clone()."
+            )
+        if self.is_text:
+            raise TypeError("text Variables are immutable; use `text = text + other` instead.")
+
+    def _assign_inplace(self, result: Variable) -> Variable:
+        """Write `result` into this Variable's array and take over its history."""
+        if result.shape != self.shape:
+            raise RuntimeError(
+                f"output with shape {self.shape} doesn't match the broadcast shape "
+                f"{result.shape} of the in-place operation; use the out-of-place form."
+            )
+        if not self.data.flags.writeable:
+            raise RuntimeError(
+                "this Variable's data is a read-only view (made by expand); call .clone() "
+                "before changing it in place."
+            )
+        self.data[...] = result.data
+        self._shared_version_counter().value += 1
+        if result.grad_fn is not None:
+            self.grad_fn = result.grad_fn
+            self._output_nr = result._output_nr
+            self._requires_grad = True
+        return self
+
+    def _inplace(self, operation: Callable[[Variable], Variable]) -> Variable:
+        self._check_inplace()
+        return self._assign_inplace(operation(self))
+
+    def add_(self, other: Any) -> Variable:
+        return self._inplace(lambda v: v + other)
+
+    def sub_(self, other: Any) -> Variable:
+        return self._inplace(lambda v: v - other)
+
+    def mul_(self, other: Any) -> Variable:
+        return self._inplace(lambda v: v * other)
+
+    def div_(self, other: Any) -> Variable:
+        return self._inplace(lambda v: v / other)
+
+    def zero_(self) -> Variable:
+        return self.fill_(0)
+
+    def fill_(self, value: Any) -> Variable:
+        return self.copy_(value)
+
+    def copy_(self, source: Any) -> Variable:
+        """Overwrite every element with `source` (broadcast); the old values get no gradient."""
+        return self._inplace(lambda v: ops.Copy.apply(v, source))
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._check_inplace()
+        self._assign_inplace(ops.IndexPut.apply(self, index, value))
+
+
+class Parameter(Variable):
+    """A Variable that is a model's weight: it always requires grad, even inside no_grad."""
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        data: Any = None,
+        requires_grad: bool = True,
+        role: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(np.empty(0) if data is None else data, requires_grad, role, name)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+Tensor = Variable
+
+
+class AccumulateGrad:
+    """The graph node of a leaf that requires grad: it adds incoming gradients into `.grad`."""
+
+    __slots__ = ("_variable", "_pre_hooks", "next_functions", "__weakref__")
+
+    def __init__(self, variable: Variable) -> None:
+        # A weak reference: the leaf holds this node, so a strong one would make a cycle.
+        self._variable = weakref.ref(variable)
+        self._pre_hooks: dict[int, list[Callable]] | None = None
+        self.next_functions: tuple = ()
+
+    @property
+    def variable(self) -> Variable | None:
+        return self._variable()
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, Variable) and isinstance(value.data, str)
+
+
+def _shape_arguments(args: tuple) -> tuple:
+    """Accept both v.reshape(2, 3) and v.reshape((2, 3))."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _normalize_dim(dim: int, ndim: int) -> int:
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int; got {type(dim).__name__}.")
+    low, high = -max(ndim, 1), max(ndim, 1) - 1
+    if not low <= dim <= high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})."
+        )
+    return int(dim) % max(ndim, 1)
+
+
+# The operations import Variable, so they are imported after it is defined.
+from minigrad import ops  # noqa: E402
+from minigrad.autodiff import engine, grad_mode  # noqa: E402
+from minigrad.text import concat as text_ops  # noqa: E402

@@ -11,7 +11,11 @@ Names follow PyTorch (`import minigrad as torch`) and afnio for text.
 import importlib
 from typing import Any
 
-from minigrad import autodiff, autograd, ops, text  # noqa: I001 (after Variable on purpose)
+# Variable first: the autodiff core and the operations all build on it.
+from minigrad.variable import Parameter, Tensor, Variable
+
+# isort: split
+from minigrad import autodiff, autograd, ops, text
 from minigrad.autodiff import (
     BackwardNode,
     Function,
@@ -62,7 +66,6 @@ from minigrad.functions import (
     unsqueeze,
 )
 from minigrad.ops import cat, stack
-from minigrad.variable import Parameter, Tensor, Variable  # first: everything builds on it
 
 __version__ = "0.1.0"
 

@@ -22,8 +22,10 @@ _generator = np.random.default_rng()
 def manual_seed(seed: int) -> None:
     """Reset the random generator used by rand and randn, so results repeat."""
     global _generator
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"manual_seed expects a non-negative int; got {seed!r}.")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"manual_seed expects an int; got {seed!r} ({type(seed).__name__}).")
+    if seed < 0:
+        raise ValueError(f"manual_seed expects a non-negative int; got {seed}.")
     _generator = np.random.default_rng(int(seed))
 
 
@@ -41,6 +43,13 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
 
 def _leaf(data: np.ndarray, dtype: Any, requires_grad: bool) -> Variable:
     if dtype is not None:
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(
+                f"dtype {dtype!r} is not a NumPy dtype; use e.g. minigrad.float32, "
+                f"minigrad.float64, minigrad.int64 or 'float32'."
+            ) from None
         data = data.astype(dtype)
     return Variable(data, requires_grad=requires_grad)
 
@@ -86,17 +95,29 @@ def arange(
     """start, start + step, ... up to (not including) end; arange(n) is 0 .. n-1."""
     if end is None:
         start, end = 0, start
+    for label, value in (("start", start), ("end", end), ("step", step)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"arange: {label} must be a number; got {value!r}.")
     if step == 0:
         raise ValueError("arange: step must be nonzero.")
     return _leaf(np.arange(start, end, step), dtype, requires_grad)
 
 
+def _numeric_data(other: Any, factory: str) -> np.ndarray:
+    if not isinstance(other, Variable) or other.is_text:
+        raise TypeError(
+            f"{factory} expects a numeric Variable; got "
+            f"{'a text Variable' if isinstance(other, Variable) else type(other).__name__}."
+        )
+    return other.data
+
+
 def zeros_like(other: Variable, *, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    return _leaf(np.zeros_like(other.data), dtype, requires_grad)
+    return _leaf(np.zeros_like(_numeric_data(other, "zeros_like")), dtype, requires_grad)
 
 
 def ones_like(other: Variable, *, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    return _leaf(np.ones_like(other.data), dtype, requires_grad)
+    return _leaf(np.ones_like(_numeric_data(other, "ones_like")), dtype, requires_grad)
 
 
 def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Variable:

@@ -25,10 +25,11 @@ class VersionCounter:
     Variables are never changed, and an object less per Variable is time and memory saved.
     """
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "has_views")
 
     def __init__(self) -> None:
         self.value = 0
+        self.has_views = False  # True once a view op made a second Variable over this data
 
 
 class RemovableHandle:
@@ -182,6 +183,12 @@ class Variable:
                 raise RuntimeError(
                     f"assigned grad has data of a different size: got shape {value.shape}, "
                     f"expected {self.shape}."
+                )
+            if not self.is_text and value.data.dtype != self.data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: got {value.data.dtype}, "
+                    f"expected {self.data.dtype}. Convert it first, e.g. with "
+                    f"Variable(g.data.astype('{self.data.dtype}'))."
                 )
         assignments = grad_mode._state.grad_assignments
         if assignments is not None:
@@ -385,6 +392,8 @@ class Variable:
     def __bool__(self) -> bool:
         if self.is_text:
             return bool(self.data)
+        if self.data.size == 0:
+            raise RuntimeError("a Variable with no elements has no truth value.")
         if self.data.size != 1:
             raise RuntimeError(
                 f"The truth value of a Variable with more than one element is ambiguous "
@@ -393,9 +402,15 @@ class Variable:
         return bool(self.data)
 
     def __float__(self) -> float:
+        if self.is_text:
+            raise TypeError(
+                "float() of a text Variable: only numeric Variables convert to numbers."
+            )
         return float(self.item())
 
     def __int__(self) -> int:
+        if self.is_text:
+            raise TypeError("int() of a text Variable: only numeric Variables convert to numbers.")
         return int(self.item())
 
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
@@ -576,6 +591,12 @@ class Variable:
 
     def _assign_inplace(self, result: Variable) -> Variable:
         """Write `result` into this Variable's array and take over its history."""
+        if not np.can_cast(result.data.dtype, self.data.dtype, casting="same_kind"):
+            raise TypeError(
+                f"result type {result.data.dtype} can't be cast to the desired output type "
+                f"{self.data.dtype} of this in-place operation; use the out-of-place form "
+                f"(x = x + y) or convert x first."
+            )
         if result.shape != self.shape:
             raise RuntimeError(
                 f"output with shape {self.shape} doesn't match the broadcast shape "
@@ -589,14 +610,47 @@ class Variable:
         self.data[...] = result.data
         self._shared_version_counter().value += 1
         if result.grad_fn is not None:
+            retained = self._retains_grad
+            if retained:  # .grad follows the Variable's latest value, as in PyTorch
+                self.grad_fn._retained.pop(self._output_nr, None)
+                self._retains_grad = False
             self.grad_fn = result.grad_fn
             self._output_nr = result._output_nr
             self._requires_grad = True
+            if retained:
+                self.retain_grad()
         return self
 
     def _inplace(self, operation: Callable[[Variable], Variable]) -> Variable:
         self._check_inplace()
-        return self._assign_inplace(operation(self))
+        if not grad_mode._state.enabled:
+            return self._assign_inplace(operation(self))
+        result = operation(self._snapshot())
+        if result.requires_grad and self._is_view_of_other_data():
+            # Rebasing the history of the Variable this one views is not supported:
+            # refuse rather than give that Variable a silently wrong gradient.
+            raise RuntimeError(
+                "an in-place operation on a view (a slice, reshape or transpose of another "
+                "Variable) cannot be recorded for backward. Change the Variable itself, or "
+                "work out of place (y = torch.cat(...), y = y * mask, ...)."
+            )
+        return self._assign_inplace(result)
+
+    def _snapshot(self) -> Variable:
+        """The current values in their own array, with this Variable's history.
+
+        A recorded operation may save its input for backward, but our data is about to be
+        overwritten, so it gets this copy instead.
+        """
+        original = Variable._make(self.data.copy())
+        original.grad_fn = self.grad_fn
+        original._output_nr = self._output_nr
+        original._requires_grad = self._requires_grad
+        return original
+
+    def _is_view_of_other_data(self) -> bool:
+        counter = self._version_counter
+        return counter is not None and counter.has_views
 
     def add_(self, other: Any) -> Variable:
         return self._inplace(lambda v: v + other)

@@ -20,6 +20,10 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
     """Context manager (and decorator) that turns anomaly detection on."""
 
     def __init__(self, check_nan: bool = True) -> None:
+        if not isinstance(check_nan, bool):
+            raise TypeError(
+                f"detect_anomaly(check_nan=...) expects True or False; got {check_nan!r}."
+            )
         self.check_nan = check_nan
 
     def __enter__(self) -> None:

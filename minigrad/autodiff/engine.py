@@ -33,6 +33,8 @@ def backward(
 ) -> None:
     """Accumulate d(variables)/d(leaf) into each leaf's `.grad` (or only into `inputs`)."""
     roots = _as_variables(variables, "variables")
+    if not roots:
+        raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
     seeds = _seed_gradients(roots, grad_variables, "grad_variables")
     targets = None
     if inputs is not None:
@@ -55,8 +57,16 @@ def grad(
 ) -> tuple[Variable | None, ...]:
     """Return d(outputs)/d(input) for each input, without touching any `.grad`."""
     roots = _as_variables(outputs, "outputs")
+    if not roots:
+        raise RuntimeError(
+            "grad requires non-empty outputs: pass the Variable(s) to differentiate."
+        )
     seeds = _seed_gradients(roots, grad_outputs, "grad_outputs")
     input_list = _as_variables(inputs, "inputs")
+    if not input_list:
+        raise RuntimeError(
+            "grad requires non-empty inputs: pass the Variable(s) to differentiate by."
+        )
     for index, variable in enumerate(input_list):
         if not variable.requires_grad:
             raise RuntimeError(
@@ -97,9 +107,11 @@ def _execute(
         node, output_nr = _edge_of(root)
         _add_to_buffer(buffers, node, output_nr, seed)
         root_nodes.append(node)
-    dependencies = _count_dependencies(root_nodes)
+    dependencies, consumers = _count_dependencies(root_nodes)
     ready = [node for node in dict.fromkeys(root_nodes) if dependencies.get(node, 0) == 0]
     captured: dict[int, Variable] = {}
+    # With targets (grad(), backward(inputs=...)) only the nodes that lead to them run.
+    needed = None if targets is None else _leading_to(targets, consumers)
 
     previous_mode = _grad_state.enabled
     # Backward formulas are Variable operations: recorded only when create_graph asks.
@@ -107,7 +119,12 @@ def _execute(
     try:
         while ready:
             node = ready.pop()
-            grads = buffers.pop(node, None) or [None]
+            grads = buffers.pop(node, None)
+            if grads is None or (needed is not None and node not in needed):
+                # No gradient reached this node (or none is wanted from it): skip its
+                # backward, but its inputs still lose a consumer.
+                _release_inputs(node, dependencies, ready)
+                continue
             if node._pre_hooks or targets is not None or getattr(node, "_retained", None):
                 _before_node(node, grads, targets, captured, accumulate)
             for observer in _step_observers:
@@ -137,9 +154,10 @@ def _execute(
     return captured
 
 
-def _count_dependencies(root_nodes: list) -> dict[Any, int]:
-    """For each reachable node, the number of edges that point at it."""
+def _count_dependencies(root_nodes: list) -> tuple[dict[Any, int], dict[Any, list]]:
+    """For each reachable node, the number of edges that point at it, and who they come from."""
     dependencies: dict[Any, int] = {}
+    consumers: dict[Any, list] = {}
     seen = set(root_nodes)
     stack = list(seen)
     while stack:
@@ -148,10 +166,32 @@ def _count_dependencies(root_nodes: list) -> dict[Any, int]:
             if next_node is None:
                 continue
             dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            consumers.setdefault(next_node, []).append(node)
             if next_node not in seen:
                 seen.add(next_node)
                 stack.append(next_node)
-    return dependencies
+    return dependencies, consumers
+
+
+def _leading_to(targets: dict, consumers: dict) -> set:
+    """The nodes from which some target can be reached: walk the edges backwards."""
+    needed = {node for node, _ in targets}
+    stack = list(needed)
+    while stack:
+        node = stack.pop()
+        for consumer in consumers.get(node, ()):
+            if consumer not in needed:
+                needed.add(consumer)
+                stack.append(consumer)
+    return needed
+
+
+def _release_inputs(node: Any, dependencies: dict, ready: list) -> None:
+    for next_node, _ in node.next_functions:
+        if next_node is not None:
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:
+                ready.append(next_node)
 
 
 def _run_node(node: BackwardNode, grads: list) -> tuple:
@@ -201,7 +241,7 @@ def _before_node(
                 break
             replaced = hook(grads[output_nr])
             if replaced is not None:
-                grads[output_nr] = _as_gradient(replaced, "a hook")
+                grads[output_nr] = _checked_hook_result(hook, grads[output_nr], replaced)
     if type(node) is BackwardNode and node._retained:
         for output_nr, reference in node._retained.items():
             variable = reference()
@@ -219,6 +259,21 @@ def _before_node(
                 captured[index] = g
 
 
+def _checked_hook_result(hook: Callable, grad: Variable, replaced: Any) -> Variable:
+    """A hook may replace a gradient, but not change its kind or its shape."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    replaced = _as_gradient(replaced, f"hook {name!r}")
+    if replaced.is_text != grad.is_text:
+        kinds = ("text" if replaced.is_text else "numeric", "text" if grad.is_text else "numeric")
+        raise TypeError(f"hook {name!r} returned a {kinds[0]} gradient for a {kinds[1]} Variable.")
+    if replaced.shape != grad.shape:
+        raise RuntimeError(
+            f"hook {name!r} has changed the size of value: it returned shape {replaced.shape}, "
+            f"expected {grad.shape}. A hook must return a gradient of the same shape, or None."
+        )
+    return replaced
+
+
 def _accumulate_into_leaf(
     variable: Variable | None, g: Variable | None, create_graph: bool
 ) -> None:
@@ -233,8 +288,11 @@ def _accumulate_into_leaf(
         else:
             variable._grad = _join_feedback(variable._grad, g, role)
         return
-    if not create_graph:
-        # A copy with the leaf's dtype: the engine's buffers may be shared between inputs.
+    # The engine may hand the same gradient to several inputs (a + b gives both the same
+    # one), so a leaf keeps its own copy: changing one .grad in place never changes another.
+    if create_graph:
+        g = g.clone()  # recorded, so higher derivatives still flow through it
+    else:
         g = Variable._make(g.data.astype(variable.data.dtype))
     if variable._grad is None:
         variable._grad = g
@@ -262,7 +320,8 @@ def _add_to_buffer(buffers: dict, node: Any, output_nr: int, g: Variable) -> Non
     if slots[output_nr] is None:
         slots[output_nr] = g
     elif g.is_text:
-        slots[output_nr] = _join_feedback(slots[output_nr], g, slots[output_nr].role)
+        # Joined feedback gets its role where it lands ("feedback to <role>").
+        slots[output_nr] = _join_feedback(slots[output_nr], g, None)
     else:
         slots[output_nr] = slots[output_nr] + g
 
@@ -274,7 +333,9 @@ def _join_feedback(first: Variable, second: Variable, role: str | None) -> Varia
     return joined
 
 
-def _zeros_for(metadata: Any) -> Variable:
+def _zeros_for(metadata: Any) -> Variable | None:
+    if metadata is None:
+        return None  # a non-differentiable output: there is no gradient to fill in
     if metadata == "text":
         return Variable._make("")
     shape, dtype = metadata

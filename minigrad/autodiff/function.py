@@ -180,7 +180,13 @@ class BackwardNode(FunctionCtx):
             grads = self._fix_gradient_count(grads)
         checked = []
         for grad, shape, needed in zip(grads, shapes, self.needs_input_grad):
-            if grad is not None and needed and type(grad) is Variable and grad.data.shape == shape:
+            if (
+                grad is not None
+                and needed
+                and type(grad) is Variable
+                and type(grad.data) is np.ndarray
+                and grad.data.shape == shape
+            ):
                 checked.append(grad)  # the usual case: nothing to fix
             elif grad is None:
                 checked.append(None)
@@ -221,7 +227,7 @@ class BackwardNode(FunctionCtx):
                 )
             return grad
         if grad.data.shape != shape:
-            if np.broadcast_shapes(grad.data.shape, shape) != grad.data.shape:
+            if not broadcasts_to(shape, grad.data.shape):
                 raise RuntimeError(
                     f"function {self.name()} returned an invalid gradient at index {index}: "
                     f"got shape {grad.data.shape} but expected shape {shape} (or a shape that "
@@ -230,6 +236,13 @@ class BackwardNode(FunctionCtx):
             # A per-sample gradient (input broadcast to a batch) is summed back, as in PyTorch.
             grad = grad.sum_to_size(shape)
         return grad
+
+
+def broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Whether an array of `shape` broadcasts to `target` (NumPy's rules, right-aligned)."""
+    if len(shape) > len(target):
+        return False
+    return all(size in (1, wanted) for size, wanted in zip(shape[::-1], target[::-1]))
 
 
 def _gradient_as_variable(node: BackwardNode, index: int, grad: Any) -> Variable:
@@ -251,6 +264,10 @@ class Function:
     """
 
     _uses_setup_context = False
+    # True for operations whose output is a view of their first input's memory (reshape,
+    # transpose, ...): the two then share a version counter, so changing one in place is
+    # seen by the saved values of the other.
+    _output_is_view = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError(
@@ -291,8 +308,10 @@ class Function:
         try:
             if cls._uses_setup_context:
                 raw = cls.forward(*args, **kwargs)
-                outputs = _wrap_outputs(raw, args, node)
+                # setup_context sees what forward returned; it may mark_dirty an input.
+                outputs = _wrap_outputs(raw, args, node, copy_inputs=False)
                 cls.setup_context(node, args, _unwrap_like(raw, outputs))
+                outputs = _copy_returned_inputs(outputs, args, node)
             else:
                 raw = cls.forward(node, *args, **kwargs)
                 outputs = _wrap_outputs(raw, args, node)
@@ -301,6 +320,8 @@ class Function:
 
         if node.dirty:
             _mark_dirty_inputs(node, outputs)
+        if cls._output_is_view:
+            _share_version_counter(outputs[0], args[0])
         _attach_outputs(node, outputs)
         if node.to_save:
             node._pack_saved(outputs)
@@ -309,20 +330,29 @@ class Function:
         return _unwrap_like(raw, outputs)
 
     @classmethod
+    def _forward(cls, ctx: FunctionCtx, args: tuple, kwargs: dict) -> Any:
+        if cls._uses_setup_context:
+            return cls.forward(*args, **kwargs)
+        return cls.forward(ctx, *args, **kwargs)
+
+    @classmethod
     def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         """No graph: just forward, its results wrapped as Variables that don't require grad."""
         ctx = FunctionCtx()
-        previous = _grad_state.enabled
-        _grad_state.enabled = False
-        try:
-            if cls._uses_setup_context:
-                raw = cls.forward(*args, **kwargs)
-            else:
-                raw = cls.forward(ctx, *args, **kwargs)
-        finally:
-            _grad_state.enabled = previous
+        if _grad_state.enabled:
+            # Grad mode is on but no input requires grad: forward still records nothing.
+            _grad_state.enabled = False
+            try:
+                raw = cls._forward(ctx, args, kwargs)
+            finally:
+                _grad_state.enabled = True
+        else:
+            raw = cls._forward(ctx, args, kwargs)
         if type(raw) is np.ndarray:
-            return Variable._make(raw)
+            output = Variable._make(raw)
+            if cls._output_is_view:
+                _share_version_counter(output, args[0])
+            return output
         if isinstance(raw, np.generic):
             # NumPy gives scalars for 0-d results; Variables always hold arrays.
             return Variable._make(np.asarray(raw))
@@ -343,6 +373,13 @@ class Function:
 # --------------------------------------------------------------------------- helpers of apply
 
 
+def _share_version_counter(output: Any, source: Any) -> None:
+    if isinstance(output, Variable) and isinstance(source, Variable):
+        if type(output.data) is np.ndarray and np.may_share_memory(output.data, source.data):
+            output._version_counter = source._shared_version_counter()
+            output._version_counter.has_views = True
+
+
 def _any_requires_grad(args: tuple) -> bool:
     for value in args:
         if isinstance(value, Variable) and value._requires_grad:
@@ -357,7 +394,7 @@ def _is_input(value: Any, args: tuple) -> bool:
     return False
 
 
-def _wrap_outputs(raw: Any, args: tuple, ctx: FunctionCtx) -> tuple:
+def _wrap_outputs(raw: Any, args: tuple, ctx: FunctionCtx, copy_inputs: bool = True) -> tuple:
     """Turn what forward returned into a tuple of Variables (other values pass through)."""
     if type(raw) is np.ndarray:
         return (Variable._make(raw),)
@@ -368,17 +405,28 @@ def _wrap_outputs(raw: Any, args: tuple, ctx: FunctionCtx) -> tuple:
     for value in values:
         if isinstance(value, np.ndarray):
             value = Variable._make(value)
-        elif isinstance(value, Variable):
-            if _is_input(value, args) and not _is_input(value, ctx.dirty):
-                # An identity forward: a new Variable sharing the data, so the input's
-                # own grad_fn is never rewritten.
-                value = Variable._make(value.data, value._shared_version_counter())
         elif isinstance(value, str):
             value = Variable._make(value)
         elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
             value = Variable._make(np.asarray(value))
         outputs.append(value)
-    return tuple(outputs)
+    return _copy_returned_inputs(tuple(outputs), args, ctx) if copy_inputs else tuple(outputs)
+
+
+def _copy_returned_inputs(outputs: tuple, args: tuple, ctx: FunctionCtx) -> tuple:
+    """An input returned unchanged (an identity forward) comes back as a new Variable sharing
+    its data, so the input's own grad_fn is never rewritten. Inputs marked dirty (changed in
+    place) stay the same object: their history is rebased onto the new node."""
+    copied = []
+    for value in outputs:
+        if (
+            isinstance(value, Variable)
+            and _is_input(value, args)
+            and not _is_input(value, ctx.dirty)
+        ):
+            value = Variable._make(value.data, value._shared_version_counter())
+        copied.append(value)
+    return tuple(copied)
 
 
 def _unwrap_like(raw: Any, outputs: tuple) -> Any:
@@ -401,7 +449,8 @@ def _mark_dirty_inputs(ctx: FunctionCtx, outputs: tuple) -> None:
             )
         if _grad_state.enabled and variable.grad_fn is None and variable._requires_grad:
             raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                "Apply the Function under `with minigrad.no_grad():`, or to a .clone()."
             )
         variable._shared_version_counter().value += 1
 
@@ -440,9 +489,8 @@ def once_differentiable(backward: Callable) -> Callable:
     @functools.wraps(backward)
     def run_once(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
         previous = _grad_state.enabled
-        wants_graph = previous and any(
-            isinstance(g, Variable) and g._requires_grad for g in grad_outputs
-        )
+        # Grad mode is on during backward only when create_graph=True was asked for.
+        wants_graph = previous
         _grad_state.enabled = False
         try:
             grads = backward(ctx, *grad_outputs)
@@ -453,8 +501,10 @@ def once_differentiable(backward: Callable) -> Callable:
         # Connect the results to a node that raises if anyone backpropagates through it.
         single = not isinstance(grads, tuple)
         grads = (grads,) if single else grads
+        # A leaf that requires grad makes the error node part of the new graph.
+        trigger = Variable(np.zeros(()), requires_grad=True)
         marked = tuple(
-            _OnceDifferentiableError.apply(g, *grad_outputs) if isinstance(g, Variable) else g
+            _OnceDifferentiableError.apply(g, trigger) if isinstance(g, Variable) else g
             for g in grads
         )
         return marked[0] if single else marked
@@ -464,7 +514,7 @@ def once_differentiable(backward: Callable) -> Callable:
 
 class _OnceDifferentiableError(Function):
     @staticmethod
-    def forward(ctx: FunctionCtx, grad: Variable, *grad_outputs: Variable) -> Variable:
+    def forward(ctx: FunctionCtx, grad: Variable, trigger: Variable) -> Any:
         return grad.data
 
     @staticmethod

@@ -51,8 +51,7 @@ def gradcheck(
                 stacklevel=2,
             )
 
-    outputs = _outputs_of(fn, inputs)
-    for out_index, output in enumerate(outputs):
+    for out_index, output in _outputs_of(fn, inputs):
         analytical = _analytical_jacobian(output, [inputs[i] for i in checked])
         numerical = _numerical_jacobian(fn, inputs, checked, out_index, eps)
         for position, input_index in enumerate(checked):
@@ -68,10 +67,11 @@ def gradcheck(
     return True
 
 
-def _outputs_of(fn: Callable, inputs: tuple) -> list[Variable]:
+def _outputs_of(fn: Callable, inputs: tuple) -> list[tuple[int, Variable]]:
+    """The outputs to check, with their positions among everything fn returns."""
     result = fn(*inputs)
     results = result if isinstance(result, (tuple, list)) else (result,)
-    outputs = [r for r in results if isinstance(r, Variable) and r.requires_grad]
+    outputs = [(i, r) for i, r in enumerate(results) if isinstance(r, Variable) and r.requires_grad]
     if not outputs:
         raise ValueError(
             "gradcheck: fn returned no Variable that requires grad, so there is nothing to check."
@@ -107,7 +107,10 @@ def _numerical_jacobian(
             minus = _evaluate(fn, inputs, out_index)
             data.flat[i] = original
             columns.append(((plus - minus) / (2 * eps)).reshape(-1))
-        jacobians.append(np.stack(columns, axis=1) if columns else np.zeros((0, 0)))
+        if not columns:  # an empty input: a Jacobian with no columns
+            jacobians.append(np.zeros((_evaluate(fn, inputs, out_index).size, 0)))
+            continue
+        jacobians.append(np.stack(columns, axis=1))
     return jacobians
 
 
@@ -115,12 +118,7 @@ def _evaluate(fn: Callable, inputs: tuple, out_index: int) -> np.ndarray:
     with no_grad():
         result = fn(*inputs)
     results = result if isinstance(result, (tuple, list)) else (result,)
-    numeric = [
-        r
-        for r in results
-        if isinstance(r, Variable) and not r.is_text and r.data.dtype.kind in "fc"
-    ]
-    return np.array(numeric[out_index].data, dtype=np.float64)
+    return np.array(results[out_index].data, dtype=np.float64)
 
 
 def _report(

@@ -34,7 +34,8 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        return grad, grad
+        needs_a, needs_b = ctx.needs_input_grad
+        return (grad if needs_a else None), (grad if needs_b else None)
 
 
 class Sub(Function):
@@ -46,7 +47,8 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        return grad, (-grad if ctx.needs_input_grad[1] else None)
+        needs_a, needs_b = ctx.needs_input_grad
+        return (grad if needs_a else None), (-grad if needs_b else None)
 
 
 class Mul(Function):
@@ -82,7 +84,10 @@ class Div(Function):
 
 
 class Pow(Function):
-    """z = a ** b;  dz/da = b * a**(b-1), dz/db = a**b * log(a)."""
+    """z = a ** b;  dz/da = b * a**(b-1), dz/db = a**b * log(a).
+
+    At the edges, as in PyTorch: dz/da is 0 where a == b == 0, and dz/db is 0 where a == 0.
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
@@ -92,10 +97,15 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         a, b = ctx.saved_tensors
-        grad_a = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = None
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            # Where a == b == 0 use the exponent 1 instead: b * a**1 is then 0, not 0 * inf.
+            both_zero = np.equal(numeric(b, "pow"), 0) & np.equal(numeric(a, "pow"), 0)
+            grad_a = grad * b * a ** (b - 1 + both_zero)
         if ctx.needs_input_grad[1]:
-            log_a = a.log() if isinstance(a, Variable) else np.log(a)
+            # Where a == 0 take log(1) = 0 instead of log(0) = -inf.
+            a_is_zero = np.equal(numeric(a, "pow"), 0)
+            log_a = (a + a_is_zero).log() if isinstance(a, Variable) else np.log(a + a_is_zero)
             grad_b = grad * a**b * log_a
         return grad_a, grad_b
 

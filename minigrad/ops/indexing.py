@@ -34,12 +34,27 @@ def _index_array(variable: Variable) -> np.ndarray:
     return variable.data
 
 
+def _is_basic(index: Any) -> bool:
+    """Ints, slices, None and ... only: NumPy's basic indexing, which selects a view."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        isinstance(part, (int, np.integer, slice)) or part is None or part is Ellipsis
+        for part in parts
+    )
+
+
 def _read(data: np.ndarray, index: Any) -> Any:
     try:
         return data[index]
     except IndexError as error:
+        if "only integers" in str(error):
+            raise IndexError(
+                f"cannot index a Variable with {index!r} ({type(index).__name__}); valid "
+                f"indices are ints, slices, None, ..., and integer or bool arrays."
+            ) from None
+        problem = "is out of range" if "out of bounds" in str(error) else "does not fit"
         raise IndexError(
-            f"index {index!r} is out of range for a Variable of shape {data.shape}: {error}."
+            f"index {index!r} {problem} for a Variable of shape {data.shape}: {error}."
         ) from None
     except (TypeError, ValueError) as error:
         raise TypeError(
@@ -50,6 +65,8 @@ def _read(data: np.ndarray, index: Any) -> Any:
 
 class Index(Function):
     """y = x[index];  dx = the gradient written back at `index` (summed where repeated)."""
+
+    _output_is_view = True  # basic indexing gives views (checked per call)
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, index: Any) -> np.ndarray:
@@ -70,7 +87,10 @@ class ScatterAdd(Function):
     def forward(ctx: FunctionCtx, grad: Variable, index: Any, shape: tuple) -> np.ndarray:
         ctx.index = index
         result = np.zeros(shape, dtype=grad.data.dtype)
-        np.add.at(result, index, grad.data)
+        if _is_basic(index):
+            result[index] = grad.data  # ints and slices never pick an element twice
+        else:
+            np.add.at(result, index, grad.data)  # integer arrays may repeat: add, don't assign
         return result
 
     @staticmethod

@@ -50,10 +50,10 @@ class MatMul(Function):
         # Give 1-D operands (and the gradient) their missing matrix dimension back.
         a_matrix = a.unsqueeze(0) if a.ndim == 1 else a
         b_matrix = b.unsqueeze(-1) if b.ndim == 1 else b
-        if a.ndim == 1:
-            grad = grad.unsqueeze(-2)
         if b.ndim == 1:
             grad = grad.unsqueeze(-1)
+        if a.ndim == 1:
+            grad = grad.unsqueeze(-2)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             grad_a = grad @ b_matrix.mT

@@ -40,10 +40,27 @@ def shape_of(value: Any) -> tuple:
     return np.shape(value.data if isinstance(value, Variable) else value)
 
 
+def single_dim(dim: Any, ndim: int) -> int:
+    """One dimension as a non-negative axis (negative dims count from the end)."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"dim must be an int; got {dim!r} ({type(dim).__name__}).")
+    # A 0-d value still accepts dim 0 or -1, as in PyTorch.
+    low, high = -max(ndim, 1), max(ndim, 1) - 1
+    if not low <= dim <= high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})."
+        )
+    return int(dim) % max(ndim, 1)
+
+
 def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """dim as a sorted tuple of non-negative axes; None means every axis."""
     if dim is None:
         return tuple(range(ndim))
+    if ndim == 0:
+        # A 0-d value accepts dim 0 or -1 (as in PyTorch), and has no axis to reduce.
+        normalize_dims(dim, 1)
+        return ()
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     normalized = []
     for d in dims:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.ops.operand import normalize_dims, numeric
+from minigrad.ops.operand import normalize_dims, numeric, single_dim
 from minigrad.variable import Variable
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
@@ -62,7 +62,11 @@ class Mean(Function):
 
 
 class Max(Function):
-    """y = max of x over `dim`;  the gradient goes to the maximal elements (split on ties)."""
+    """y = max of x over `dim`;  the gradient goes to the maximal element.
+
+    On ties, as in PyTorch: max over everything splits it evenly between the tied
+    elements; max along a dim gives it all to the index that max returns (the first).
+    """
 
     @staticmethod
     def forward(
@@ -74,8 +78,15 @@ class Max(Function):
         ctx.dims = normalize_dims(dim, data.ndim)
         ctx.input_shape = data.shape
         values = np.max(data, axis=ctx.dims, keepdims=True)
-        is_max = data == values
-        ctx.save_for_backward(is_max / is_max.sum(axis=ctx.dims, keepdims=True))
+        if dim is None or data.ndim == 0:
+            is_max = data == values
+            share = is_max / is_max.sum(axis=ctx.dims, keepdims=True)
+        else:
+            (axis,) = ctx.dims
+            first = np.expand_dims(np.argmax(data, axis=axis), axis)
+            share = np.zeros(data.shape)
+            np.put_along_axis(share, first, 1.0, axis=axis)
+        ctx.save_for_backward(share)
         return values if keepdim else values.reshape(np.max(data, axis=ctx.dims).shape)
 
     @staticmethod
@@ -87,11 +98,11 @@ class Max(Function):
 
 def max_along(x: Variable, dim: int | None = None, keepdim: bool = False) -> Any:
     """x.max() gives the largest value; x.max(dim) gives (values, indices) as in PyTorch."""
-    values = Max.apply(x, dim, keepdim)
     if dim is None:
-        return values
-    (axis,) = normalize_dims(dim, x.ndim)
+        return Max.apply(x, None, keepdim)
+    axis = single_dim(dim, x.ndim) if x.ndim else None
+    values = Max.apply(x, dim, keepdim)
     indices = np.argmax(x.data, axis=axis)
-    if keepdim:
+    if keepdim and axis is not None:
         indices = np.expand_dims(indices, axis)
     return MaxResult(values, Variable._make(np.asarray(indices)))

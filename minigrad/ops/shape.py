@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.ops.operand import normalize_dims, numeric
+from minigrad.autodiff.function import Function, FunctionCtx, broadcasts_to
+from minigrad.ops.operand import numeric, single_dim
 from minigrad.variable import Variable
 
 
@@ -25,12 +25,19 @@ def _check_sizes(shape: tuple, op: str) -> tuple:
 class Reshape(Function):
     """Same elements in a new shape (one size may be -1);  backward reshapes back."""
 
+    _output_is_view = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, shape: tuple) -> np.ndarray:
         data = numeric(x, "reshape")
         ctx.input_shape = data.shape
+        shape = _check_sizes(shape, "reshape")
+        if shape.count(-1) > 1:
+            raise RuntimeError(f"reshape {shape}: only one dimension can be inferred (-1).")
+        if any(size < -1 for size in shape):
+            raise RuntimeError(f"reshape {shape}: invalid shape dimension {min(shape)}.")
         try:
-            return data.reshape(_check_sizes(shape, "reshape"))
+            return data.reshape(shape)
         except ValueError:
             raise RuntimeError(
                 f"shape {tuple(shape)} is invalid for input of size {data.size} (shape "
@@ -45,10 +52,12 @@ class Reshape(Function):
 class Transpose(Function):
     """Swap two dimensions;  backward swaps them back."""
 
+    _output_is_view = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dim0: int, dim1: int) -> np.ndarray:
         data = numeric(x, "transpose")
-        ctx.dim0, ctx.dim1 = normalize_dims(dim0, data.ndim)[0], normalize_dims(dim1, data.ndim)[0]
+        ctx.dim0, ctx.dim1 = single_dim(dim0, data.ndim), single_dim(dim1, data.ndim)
         return np.swapaxes(data, ctx.dim0, ctx.dim1) if data.ndim else data
 
     @staticmethod
@@ -59,10 +68,12 @@ class Transpose(Function):
 class Permute(Function):
     """Reorder all dimensions;  backward applies the inverse order."""
 
+    _output_is_view = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dims: tuple) -> np.ndarray:
         data = numeric(x, "permute")
-        normalized = [normalize_dims(d, data.ndim)[0] for d in dims] if data.ndim else []
+        normalized = [single_dim(d, data.ndim) for d in dims] if data.ndim else []
         if sorted(normalized) != list(range(data.ndim)):
             raise ValueError(
                 f"permute needs each of the {data.ndim} dimensions exactly once; got {tuple(dims)}."
@@ -78,10 +89,12 @@ class Permute(Function):
 class Unsqueeze(Function):
     """Insert a dimension of size 1 at `dim`;  backward removes it."""
 
+    _output_is_view = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "unsqueeze")
-        (ctx.dim,) = normalize_dims(dim, data.ndim + 1)
+        ctx.dim = single_dim(dim, data.ndim + 1)
         return np.expand_dims(data, ctx.dim)
 
     @staticmethod
@@ -92,13 +105,15 @@ class Unsqueeze(Function):
 class Squeeze(Function):
     """Remove dimensions of size 1 (all, or only `dim`);  backward reshapes back."""
 
+    _output_is_view = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dim: int | None = None) -> np.ndarray:
         data = numeric(x, "squeeze")
         ctx.input_shape = data.shape
         if dim is None:
             return np.squeeze(data)
-        (axis,) = normalize_dims(dim, data.ndim)
+        axis = single_dim(dim, data.ndim)
         # As in PyTorch, squeezing a dimension whose size is not 1 leaves it alone.
         return np.squeeze(data, axis) if data.ndim and data.shape[axis] == 1 else data
 
@@ -109,6 +124,8 @@ class Squeeze(Function):
 
 class Expand(Function):
     """Repeat size-1 dimensions (and add leading ones) without copying;  backward sums them."""
+
+    _output_is_view = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, sizes: tuple) -> np.ndarray:
@@ -149,7 +166,7 @@ class SumToSize(Function):
         data = numeric(x, "sum_to_size")
         shape = _check_sizes(shape, "sum_to_size")
         ctx.input_shape = data.shape
-        if len(shape) > data.ndim or np.broadcast_shapes(shape, data.shape) != data.shape:
+        if len(shape) > data.ndim or not broadcasts_to(shape, data.shape):
             raise RuntimeError(
                 f"sum_to_size: size {shape} is not expandable to the Variable's size {data.shape}."
             )
@@ -175,6 +192,11 @@ def _split_along(grad: Variable, dim: int, stops: list[int], keep_dim: bool) -> 
     return pieces
 
 
+def _only_needed(pieces: list, needs_input_grad: tuple) -> list:
+    """Constants (arrays, numbers) among the inputs get None, not a gradient."""
+    return [piece if needed else None for piece, needed in zip(pieces, needs_input_grad)]
+
+
 def _as_variable_list(tensors: Any, op: str) -> list:
     if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op} expects a list or tuple of Variables; got {type(tensors).__name__}.")
@@ -189,7 +211,12 @@ class Cat(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, dim: int, *tensors: Any) -> np.ndarray:
         arrays = [np.asarray(numeric(t, "cat")) for t in tensors]
-        (ctx.dim,) = normalize_dims(dim, max(arrays[0].ndim, 1))
+        if any(a.ndim == 0 for a in arrays):
+            raise ValueError(
+                "zero-dimensional Variables cannot be concatenated; use minigrad.stack to "
+                "join them along a new dimension."
+            )
+        ctx.dim = single_dim(dim, arrays[0].ndim)
         ctx.stops = list(
             int(s) for s in np.cumsum([a.shape[ctx.dim] if a.ndim else 1 for a in arrays])
         )
@@ -204,7 +231,8 @@ class Cat(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        return (None, *_split_along(grad, ctx.dim, ctx.stops, keep_dim=True))
+        pieces = _split_along(grad, ctx.dim, ctx.stops, keep_dim=True)
+        return (None, *_only_needed(pieces, ctx.needs_input_grad[1:]))
 
 
 class Stack(Function):
@@ -213,7 +241,7 @@ class Stack(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, dim: int, *tensors: Any) -> np.ndarray:
         arrays = [np.asarray(numeric(t, "stack")) for t in tensors]
-        (ctx.dim,) = normalize_dims(dim, arrays[0].ndim + 1)
+        ctx.dim = single_dim(dim, arrays[0].ndim + 1)
         try:
             return np.stack(arrays, axis=ctx.dim)
         except ValueError:
@@ -225,7 +253,8 @@ class Stack(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         stops = list(range(1, grad.shape[ctx.dim] + 1))
-        return (None, *_split_along(grad, ctx.dim, stops, keep_dim=False))
+        pieces = _split_along(grad, ctx.dim, stops, keep_dim=False)
+        return (None, *_only_needed(pieces, ctx.needs_input_grad[1:]))
 
 
 def cat(tensors: list[Variable] | tuple[Variable, ...], dim: int = 0) -> Variable:

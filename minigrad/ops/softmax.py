@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.ops.operand import normalize_dims, numeric
+from minigrad.ops.operand import numeric, single_dim
 from minigrad.variable import Variable
 
 
@@ -17,7 +17,7 @@ class Softmax(Function):
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "softmax")
-        (axis,) = normalize_dims(dim, data.ndim)
+        axis = single_dim(dim, data.ndim) if data.ndim else None
         shifted = np.exp(data - np.max(data, axis=axis, keepdims=True))
         return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
@@ -36,7 +36,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "log_softmax")
-        (axis,) = normalize_dims(dim, data.ndim)
+        axis = single_dim(dim, data.ndim) if data.ndim else None
         shifted = data - np.max(data, axis=axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 

@@ -37,7 +37,8 @@ class Concat(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, feedback: Variable) -> tuple:
-        return feedback, feedback
+        # A plain str operand is not a Variable, so it gets no feedback.
+        return tuple(feedback if needed else None for needed in ctx.needs_input_grad)
 
 
 class Slice(Function):

@@ -1,0 +1,113 @@
+"""Benchmark (b): one training step of a 2-layer MLP, batch 32, 64 -> 128 -> 10.
+
+Forward (relu hidden layer, log-softmax cross-entropy), backward and an SGD update.
+The baseline is the same step written by hand in NumPy: the floor for an engine that
+computes with NumPy, so the ratio is minigrad's overhead.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import minigrad
+
+BATCH, INPUTS, HIDDEN, CLASSES = 32, 64, 128, 10
+LEARNING_RATE = 0.1
+DTYPE = np.float32
+
+
+def make_problem(seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, CLASSES, size=BATCH)
+    return {
+        "x": rng.standard_normal((BATCH, INPUTS)).astype(DTYPE),
+        "onehot": np.eye(CLASSES, dtype=DTYPE)[labels],
+        "w1": (rng.standard_normal((HIDDEN, INPUTS)) / np.sqrt(INPUTS)).astype(DTYPE),
+        "b1": np.zeros(HIDDEN, dtype=DTYPE),
+        "w2": (rng.standard_normal((CLASSES, HIDDEN)) / np.sqrt(HIDDEN)).astype(DTYPE),
+        "b2": np.zeros(CLASSES, dtype=DTYPE),
+    }
+
+
+def minigrad_step_fn(problem: dict[str, np.ndarray]):
+    x = minigrad.Variable(problem["x"])
+    onehot = minigrad.Variable(problem["onehot"])
+    params = [minigrad.Parameter(problem[name].copy()) for name in ("w1", "b1", "w2", "b2")]
+    w1, b1, w2, b2 = params
+
+    def step() -> float:
+        hidden = (x @ w1.T + b1).relu()
+        logits = hidden @ w2.T + b2
+        loss = -(logits.log_softmax(1) * onehot).sum() / BATCH
+        loss.backward()
+        with minigrad.no_grad():
+            for p in params:
+                p -= LEARNING_RATE * p.grad
+                p.grad = None
+        return loss.item()
+
+    return step
+
+
+def numpy_step_fn(problem: dict[str, np.ndarray]):
+    x, onehot = problem["x"], problem["onehot"]
+    w1, b1, w2, b2 = (problem[name].copy() for name in ("w1", "b1", "w2", "b2"))
+
+    def step() -> float:
+        z1 = x @ w1.T + b1
+        hidden = np.maximum(z1, 0)
+        logits = hidden @ w2.T + b2
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        loss = -(log_probs * onehot).sum() / BATCH
+        grad_log_probs = -onehot / BATCH
+        grad_logits = grad_log_probs - np.exp(log_probs) * grad_log_probs.sum(axis=1, keepdims=True)
+        grad_w2 = grad_logits.T @ hidden
+        grad_b2 = grad_logits.sum(axis=0)
+        grad_z1 = (grad_logits @ w2) * (z1 > 0)
+        grad_w1 = grad_z1.T @ x
+        grad_b1 = grad_z1.sum(axis=0)
+        for p, g in ((w1, grad_w1), (b1, grad_b1), (w2, grad_w2), (b2, grad_b2)):
+            p -= LEARNING_RATE * g
+        return float(loss)
+
+    return step
+
+
+def torch_step_fn(problem: dict[str, np.ndarray]):
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    x = torch.from_numpy(problem["x"])
+    onehot = torch.from_numpy(problem["onehot"])
+    params = [torch.tensor(problem[name], requires_grad=True) for name in ("w1", "b1", "w2", "b2")]
+    w1, b1, w2, b2 = params
+
+    def step() -> float:
+        hidden = (x @ w1.T + b1).relu()
+        logits = hidden @ w2.T + b2
+        loss = -(logits.log_softmax(1) * onehot).sum() / BATCH
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= LEARNING_RATE * p.grad
+                p.grad = None
+        return loss.item()
+
+    return step
+
+
+def time_step(step, repeats: int = 2000) -> float:
+    """Median µs per step over `repeats` steps, after a warm-up."""
+    for _ in range(50):
+        step()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times) * 1e6)

@@ -549,6 +549,8 @@ class Variable:
     @property
     def T(self) -> Variable:  # noqa: N802 (PyTorch's name)
         """All dimensions reversed (the matrix transpose for 2-D data)."""
+        if self.ndim == 2:
+            return ops.Transpose.apply(self, 0, 1)
         return ops.Permute.apply(self, tuple(reversed(range(self.ndim))))
 
     @property
@@ -680,8 +682,7 @@ class Variable:
     __itruediv__ = div_
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._check_inplace()
-        self._assign_inplace(ops.IndexPut.apply(self, index, value))
+        self._inplace(lambda v: ops.IndexPut.apply(v, index, value))
 
 
 class Parameter(Variable):

@@ -814,3 +814,97 @@ def test_retain_grad_and_implicit_gradient_rules(lib: SimpleNamespace) -> None:
     np.testing.assert_allclose(to_numpy(h.grad), [[6.0, 12.0], [-18.0, -24.0]])
     np.testing.assert_allclose(to_numpy(x.grad), [[18.0, 36.0], [-54.0, -72.0]])
     assert not x.grad.requires_grad
+
+
+# In-place changes through views. PyTorch rebases the history of the viewed Variable;
+# minigrad may refuse (a RuntimeError that says so), but must never give a different answer.
+
+WEIGHTS_2X2 = [[1.0, 2.0], [3.0, 4.0]]
+
+
+def _view_mul(lib, x, z):
+    y = x * 1.0
+    y[0].mul_(3.0)
+    return y
+
+
+def _transpose_view_add(lib, x, z):
+    y = x * 1.0
+    v = y.transpose(0, 1)
+    v += 1.0
+    return y
+
+
+def _base_changed_under_a_view(lib, x, z):
+    y = x * 1.0
+    v = y[1]
+    y.mul_(2.0)
+    return v
+
+
+def _setitem_on_a_row_view(lib, x, z):
+    y = x * 1.0
+    v = y[0]
+    v[1] = 0.0
+    return y
+
+
+def _setitem_on_a_reshape_view(lib, x, z):
+    y = x * 1.0
+    v = y.view(-1)
+    v[1] = 0.0
+    return y
+
+
+def _setitem_variable_on_a_column_view(lib, x, z):
+    y = x * 1.0
+    v = y[:, 0]
+    v[1] = z[0] * 2.0
+    return y
+
+
+def _zero_on_a_slice(lib, x, z):
+    y = x * 2.0
+    y[1:].zero_()
+    return y
+
+
+def _copy_into_a_row_view(lib, x, z):
+    y = x * 1.0
+    y[0].copy_(z.expand(2) * 1.0)
+    return y
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        _view_mul,
+        _transpose_view_add,
+        _base_changed_under_a_view,
+        _setitem_on_a_row_view,
+        _setitem_on_a_reshape_view,
+        _setitem_variable_on_a_column_view,
+        _zero_on_a_slice,
+        _copy_into_a_row_view,
+    ],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_inplace_through_a_view_matches_torch_or_refuses(fn: Callable) -> None:
+    def run(lib: SimpleNamespace) -> tuple:
+        x = lib.leaf(WEIGHTS_2X2)
+        z = lib.leaf([9.0])
+        out = fn(lib, x, z)
+        weights = lib.const(np.arange(1.0, 1.0 + np.prod(tuple(out.shape))).reshape(out.shape))
+        (out * weights).sum().backward()
+        return to_numpy(out), to_numpy(x.grad), None if z.grad is None else to_numpy(z.grad)
+
+    want = run(TORCH)
+    try:
+        got = run(MG)
+    except RuntimeError as error:
+        assert "view" in str(error)
+        return
+    for name, g, w in zip(("value", "x.grad", "z.grad"), got, want):
+        assert (g is None) == (w is None), f"{name}: minigrad {g!r}, torch {w!r}"
+        if g is not None:
+            np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=name)

@@ -140,11 +140,7 @@ def _execute(
                 if next_node is None:
                     continue
                 if input_grad is not None:
-                    slots = buffers.get(next_node)
-                    if slots is None and output_nr == 0 and type(next_node) is AccumulateGrad:
-                        buffers[next_node] = [input_grad]  # the common first arrival
-                    else:
-                        _add_to_buffer(buffers, next_node, output_nr, input_grad)
+                    _add_to_buffer(buffers, next_node, output_nr, input_grad)
                 remaining = dependencies[next_node] - 1
                 dependencies[next_node] = remaining
                 if remaining == 0:

@@ -87,8 +87,11 @@ class BackwardNode(FunctionCtx):
     `next_functions[i]` is (node, output_nr) for input i: where its gradient goes next.
     """
 
-    # Slots keep nodes small; attributes a forward sets on ctx still go in __dict__.
+    # Slots keep nodes small (and cheap for the garbage collector to walk); attributes a
+    # forward sets on ctx still go in a __dict__, made only when one is set.
     __slots__ = (
+        "to_save",
+        "dirty",
         "_function",
         "needs_input_grad",
         "next_functions",
@@ -103,6 +106,8 @@ class BackwardNode(FunctionCtx):
     _forward_trace: list | None = None
 
     def __init__(self, function: type[Function], args: tuple) -> None:
+        self.to_save = ()
+        self.dirty = ()
         self._function = function
         needs_input_grad, edges, shapes = [], [], []
         for value in args:
@@ -339,6 +344,7 @@ class Function:
     def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
         """No graph: just forward, its results wrapped as Variables that don't require grad."""
         ctx = FunctionCtx()
+        ctx.needs_input_grad = (False,) * len(args)
         if _grad_state.enabled:
             # Grad mode is on but no input requires grad: forward still records nothing.
             _grad_state.enabled = False

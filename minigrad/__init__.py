@@ -75,7 +75,14 @@ _LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course")
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBPACKAGES:
-        return importlib.import_module(f"minigrad.{name}")
+        try:
+            return importlib.import_module(f"minigrad.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"minigrad.{name}":
+                raise  # the subpackage exists but something it needs is missing
+            raise AttributeError(
+                f"minigrad.{name} is not part of this version of minigrad yet"
+            ) from None
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
 
 

@@ -41,16 +41,19 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
     return tuple(int(dim) for dim in size)
 
 
+def _dtype(dtype: Any) -> np.dtype:
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(
+            f"dtype {dtype!r} is not a NumPy dtype; use e.g. minigrad.float32, "
+            f"minigrad.float64, minigrad.int64 or 'float32'."
+        ) from None
+
+
 def _leaf(data: np.ndarray, dtype: Any, requires_grad: bool) -> Variable:
     if dtype is not None:
-        try:
-            dtype = np.dtype(dtype)
-        except TypeError:
-            raise TypeError(
-                f"dtype {dtype!r} is not a NumPy dtype; use e.g. minigrad.float32, "
-                f"minigrad.float64, minigrad.int64 or 'float32'."
-            ) from None
-        data = data.astype(dtype)
+        data = data.astype(_dtype(dtype))
     return Variable(data, requires_grad=requires_grad)
 
 
@@ -128,5 +131,5 @@ def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Vari
         else np.array(data.data if isinstance(data, Variable) else data)
     )
     if dtype is not None and not isinstance(copied, str):
-        copied = copied.astype(dtype)
+        copied = copied.astype(_dtype(dtype))
     return Variable(copied, requires_grad=requires_grad)

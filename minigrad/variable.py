@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 # Variables whose data is a NumPy array of one of these kinds may require grad.
-_DIFFERENTIABLE_KINDS = "fc"
+_DIFFERENTIABLE_KINDS = "f"
 _PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
 
 
@@ -25,11 +25,25 @@ class VersionCounter:
     Variables are never changed, and an object less per Variable is time and memory saved.
     """
 
-    __slots__ = ("value", "has_views")
+    __slots__ = ("value", "views")
 
     def __init__(self) -> None:
         self.value = 0
-        self.has_views = False  # True once a view op made a second Variable over this data
+        self.views: list[weakref.ref] | None = None  # Variables that view this data
+
+    def add_view(self, view: Variable) -> None:
+        if self.views is None:
+            self.views = []
+        elif len(self.views) > 8:
+            self.views = [ref for ref in self.views if ref() is not None]
+        self.views.append(weakref.ref(view))
+
+    def has_live_view_besides(self, variable: Variable) -> bool:
+        for ref in self.views or ():
+            view = ref()
+            if view is not None and view is not variable:
+                return True
+        return False
 
 
 class RemovableHandle:
@@ -86,6 +100,7 @@ class Variable:
         "name",
         "_retains_grad",
         "_accumulator_edge",
+        "_is_view",
         "__weakref__",
     )
 
@@ -116,6 +131,7 @@ class Variable:
         self.name = name
         self._retains_grad = False
         self._accumulator_edge = None
+        self._is_view = False
         self._requires_grad = False
         self.requires_grad = requires_grad
 
@@ -133,6 +149,7 @@ class Variable:
         variable.name = None
         variable._retains_grad = False
         variable._accumulator_edge = None
+        variable._is_view = False
         return variable
 
     # ------------------------------------------------------------------ attributes
@@ -235,7 +252,7 @@ class Variable:
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or its length along `dim` (PyTorch's spelling)."""
-        return self.shape if dim is None else self.shape[_normalize_dim(dim, self.ndim)]
+        return self.shape if dim is None else self.shape[single_dim(dim, self.ndim)]
 
     def numel(self) -> int:
         return 1 if self.is_text else int(self.data.size)
@@ -628,13 +645,16 @@ class Variable:
         if not grad_mode._state.enabled:
             return self._assign_inplace(operation(self))
         result = operation(self._snapshot())
-        if result.requires_grad and self._is_view_of_other_data():
-            # Rebasing the history of the Variable this one views is not supported:
-            # refuse rather than give that Variable a silently wrong gradient.
+        counter = self._version_counter
+        shares_data = self._is_view or (counter is not None and counter.has_live_view_besides(self))
+        if result.requires_grad and shares_data:
+            # The other Variables over this data would need their history rebased too,
+            # which minigrad does not do: refuse rather than give a silently wrong gradient.
             raise RuntimeError(
                 "an in-place operation on a view (a slice, reshape or transpose of another "
-                "Variable) cannot be recorded for backward. Change the Variable itself, or "
-                "work out of place (y = torch.cat(...), y = y * mask, ...)."
+                "Variable), or on a Variable while a view of it is alive, cannot be recorded "
+                "for backward. Work out of place (y = minigrad.cat(...), y = y * mask, ...), "
+                "or take the view after the change."
             )
         return self._assign_inplace(result)
 
@@ -649,10 +669,6 @@ class Variable:
         original._output_nr = self._output_nr
         original._requires_grad = self._requires_grad
         return original
-
-    def _is_view_of_other_data(self) -> bool:
-        counter = self._version_counter
-        return counter is not None and counter.has_views
 
     def add_(self, other: Any) -> Variable:
         return self._inplace(lambda v: v + other)
@@ -710,6 +726,7 @@ class AccumulateGrad:
     """The graph node of a leaf that requires grad: it adds incoming gradients into `.grad`."""
 
     __slots__ = ("_variable", "_pre_hooks", "next_functions", "__weakref__")
+    _retained = None  # only non-leaf nodes keep retained gradients
 
     def __init__(self, variable: Variable) -> None:
         # A weak reference: the leaf holds this node, so a strong one would make a cycle.
@@ -739,18 +756,8 @@ def _shape_arguments(args: tuple) -> tuple:
     return tuple(args)
 
 
-def _normalize_dim(dim: int, ndim: int) -> int:
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int; got {type(dim).__name__}.")
-    low, high = -max(ndim, 1), max(ndim, 1) - 1
-    if not low <= dim <= high:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})."
-        )
-    return int(dim) % max(ndim, 1)
-
-
 # The operations import Variable, so they are imported after it is defined.
 from minigrad import ops  # noqa: E402
 from minigrad.autodiff import engine, grad_mode  # noqa: E402
+from minigrad.ops.operand import single_dim  # noqa: E402
 from minigrad.text import concat as text_ops  # noqa: E402

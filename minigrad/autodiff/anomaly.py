@@ -17,9 +17,17 @@ _enabled = False
 
 
 class detect_anomaly:  # noqa: N801 (PyTorch's name)
-    """Context manager (and decorator) that turns anomaly detection on."""
+    """Context manager (and decorator, with or without parentheses) that turns it on."""
+
+    def __new__(cls, check_nan: Any = True):
+        # `@detect_anomaly` without parentheses calls the class with the function itself.
+        if callable(check_nan):
+            return cls()(check_nan)
+        return super().__new__(cls)
 
     def __init__(self, check_nan: bool = True) -> None:
+        if callable(check_nan):
+            return  # __new__ already returned the decorated function
         if not isinstance(check_nan, bool):
             raise TypeError(
                 f"detect_anomaly(check_nan=...) expects True or False; got {check_nan!r}."
@@ -51,7 +59,9 @@ def check_gradients(node: Any, grads: tuple) -> None:
             continue
         where = ""
         if node._forward_trace:
-            where = "\nThe forward call that made this node:\n" + "".join(node._forward_trace[-4:])
+            # The learner's own lines: drop the frames inside minigrad.
+            frames = [f for f in node._forward_trace if "/minigrad/" not in f.split(",")[0]]
+            where = "\nThe forward call that made this node:\n" + "".join(frames[-4:])
         raise RuntimeError(
             f"Function '{node.name()}' returned nan values in its {index}th output "
             f"(the gradient for input {index}).{where}"

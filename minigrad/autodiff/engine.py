@@ -125,7 +125,7 @@ def _execute(
                 # backward, but its inputs still lose a consumer.
                 _release_inputs(node, dependencies, ready)
                 continue
-            if node._pre_hooks or targets is not None or getattr(node, "_retained", None):
+            if node._pre_hooks or node._retained or targets is not None:
                 _before_node(node, grads, targets, captured, accumulate)
             for observer in _step_observers:
                 observer(node, grads)
@@ -217,12 +217,15 @@ def _run_node(node: BackwardNode, grads: list) -> tuple:
 
 
 def _undo_returned_assignments(node: BackwardNode, input_grads: tuple, assignments: list) -> None:
+    """A leaf input whose .grad the backward set to exactly the gradient it also returned
+    gets its previous .grad back; the engine then accumulates the returned one, once."""
     for variable, previous in reversed(assignments):
         for (next_node, _), input_grad in zip(node.next_functions, input_grads):
             if (
                 type(next_node) is AccumulateGrad
                 and next_node.variable is variable
                 and input_grad is not None
+                and variable._grad is input_grad
             ):
                 variable._grad = previous
 
@@ -238,7 +241,7 @@ def _before_node(
             replaced = hook(grads[output_nr])
             if replaced is not None:
                 grads[output_nr] = _checked_hook_result(hook, grads[output_nr], replaced)
-    if type(node) is BackwardNode and node._retained:
+    if node._retained:
         for output_nr, reference in node._retained.items():
             variable = reference()
             if variable is not None and grads[output_nr] is not None:

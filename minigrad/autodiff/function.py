@@ -183,21 +183,10 @@ class BackwardNode(FunctionCtx):
         shapes = self._input_shapes
         if len(grads) != len(shapes):
             grads = self._fix_gradient_count(grads)
-        checked = []
-        for grad, shape, needed in zip(grads, shapes, self.needs_input_grad):
-            if (
-                grad is not None
-                and needed
-                and type(grad) is Variable
-                and type(grad.data) is np.ndarray
-                and grad.data.shape == shape
-            ):
-                checked.append(grad)  # the usual case: nothing to fix
-            elif grad is None:
-                checked.append(None)
-            else:
-                checked.append(self._check_gradient(len(checked), grad, shape))
-        return tuple(checked)
+        return tuple(
+            self._check_gradient(index, grad, shape)
+            for index, (grad, shape) in enumerate(zip(grads, shapes))
+        )
 
     def _fix_gradient_count(self, grads: tuple) -> tuple:
         expected = len(self._input_shapes)
@@ -210,6 +199,9 @@ class BackwardNode(FunctionCtx):
         )
 
     def _check_gradient(self, index: int, grad: Any, shape: Any) -> Variable | None:
+        """The gradient for input `index`, as a Variable of the input's shape (or None)."""
+        if grad is None:
+            return None
         if shape is None:
             raise RuntimeError(
                 f"function {self.name()} returned a gradient different than None at position "
@@ -218,6 +210,8 @@ class BackwardNode(FunctionCtx):
             )
         if not self.needs_input_grad[index]:
             return None
+        if type(grad) is Variable and type(grad.data) is np.ndarray and grad.data.shape == shape:
+            return grad  # the usual case: nothing to fix
         if not isinstance(grad, Variable):
             grad = _gradient_as_variable(self, index, grad)
         if shape == "text" or grad.is_text:
@@ -305,74 +299,37 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward; when an input requires grad (and grad mode is on) record a node."""
-        if not (_grad_state.enabled and _any_requires_grad(args)):
-            return cls._apply_without_graph(args, kwargs)
+        if kwargs:
+            _refuse_variable_keywords(cls, kwargs)
+        record = _grad_state.enabled and _any_requires_grad(args)
+        ctx = BackwardNode(cls, args) if record else _context_without_graph(args)
 
-        node = BackwardNode(cls, args)
-        _grad_state.enabled = False
+        previous = _grad_state.enabled
+        _grad_state.enabled = False  # what forward computes is never recorded
         try:
             if cls._uses_setup_context:
                 raw = cls.forward(*args, **kwargs)
-                # setup_context sees what forward returned; it may mark_dirty an input.
-                outputs = _wrap_outputs(raw, args, node, copy_inputs=False)
-                cls.setup_context(node, args, _unwrap_like(raw, outputs))
-                outputs = _copy_returned_inputs(outputs, args, node)
+                outputs = _wrap_outputs(cls, raw)
+                cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
             else:
-                raw = cls.forward(node, *args, **kwargs)
-                outputs = _wrap_outputs(raw, args, node)
+                raw = cls.forward(ctx, *args, **kwargs)
+                outputs = _wrap_outputs(cls, raw)
         finally:
-            _grad_state.enabled = True
+            _grad_state.enabled = previous
 
-        if node.dirty:
-            _mark_dirty_inputs(node, outputs)
-        if cls._output_is_view:
-            _share_version_counter(outputs[0], args[0])
-        _attach_outputs(node, outputs)
-        if node.to_save:
-            node._pack_saved(outputs)
-        if anomaly._enabled:
-            node._forward_trace = traceback.format_stack()[:-1]
-        return _unwrap_like(raw, outputs)
-
-    @classmethod
-    def _forward(cls, ctx: FunctionCtx, args: tuple, kwargs: dict) -> Any:
-        if cls._uses_setup_context:
-            return cls.forward(*args, **kwargs)
-        return cls.forward(ctx, *args, **kwargs)
-
-    @classmethod
-    def _apply_without_graph(cls, args: tuple, kwargs: dict) -> Any:
-        """No graph: just forward, its results wrapped as Variables that don't require grad."""
-        ctx = FunctionCtx()
-        ctx.needs_input_grad = (False,) * len(args)
-        if _grad_state.enabled:
-            # Grad mode is on but no input requires grad: forward still records nothing.
-            _grad_state.enabled = False
-            try:
-                raw = cls._forward(ctx, args, kwargs)
-            finally:
-                _grad_state.enabled = True
-        else:
-            raw = cls._forward(ctx, args, kwargs)
-        if type(raw) is np.ndarray:
-            output = Variable._make(raw)
-            if cls._output_is_view:
-                _share_version_counter(output, args[0])
-            return output
-        if isinstance(raw, np.generic):
-            # NumPy gives scalars for 0-d results; Variables always hold arrays.
-            return Variable._make(np.asarray(raw))
-        outputs = _wrap_outputs(raw, args, ctx)
-        for output in outputs:
-            # Fresh Variables made inside forward (afnio's style) are results, not leaves.
-            if (
-                isinstance(output, Variable)
-                and output.grad_fn is None
-                and not _is_input(output, args)
-            ):
-                output._requires_grad = False
+        outputs = _copy_returned_inputs(outputs, args, ctx)
         if ctx.dirty:
             _mark_dirty_inputs(ctx, outputs)
+        if cls._output_is_view:
+            _share_version_counter(outputs[0], args[0])
+        if record:
+            _attach_outputs(ctx, outputs)
+            if ctx.to_save:
+                ctx._pack_saved(outputs)
+            if anomaly._enabled:
+                ctx._forward_trace = traceback.format_stack()[:-1]
+        else:
+            _make_results_not_require_grad(outputs, args)
         return _unwrap_like(raw, outputs)
 
 
@@ -383,7 +340,8 @@ def _share_version_counter(output: Any, source: Any) -> None:
     if isinstance(output, Variable) and isinstance(source, Variable):
         if type(output.data) is np.ndarray and np.may_share_memory(output.data, source.data):
             output._version_counter = source._shared_version_counter()
-            output._version_counter.has_views = True
+            output._version_counter.add_view(output)
+            output._is_view = True
 
 
 def _any_requires_grad(args: tuple) -> bool:
@@ -400,12 +358,41 @@ def _is_input(value: Any, args: tuple) -> bool:
     return False
 
 
-def _wrap_outputs(raw: Any, args: tuple, ctx: FunctionCtx, copy_inputs: bool = True) -> tuple:
+def _refuse_variable_keywords(cls: type, kwargs: dict) -> None:
+    for key, value in kwargs.items():
+        if isinstance(value, Variable):
+            raise TypeError(
+                f"{cls.__name__}.apply got the Variable {key}=... as a keyword argument; "
+                f"gradients flow only to positional arguments, as in PyTorch. Pass it "
+                f"positionally: {cls.__name__}.apply(..., {key})."
+            )
+
+
+def _context_without_graph(args: tuple) -> FunctionCtx:
+    ctx = FunctionCtx()
+    ctx.needs_input_grad = (False,) * len(args)
+    return ctx
+
+
+def _make_results_not_require_grad(outputs: tuple, args: tuple) -> None:
+    for output in outputs:
+        # Fresh Variables made inside forward (afnio's style) are results, not leaves.
+        if isinstance(output, Variable) and output.grad_fn is None and not _is_input(output, args):
+            output._requires_grad = False
+
+
+def _wrap_outputs(cls: type, raw: Any) -> tuple:
     """Turn what forward returned into a tuple of Variables (other values pass through)."""
     if type(raw) is np.ndarray:
         return (Variable._make(raw),)
     if isinstance(raw, np.generic):
+        # NumPy gives scalars for 0-d results; Variables always hold arrays.
         return (Variable._make(np.asarray(raw)),)
+    if raw is None:
+        raise TypeError(
+            f"{cls.__name__}.forward returned None; did you forget `return`? forward must "
+            f"return its output(s): a Variable, an array, a number, a str, or a tuple of them."
+        )
     values = raw if isinstance(raw, tuple) else (raw,)
     outputs = []
     for value in values:
@@ -416,7 +403,7 @@ def _wrap_outputs(raw: Any, args: tuple, ctx: FunctionCtx, copy_inputs: bool = T
         elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
             value = Variable._make(np.asarray(value))
         outputs.append(value)
-    return _copy_returned_inputs(tuple(outputs), args, ctx) if copy_inputs else tuple(outputs)
+    return tuple(outputs)
 
 
 def _copy_returned_inputs(outputs: tuple, args: tuple, ctx: FunctionCtx) -> tuple:
@@ -470,9 +457,7 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
             continue
         data = output.data
         is_text = type(data) is str
-        if (not is_text and data.dtype.kind not in "fc") or _is_input(
-            output, node.non_differentiable
-        ):
+        if (not is_text and data.dtype.kind != "f") or _is_input(output, node.non_differentiable):
             output._requires_grad = False
             metadata.append(None)
             continue
@@ -502,26 +487,34 @@ def once_differentiable(backward: Callable) -> Callable:
             grads = backward(ctx, *grad_outputs)
         finally:
             _grad_state.enabled = previous
-        if not wants_graph:
+        if not wants_graph or not isinstance(ctx, BackwardNode):
             return grads
-        # Connect the results to a node that raises if anyone backpropagates through it.
+        # create_graph=True asked for a graph of this backward, which it cannot give: mark
+        # each result with a node that raises when a later backward reaches it.
         single = not isinstance(grads, tuple)
-        grads = (grads,) if single else grads
-        # A leaf that requires grad makes the error node part of the new graph.
-        trigger = Variable(np.zeros(()), requires_grad=True)
         marked = tuple(
-            _OnceDifferentiableError.apply(g, trigger) if isinstance(g, Variable) else g
-            for g in grads
+            _marked_once_differentiable(g, ctx) if isinstance(g, (Variable, np.ndarray)) else g
+            for g in ((grads,) if single else grads)
         )
         return marked[0] if single else marked
 
     return run_once
 
 
+def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) -> Variable:
+    """grad's value, behind a node that raises; it points where ctx's own node points, so
+    backward() and grad() meet it on their way to the Function's inputs."""
+    node = BackwardNode(_OnceDifferentiableError, ())
+    node.next_functions = ctx.next_functions
+    node.needs_input_grad = ctx.needs_input_grad
+    node._input_shapes = ctx._input_shapes
+    marked = Variable._make(grad.data if isinstance(grad, Variable) else grad)
+    _attach_outputs(node, (marked,))
+    return marked
+
+
 class _OnceDifferentiableError(Function):
-    @staticmethod
-    def forward(ctx: FunctionCtx, grad: Variable, trigger: Variable) -> Any:
-        return grad.data
+    """The node behind results of a @once_differentiable backward under create_graph."""
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grads: Any) -> Any:

@@ -18,7 +18,9 @@ from minigrad.variable import Variable
 def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
     try:
         return compute(numeric(a, op), numeric(b, op))
-    except ValueError:
+    except ValueError as error:
+        if "broadcast" not in str(error):
+            raise ValueError(f"{op} of shapes {shape_of(a)} and {shape_of(b)}: {error}") from None
         raise ValueError(
             f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be broadcast together; "
             f"each dimension must match or be 1 (counting from the right)."

@@ -23,7 +23,13 @@ _OPERATORS = {
 def compare(name: str, a: Variable, b: Any) -> Variable:
     """a <op> b elementwise, as a Variable of bools that does not require grad."""
     compute = _OPERATORS[name]
-    if a.is_text or isinstance(b, str) or (isinstance(b, Variable) and b.is_text):
+    b_is_text = isinstance(b, str) or (isinstance(b, Variable) and b.is_text)
+    if a.is_text != b_is_text:
+        raise TypeError(
+            f"cannot compare {'text' if a.is_text else 'numbers'} with "
+            f"{'text' if b_is_text else 'numbers'} ({name}); compare like with like."
+        )
+    if a.is_text:
         if name not in ("eq", "ne"):
             raise TypeError(f"text Variables support == and != only; got the comparison {name!r}.")
         other = b.data if isinstance(b, Variable) else b

@@ -16,11 +16,12 @@ def numeric(value: Any, op: str) -> Any:
     if isinstance(value, Variable):
         if isinstance(value.data, str):
             raise TypeError(
-                f"{op} needs numbers, but got a text Variable (role {value.role!r}); text "
+                f"{op} needs numbers, but got a text Variable"
+                f"{f' (role {value.role!r})' if value.role else ''}; text "
                 f"Variables support + (concatenation) and the functions in minigrad.text."
             )
         return value.data
-    if isinstance(value, (np.ndarray, np.generic, int, float)):
+    if isinstance(value, (np.ndarray, np.generic, int, float, complex)):
         return value
     if isinstance(value, (list, tuple)):
         array = np.asarray(value)
@@ -64,14 +65,7 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     normalized = []
     for d in dims:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise TypeError(f"dim must be an int or a tuple of ints; got {type(d).__name__}.")
-        low, high = -max(ndim, 1), max(ndim, 1) - 1
-        if not low <= d <= high:
-            raise IndexError(
-                f"Dimension out of range (expected to be in range of [{low}, {high}], but got {d})."
-            )
-        normalized.append(int(d) % max(ndim, 1))
+        normalized.append(single_dim(d, ndim))
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"dim {dim} names the same dimension twice.")
     return tuple(sorted(normalized))

@@ -80,11 +80,11 @@ class Max(Function):
         values = np.max(data, axis=ctx.dims, keepdims=True)
         if dim is None or data.ndim == 0:
             is_max = data == values
-            share = is_max / is_max.sum(axis=ctx.dims, keepdims=True)
+            share = (is_max / is_max.sum(axis=ctx.dims, keepdims=True)).astype(data.dtype)
         else:
             (axis,) = ctx.dims
             first = np.expand_dims(np.argmax(data, axis=axis), axis)
-            share = np.zeros(data.shape)
+            share = np.zeros(data.shape, dtype=data.dtype)
             np.put_along_axis(share, first, 1.0, axis=axis)
         ctx.save_for_backward(share)
         return values if keepdim else values.reshape(np.max(data, axis=ctx.dims).shape)

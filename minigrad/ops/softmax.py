@@ -14,6 +14,8 @@ from minigrad.variable import Variable
 
 
 class Softmax(Function):
+    """y = exp(x) / sum(exp(x)) along `dim`;  dx = y * (dy - sum(dy * y))."""
+
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "softmax")
@@ -33,6 +35,8 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
+    """y = x - log(sum(exp(x))) along `dim`;  dx = dy - exp(y) * sum(dy)."""
+
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "log_softmax")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import anomaly
-from minigrad.autodiff.function import BackwardNode
+from minigrad.autodiff.function import BackwardNode, as_gradient
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.variable import AccumulateGrad, Variable
 
@@ -261,7 +261,7 @@ def _before_node(
 def _checked_hook_result(hook: Callable, grad: Variable, replaced: Any) -> Variable:
     """A hook may replace a gradient, but not change its kind or its shape."""
     name = getattr(hook, "__name__", type(hook).__name__)
-    replaced = _as_gradient(replaced, f"hook {name!r}")
+    replaced = as_gradient(replaced, f"hook {name!r}")
     if replaced.is_text != grad.is_text:
         kinds = ("text" if replaced.is_text else "numeric", "text" if grad.is_text else "numeric")
         raise TypeError(f"hook {name!r} returned a {kinds[0]} gradient for a {kinds[1]} Variable.")
@@ -354,19 +354,6 @@ def _as_variables(values: Any, label: str) -> list[Variable]:
     return list(values)
 
 
-def _as_gradient(value: Any, source: str) -> Variable:
-    if isinstance(value, Variable):
-        return value
-    if isinstance(value, str):
-        return Variable._make(value)
-    if isinstance(value, (np.ndarray, np.generic, int, float)) and not isinstance(value, bool):
-        return Variable._make(np.asarray(value))
-    raise TypeError(
-        f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
-        f"a NumPy array, a number or a str."
-    )
-
-
 def _seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variable]:
     """The gradient each output starts with: given, or 1 for a single-element output."""
     if given is None or not isinstance(given, (list, tuple)):
@@ -399,7 +386,7 @@ def _seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Varia
                 )
             seeds.append(Variable._make(np.ones_like(root.data)))
             continue
-        seed = _as_gradient(seed, label)
+        seed = as_gradient(seed, label)
         if seed.is_text != root.is_text:
             raise TypeError(
                 f"{label}[{index}] is {'text' if seed.is_text else 'numeric'} but output "

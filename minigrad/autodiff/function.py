@@ -213,7 +213,7 @@ class BackwardNode(FunctionCtx):
         if type(grad) is Variable and type(grad.data) is np.ndarray and grad.data.shape == shape:
             return grad  # the usual case: nothing to fix
         if not isinstance(grad, Variable):
-            grad = _gradient_as_variable(self, index, grad)
+            grad = as_gradient(grad, f"function {self.name()} (input {index})")
         if shape == "text" or grad.is_text:
             if shape != "text" or not grad.is_text:
                 kinds = (
@@ -244,14 +244,17 @@ def broadcasts_to(shape: tuple, target: tuple) -> bool:
     return all(size in (1, wanted) for size, wanted in zip(shape[::-1], target[::-1]))
 
 
-def _gradient_as_variable(node: BackwardNode, index: int, grad: Any) -> Variable:
-    if isinstance(grad, str):
-        return Variable._make(grad)
-    if isinstance(grad, (np.ndarray, np.generic, int, float)) and not isinstance(grad, bool):
-        return Variable._make(np.asarray(grad))
+def as_gradient(value: Any, source: str) -> Variable:
+    """A gradient given as a Variable, a NumPy array, a number or a str, as a Variable."""
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, str):
+        return Variable._make(value)
+    if isinstance(value, (np.ndarray, np.generic, int, float)) and not isinstance(value, bool):
+        return Variable._make(np.asarray(value))
     raise TypeError(
-        f"function {node.name()} returned a gradient of type {type(grad).__name__} at index "
-        f"{index}; expected a Variable (or a NumPy array, number or str), or None."
+        f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
+        f"a NumPy array, a number or a str (or None)."
     )
 
 
@@ -317,7 +320,10 @@ class Function:
         finally:
             _grad_state.enabled = previous
 
-        outputs = _copy_returned_inputs(outputs, args, ctx)
+        # Only a forward that returned Variables can have returned one of its inputs.
+        returned_variables = isinstance(raw, (Variable, tuple))
+        if returned_variables:
+            outputs = _copy_returned_inputs(outputs, args, ctx)
         if ctx.dirty:
             _mark_dirty_inputs(ctx, outputs)
         if cls._output_is_view:
@@ -328,7 +334,7 @@ class Function:
                 ctx._pack_saved(outputs)
             if anomaly._enabled:
                 ctx._forward_trace = traceback.format_stack()[:-1]
-        else:
+        elif returned_variables:
             _make_results_not_require_grad(outputs, args)
         return _unwrap_like(raw, outputs)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chain  # noqa: E402
+import floor  # noqa: E402
 import mlp  # noqa: E402
 
 IMPORT_PROBE = (
@@ -52,11 +53,13 @@ def main() -> None:
     rounds = 1 if args.quick else 3
 
     # Best of a few rounds for each, alternating, so both see the same machine load.
-    chain_minigrad, chain_torch = [], []
+    chain_minigrad, chain_torch, chain_floor = [], [], []
     for _ in range(rounds):
         chain_minigrad.append(chain.minigrad_chain(nodes))
         chain_torch.append(chain.torch_chain(nodes))
+        chain_floor.append(floor.bare_chain(nodes))
     mg_chain = min(chain_minigrad)
+    bare = min(chain_floor)
     torch_chain = None if chain_torch[0] is None else min(chain_torch)
 
     problem = mlp.make_problem()
@@ -95,6 +98,11 @@ def main() -> None:
     print(
         f"| (a) chain tanh(x*w+b), {nodes:,} nodes, per node | {mg_chain:.1f} µs | n/a | "
         f"{torch_cell} | n/a | {ratio(mg_chain, torch_chain)} |"
+    )
+    torch_cell = "n/a" if torch_chain is None else f"{torch_chain:.1f} µs"
+    print(
+        f"| (a') the same chain on a bare Python graph (the floor) | {bare:.1f} µs | n/a | "
+        f"{torch_cell} | n/a | {ratio(bare, torch_chain)} |"
     )
     torch_cell = "n/a" if torch_mlp is None else f"{torch_mlp:.0f} µs"
     print(

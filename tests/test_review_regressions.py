@@ -158,6 +158,7 @@ def test_subpackages_of_later_versions_are_plain_missing_attributes() -> None:
             assert name in str(error)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_detect_anomaly_decorates_without_parentheses() -> None:
     @minigrad.detect_anomaly
     def nan_gradient() -> None:

@@ -207,6 +207,9 @@ class Variable:
                     f"expected {self.data.dtype}. Convert it first, e.g. with "
                     f"Variable(g.data.astype('{self.data.dtype}'))."
                 )
+        # afnio's textual Functions set `x.grad = feedback` in backward and also return
+        # it. While the engine runs a backward it collects such assignments here, so it
+        # can put the old .grad back and add the returned feedback once, not twice.
         assignments = grad_mode._state.grad_assignments
         if assignments is not None:
             assignments.append((self, self._grad))

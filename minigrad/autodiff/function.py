@@ -480,7 +480,9 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
 def once_differentiable(backward: Callable) -> Callable:
     """Mark a backward that cannot itself be differentiated (it works on raw values).
 
-    It runs with recording off; differentiating its result (double backward) raises.
+    It runs with recording off. Under create_graph=True its results are not what the
+    caller asked for (they carry no graph), so each is placed behind a node that raises
+    the moment a later backward reaches it: double backward fails loudly, never silently.
     """
 
     @functools.wraps(backward)

@@ -66,13 +66,15 @@ def main() -> None:
     mg_step = mlp.minigrad_step_fn(problem)
     np_step = mlp.numpy_step_fn(problem)
     torch_step = mlp.torch_step_fn(problem)
-    mlp_minigrad, mlp_numpy, mlp_torch = [], [], []
+    bare_step = floor.bare_mlp_step_fn(problem, mlp.LEARNING_RATE, mlp.BATCH)
+    mlp_minigrad, mlp_numpy, mlp_torch, mlp_bare = [], [], [], []
     for _ in range(rounds):
         mlp_minigrad.append(mlp.time_step(mg_step, steps))
         mlp_numpy.append(mlp.time_step(np_step, steps))
+        mlp_bare.append(mlp.time_step(bare_step, steps))
         if torch_step is not None:
             mlp_torch.append(mlp.time_step(torch_step, steps))
-    mg_mlp, np_mlp = min(mlp_minigrad), min(mlp_numpy)
+    mg_mlp, np_mlp, bare_mlp = min(mlp_minigrad), min(mlp_numpy), min(mlp_bare)
     torch_mlp = min(mlp_torch) if mlp_torch else None
 
     seconds, numba_loaded = import_time()
@@ -108,6 +110,11 @@ def main() -> None:
     print(
         f"| (b) MLP step 32x64->128->10 (fwd+bwd+SGD) | {mg_mlp:.0f} µs | {np_mlp:.0f} µs | "
         f"{torch_cell} | {ratio(mg_mlp, np_mlp)} | {ratio(mg_mlp, torch_mlp)} |"
+    )
+    print(
+        f"| (b') the same step on a bare tape of closures (the floor) | {bare_mlp:.0f} µs | "
+        f"{np_mlp:.0f} µs | {torch_cell} | {ratio(bare_mlp, np_mlp)} | "
+        f"{ratio(bare_mlp, torch_mlp)} |"
     )
     print(f"| `import minigrad` | {seconds * 1000:.0f} ms | | | | |")
     print()

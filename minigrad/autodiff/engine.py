@@ -113,9 +113,11 @@ def _execute(
     # With targets (grad(), backward(inputs=...)) only the nodes that lead to them run.
     needed = None if targets is None else _leading_to(targets, consumers)
 
-    previous_mode = _grad_state.enabled
+    previous_mode, previous_log = _grad_state.enabled, _grad_state.grad_assignments
     # Backward formulas are Variable operations: recorded only when create_graph asks.
     _grad_state.enabled = create_graph
+    # The `.grad = ...` assignments made during this pass (see _run_node).
+    _grad_state.grad_assignments = assignments = []
     try:
         while ready:
             node = ready.pop()
@@ -133,7 +135,7 @@ def _execute(
                 if accumulate and (targets is None or (node, 0) in targets):
                     _accumulate_into_leaf(node.variable, grads[0], create_graph)
                 continue
-            input_grads = _run_node(node, grads)
+            input_grads = _run_node(node, grads, assignments)
             if not retain_graph:
                 node._free_saved()
             for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
@@ -147,6 +149,7 @@ def _execute(
                     ready.append(next_node)
     finally:
         _grad_state.enabled = previous_mode
+        _grad_state.grad_assignments = previous_log
     return captured
 
 
@@ -190,7 +193,7 @@ def _release_inputs(node: Any, dependencies: dict, ready: list) -> None:
                 ready.append(next_node)
 
 
-def _run_node(node: BackwardNode, grads: list) -> tuple:
+def _run_node(node: BackwardNode, grads: list, assignments: list) -> tuple:
     """Call one node's backward with its complete output gradients."""
     if len(grads) > 1 or grads[0] is None:
         if all(g is None for g in grads):
@@ -203,13 +206,11 @@ def _run_node(node: BackwardNode, grads: list) -> tuple:
 
     # A backward may assign `x.grad = g` and also return g (afnio's style). The grad setter
     # logs such assignments; undo them, so the returned gradient is accumulated once.
-    _grad_state.grad_assignments = assignments = []
-    try:
-        input_grads = node._call_backward(grads)
-    finally:
-        _grad_state.grad_assignments = None
-    if assignments:
-        _undo_returned_assignments(node, input_grads, assignments)
+    logged = len(assignments)
+    input_grads = node._call_backward(grads)
+    if len(assignments) > logged:
+        _undo_returned_assignments(node, input_grads, assignments[logged:])
+        del assignments[logged:]
 
     if anomaly._enabled:
         anomaly.check_gradients(node, input_grads)

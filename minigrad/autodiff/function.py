@@ -31,11 +31,17 @@ BACKWARD_TWICE = (
 class FunctionCtx:
     """What forward leaves for backward: saved values, flags, and any attribute you set."""
 
-    # No __slots__: forward may put any attribute on ctx (ctx.dim = 1).
-    to_save: tuple = ()
-    dirty: tuple = ()
+    # The usual attributes live in slots; any other one a forward sets (ctx.dim = 1) goes
+    # in a __dict__, made only then.
+    __slots__ = ("to_save", "dirty", "needs_input_grad", "__dict__", "__weakref__")
+    # Rarely changed, so they live on the class until a ctx sets its own.
     non_differentiable: tuple = ()
     materialize_grads = True
+
+    def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
+        self.to_save = ()
+        self.dirty = ()
+        self.needs_input_grad = needs_input_grad
 
     def save_for_backward(self, *values: Any) -> None:
         """Keep Variables (version-checked at backward), None, or plain values for backward."""
@@ -90,10 +96,7 @@ class BackwardNode(FunctionCtx):
     # Slots keep nodes small (and cheap for the garbage collector to walk); attributes a
     # forward sets on ctx still go in a __dict__, made only when one is set.
     __slots__ = (
-        "to_save",
-        "dirty",
         "_function",
-        "needs_input_grad",
         "next_functions",
         "_input_shapes",
         "_saved",
@@ -375,9 +378,7 @@ def _refuse_variable_keywords(cls: type, kwargs: dict) -> None:
 
 
 def _context_without_graph(args: tuple) -> FunctionCtx:
-    ctx = FunctionCtx()
-    ctx.needs_input_grad = (False,) * len(args)
-    return ctx
+    return FunctionCtx((False,) * len(args))
 
 
 def _make_results_not_require_grad(outputs: tuple, args: tuple) -> None:

@@ -1,6 +1,15 @@
-"""Shared test set-up: Numba's CUDA simulator, chosen before anything imports numba."""
+"""Shared test set-up: Numba's CUDA simulator, and fixed hypothesis examples on CI."""
 
 import os
 
+from hypothesis import settings
+
 # Tests never need a GPU: kernels run in Numba's CUDA simulator unless told otherwise.
+# This must happen before anything imports numba.
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
+# Locally hypothesis draws new examples each run, to keep finding bugs; on CI it draws
+# the same ones every time, so a run is repeatable and never red by chance.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")

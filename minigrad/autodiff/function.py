@@ -174,7 +174,11 @@ class BackwardNode(FunctionCtx):
         self.to_save = ()
 
     def _free_saved(self) -> None:
-        """Drop saved values after backward, so their memory can go (retain_graph keeps them)."""
+        """Drop saved values after backward, so their memory can go (retain_graph keeps them).
+
+        As in PyTorch, a node that saved nothing stays usable: backward can pass through it
+        again, and only a node whose saved values are gone raises the "second time" error.
+        """
         if self._saved:
             self._saved = None
 

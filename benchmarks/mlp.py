@@ -31,10 +31,8 @@ def make_problem(seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-def minigrad_step_fn(problem: dict[str, np.ndarray]):
-    x = minigrad.Variable(problem["x"])
-    onehot = minigrad.Variable(problem["onehot"])
-    params = [minigrad.Parameter(problem[name].copy()) for name in ("w1", "b1", "w2", "b2")]
+def _autodiff_step_fn(lib, x, onehot, params: list):
+    """The step, written once: the same code runs on minigrad and on PyTorch."""
     w1, b1, w2, b2 = params
 
     def step() -> float:
@@ -42,13 +40,20 @@ def minigrad_step_fn(problem: dict[str, np.ndarray]):
         logits = hidden @ w2.T + b2
         loss = -(logits.log_softmax(1) * onehot).sum() / BATCH
         loss.backward()
-        with minigrad.no_grad():
+        with lib.no_grad():
             for p in params:
                 p -= LEARNING_RATE * p.grad
                 p.grad = None
         return loss.item()
 
     return step
+
+
+def minigrad_step_fn(problem: dict[str, np.ndarray]):
+    x = minigrad.Variable(problem["x"])
+    onehot = minigrad.Variable(problem["onehot"])
+    params = [minigrad.Parameter(problem[name].copy()) for name in ("w1", "b1", "w2", "b2")]
+    return _autodiff_step_fn(minigrad, x, onehot, params)
 
 
 def numpy_step_fn(problem: dict[str, np.ndarray]):
@@ -85,20 +90,7 @@ def torch_step_fn(problem: dict[str, np.ndarray]):
     x = torch.from_numpy(problem["x"])
     onehot = torch.from_numpy(problem["onehot"])
     params = [torch.tensor(problem[name], requires_grad=True) for name in ("w1", "b1", "w2", "b2")]
-    w1, b1, w2, b2 = params
-
-    def step() -> float:
-        hidden = (x @ w1.T + b1).relu()
-        logits = hidden @ w2.T + b2
-        loss = -(logits.log_softmax(1) * onehot).sum() / BATCH
-        loss.backward()
-        with torch.no_grad():
-            for p in params:
-                p -= LEARNING_RATE * p.grad
-                p.grad = None
-        return loss.item()
-
-    return step
+    return _autodiff_step_fn(torch, x, onehot, params)
 
 
 def time_step(step, repeats: int = 2000) -> float:

@@ -62,32 +62,25 @@ def setitem(variable: Variable, index: Any, value: Any) -> None:
 # --------------------------------------------------------------------------- custom Functions
 
 
-class Square(Function):
-    """Correct: y = a**2."""
+def _square_with_slope(coefficient: float) -> type[Function]:
+    """y = a**2 with backward coefficient * a: 2 is right, anything else is wrong."""
 
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return a.data**2
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a.data**2
 
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * 2 * a
+        @staticmethod
+        def backward(ctx, grad):
+            (a,) = ctx.saved_tensors
+            return grad * coefficient * a
+
+    return Square
 
 
-class WrongSquare(Function):
-    """A wrong backward (3a instead of 2a), for gradcheck."""
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return a.data**2
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * 3 * a
+Square = _square_with_slope(2)  # correct
+WrongSquare = _square_with_slope(3)  # a wrong backward (3a instead of 2a), for gradcheck
 
 
 class OneGradForTwo(Function):

@@ -82,30 +82,26 @@ def test_gradcheck_with_several_outputs():
     assert gradcheck(lambda a: (a * 2, a.exp()), (x,))
 
 
-class Cube(Function):
-    @staticmethod
-    def forward(ctx, x, scale):
-        ctx.save_for_backward(x)
-        ctx.scale = scale
-        return scale * x.data**3
+def _cube_with_slope(coefficient: float) -> type[Function]:
+    """y = scale * x**3 with backward coefficient * scale * x**2: 3 is right."""
 
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * 3 * ctx.scale * x * x, None
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x, scale):
+            ctx.save_for_backward(x)
+            ctx.scale = scale
+            return scale * x.data**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * coefficient * ctx.scale * x * x, None
+
+    return Cube
 
 
-class CubeWrong(Function):
-    @staticmethod
-    def forward(ctx, x, scale):
-        ctx.save_for_backward(x)
-        ctx.scale = scale
-        return scale * x.data**3
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * 2 * ctx.scale * x * x, None  # 2 instead of 3
+Cube = _cube_with_slope(3)
+CubeWrong = _cube_with_slope(2)  # 2 instead of 3
 
 
 class WeightedSum(Function):

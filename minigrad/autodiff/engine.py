@@ -139,14 +139,9 @@ def _execute(
             if not retain_graph:
                 node._free_saved()
             for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
-                if next_node is None:
-                    continue
-                if input_grad is not None:
+                if next_node is not None and input_grad is not None:
                     _add_to_buffer(buffers, next_node, output_nr, input_grad)
-                remaining = dependencies[next_node] - 1
-                dependencies[next_node] = remaining
-                if remaining == 0:
-                    ready.append(next_node)
+            _release_inputs(node, dependencies, ready)
     finally:
         _grad_state.enabled = previous_mode
         _grad_state.grad_assignments = previous_log
@@ -186,6 +181,7 @@ def _leading_to(targets: dict, consumers: dict) -> set:
 
 
 def _release_inputs(node: Any, dependencies: dict, ready: list) -> None:
+    """`node` is done: each node it feeds has one consumer less; the last one makes it ready."""
     for next_node, _ in node.next_functions:
         if next_node is not None:
             dependencies[next_node] -= 1

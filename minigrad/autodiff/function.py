@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import traceback
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -102,6 +103,8 @@ class BackwardNode(FunctionCtx):
         "_saved",
         "_saved_versions",
         "_output_metadata",
+        "_input_refs",
+        "_output_refs",
     )
     # Rarely used, so they live on the class until a node needs its own.
     _pre_hooks: dict | None = None
@@ -113,11 +116,20 @@ class BackwardNode(FunctionCtx):
         self.dirty = ()
         self._function = function
         needs_input_grad, edges, shapes = [], [], []
-        for value in args:
+        # Inputs that take no gradient have no edge; drawings still want to show them
+        # (data, constants), so the node keeps weak references that never extend a lifetime.
+        self._input_refs = ()
+        for index, value in enumerate(args):
             if isinstance(value, Variable):
                 needs_input_grad.append(value._requires_grad)
-                edges.append(_edge_to(value) if value._requires_grad else _NO_EDGE)
                 shapes.append("text" if type(value.data) is str else value.data.shape)
+                if value._requires_grad:
+                    edges.append(_edge_to(value))
+                    continue
+                edges.append(_NO_EDGE)
+                if not self._input_refs:
+                    self._input_refs = [None] * len(args)
+                self._input_refs[index] = weakref.ref(value)
             else:
                 needs_input_grad.append(False)
                 edges.append(_NO_EDGE)
@@ -128,6 +140,7 @@ class BackwardNode(FunctionCtx):
         self._saved = ()
         self._saved_versions = ()
         self._output_metadata = ()
+        self._output_refs = ()
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"
@@ -461,22 +474,27 @@ def _mark_dirty_inputs(ctx: FunctionCtx, outputs: tuple) -> None:
 
 def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
     """Make each differentiable output a non-leaf whose gradient goes to `node`."""
-    metadata = []
+    metadata, refs = [], []
     for index, output in enumerate(outputs):
         if not isinstance(output, Variable):
             metadata.append(None)
+            refs.append(None)
             continue
         data = output.data
         is_text = type(data) is str
         if (not is_text and data.dtype.kind != "f") or _is_input(output, node.non_differentiable):
             output._requires_grad = False
             metadata.append(None)
+            refs.append(None)
             continue
         output.grad_fn = node
         output._output_nr = index
         output._requires_grad = True
         metadata.append("text" if is_text else (data.shape, data.dtype))
+        # Weak, because the output holds the node: drawings use it while the output lives.
+        refs.append(weakref.ref(output))
     node._output_metadata = tuple(metadata)
+    node._output_refs = tuple(refs)
 
 
 # --------------------------------------------------------------------------- once_differentiable

@@ -1,0 +1,734 @@
+"""Drawings of computation graphs with Graphviz, and a step-through of backward.
+
+`draw(y)` walks the graph from `y` back to its leaves and writes it as DOT text:
+Variables are boxes, BackwardNodes are ellipses, and edges follow the data forward
+(input -> node -> output), so backward reads the drawing from right to left.
+Graphviz's `dot` program turns that text into SVG, PNG or PDF.
+
+Node ids come from the order of the walk (v0, f1, ...), never from `id()`, so the same
+program writes the same DOT text, and `dot` the same SVG, every run.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import graphviz
+import numpy as np
+
+from minigrad.autodiff import engine
+from minigrad.autodiff.function import BackwardNode, _SavedOutput
+from minigrad.variable import AccumulateGrad, Variable
+
+INSTALL_GRAPHVIZ = (
+    "Graphviz's `dot` program was not found on PATH, so this drawing cannot be rendered "
+    "(its DOT text is still available as `.source`). Install Graphviz, then restart the "
+    "kernel: Debian/Ubuntu `sudo apt-get install graphviz`; macOS `brew install graphviz`; "
+    "conda `conda install -c conda-forge graphviz`. (`make lab` and `make test` install it "
+    "when run as root.)"
+)
+
+FORMATS = ("svg", "png", "pdf", "dot")
+RANKDIRS = ("LR", "RL", "TB", "BT")
+
+# Fill and border colours, one pair per kind of box.
+STYLE = {
+    "leaf": ("#d0ebff", "#1c7ed6"),  # a leaf that requires grad: what training changes
+    "constant": ("#f1f3f5", "#868e96"),  # a leaf that takes no gradient (data, constants)
+    "output": ("#d3f9d8", "#2f9e44"),  # what draw() was asked about
+    "value": ("#ffffff", "#495057"),  # an intermediate result
+    "function": ("#fff3bf", "#e67700"),  # a BackwardNode
+    "saved": ("#ffe8cc", "#e8590c"),  # a value a node saved for its backward
+    "summary": ("#f8f9fa", "#adb5bd"),  # what max_nodes left out
+}
+GRAD_COLOUR = "#c92a2a"
+MUTED = "#868e96"
+CURRENT = ("#ffc9c9", "#e03131")  # the node backward is running, in a step drawing
+
+
+class GraphvizNotFoundError(RuntimeError):
+    """Rendering needs Graphviz's `dot` program, and it is not installed."""
+
+
+# --------------------------------------------------------------------------- the drawing
+
+
+class Drawing:
+    """A drawn graph: DOT text in `.source`; `.svg()` and `.save(path)` render it with `dot`.
+
+    In Jupyter it shows as SVG; its plain-text form is a one-line summary.
+    """
+
+    def __init__(
+        self, statements: list[str], graph_attrs: dict[str, str], nodes: int, edges: int
+    ) -> None:
+        self._statements = statements
+        self._graph_attrs = graph_attrs
+        self.node_count = nodes
+        self.edge_count = edges
+        self.title = graph_attrs.get("label", "")
+        self._svg: str | None = None
+
+    @property
+    def source(self) -> str:
+        """The DOT text of the drawing."""
+        return _dot_text(self._statements, self._graph_attrs)
+
+    def svg(self) -> str:
+        """The drawing rendered as SVG text (needs Graphviz's `dot`)."""
+        if self._svg is None:
+            self._svg = _render(self.source, "svg").decode("utf-8")
+        return self._svg
+
+    def save(self, path: str | Path) -> Path:
+        """Write the drawing to `path`; its suffix (.svg, .png, .pdf, .dot) picks the format."""
+        path = Path(path)
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt == "gv":
+            fmt = "dot"
+        if fmt not in FORMATS:
+            raise ValueError(
+                f"save() picks the format from the file's suffix; got {path.name!r}. "
+                f"Use one of: {', '.join('.' + f for f in FORMATS)}."
+            )
+        if fmt == "dot":
+            path.write_text(self.source, encoding="utf-8")
+        elif fmt == "svg":
+            path.write_text(self.svg(), encoding="utf-8")
+        else:
+            # Raster output at 144 dpi, so labels stay sharp on screens and in READMEs.
+            sharp = dict(self._graph_attrs, dpi="144")
+            path.write_bytes(_render(_dot_text(self._statements, sharp), fmt))
+        return path
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """What Jupyter shows: the SVG, or, without Graphviz, the summary and how to fix it."""
+        try:
+            return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+        except GraphvizNotFoundError as error:
+            return {"text/plain": f"{self!r}\n{error}"}
+
+    def __repr__(self) -> str:
+        title = f" {self.title!r}" if self.title else ""
+        return f"<Drawing{title}: {self.node_count} nodes, {self.edge_count} edges>"
+
+
+def _render(source: str, fmt: str) -> bytes:
+    try:
+        return graphviz.pipe("dot", fmt, source.encode("utf-8"))
+    except graphviz.ExecutableNotFound:
+        raise GraphvizNotFoundError(INSTALL_GRAPHVIZ) from None
+    except graphviz.CalledProcessError as error:
+        message = (error.stderr or b"").decode("utf-8", "replace").strip()
+        raise RuntimeError(
+            f"Graphviz's dot could not render this drawing as {fmt}: {message or error}. "
+            f"The DOT text is in `.source`; please report it with the program that drew it."
+        ) from None
+
+
+def _dot_text(statements: list[str], graph_attrs: dict[str, str]) -> str:
+    lines = ["digraph minigrad {"]
+    lines.append(f"  graph [{_attributes(graph_attrs)}];")
+    lines.append('  node [fontname="Helvetica", fontsize=11, style=filled];')
+    lines.append('  edge [color="#495057", arrowsize=0.7];')
+    lines.extend("  " + statement for statement in statements)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _attributes(attrs: dict[str, str]) -> str:
+    """DOT attributes; a value in <...> is an HTML-like label and is written unquoted."""
+    parts = []
+    for key, value in attrs.items():
+        if value.startswith("<") and value.endswith(">"):
+            parts.append(f"{key}={value}")
+        else:
+            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+            parts.append(f'{key}="{escaped}"')
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- the public calls
+
+
+def draw(
+    outputs: Variable | Sequence[Variable],
+    *,
+    show_data: bool = True,
+    show_grad: bool = True,
+    show_saved: bool = False,
+    rankdir: str = "LR",
+    max_nodes: int | None = None,
+) -> Drawing:
+    """Draw the graph that produced `outputs` (one Variable or several).
+
+    Boxes show name or role, shape and dtype, a data preview and `.grad` once computed;
+    ellipses are BackwardNodes. `max_nodes` folds what lies beyond into one summary node.
+    """
+    roots = _as_roots(outputs, "draw")
+    _check_options(rankdir, max_nodes)
+    graph = _Graph(roots, show_saved, max_nodes)
+    return graph.drawing(show_data, show_grad, rankdir, step=None)
+
+
+def backward_steps(
+    output: Variable,
+    gradient: Any = None,
+    *,
+    retain_graph: bool = False,
+    show_data: bool = True,
+    show_saved: bool = False,
+    rankdir: str = "LR",
+    max_nodes: int | None = None,
+) -> list[Drawing]:
+    """Run `output.backward(gradient)` for real and draw one frame per engine step.
+
+    Each frame highlights the node the engine is running, shows the gradients known so
+    far and marks the others pending. The order is the engine's own, read as it runs.
+    Leaves' `.grad` accumulate as after any backward().
+    """
+    (root,) = _as_roots(output, "backward_steps", single=True)
+    _check_options(rankdir, max_nodes)
+    graph = _Graph([root], show_saved, max_nodes)
+
+    steps: list[tuple[Any, list]] = []
+    thread = threading.get_ident()
+
+    def observe(node: Any, grads: list) -> None:
+        # Another thread's backward may run meanwhile; its steps are not ours.
+        if threading.get_ident() == thread:
+            steps.append((node, [_snapshot(g) for g in grads]))
+
+    engine._step_observers.append(observe)
+    try:
+        root.backward(gradient, retain_graph=retain_graph)
+    finally:
+        engine._step_observers.remove(observe)
+
+    frames = []
+    known: dict[Any, Any] = {}
+    for number, (node, grads) in enumerate(steps, start=1):
+        for key, value in graph.gradient_keys(node, grads):
+            known[key] = value
+        step = _Step(number, len(steps), node, dict(known), [n for n, _ in steps[:number]])
+        frames.append(graph.drawing(show_data, True, rankdir, step=step))
+    return frames
+
+
+def strip(drawings: Sequence[Drawing], *, title: str = "") -> Drawing:
+    """Put several drawings (e.g. backward_steps frames) into one, one below the other."""
+    drawings = list(drawings)
+    if not drawings or not all(isinstance(d, Drawing) for d in drawings):
+        raise TypeError(
+            "strip() expects a non-empty list of Drawings, such as the frames returned by "
+            f"backward_steps(); got {_describe(drawings)}."
+        )
+    statements, nodes, edges = [], 0, 0
+    # dot stacks unconnected clusters in the reverse of the order they are written in.
+    for index, drawing in reversed(list(enumerate(drawings))):
+        label = _html_text(drawing.title or f"drawing {index + 1}")
+        statements.append(
+            f"subgraph cluster_{index} {{ label=<<b>{label}</b>>; labeljust=l; "
+            f'color="#dee2e6"; fontname="Helvetica";'
+        )
+        prefix = f"s{index}_"
+        statements.extend("  " + _prefixed(s, prefix) for s in drawing._statements)
+        statements.append("}")
+        nodes += drawing.node_count
+        edges += drawing.edge_count
+    rankdir = drawings[0]._graph_attrs.get("rankdir", "LR")
+    attrs = {"rankdir": rankdir, "fontname": "Helvetica", "newrank": "true"}
+    if title:
+        attrs.update(label=title, labelloc="t", fontsize="16")
+    return Drawing(statements, attrs, nodes, edges)
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+class _Item:
+    """One node of the drawing: a Variable box, a BackwardNode ellipse or a summary."""
+
+    __slots__ = ("dot_id", "kind", "variable", "node", "output_nr", "note", "visible")
+
+    def __init__(self, dot_id: str, kind: str) -> None:
+        self.dot_id = dot_id
+        self.kind = kind
+        self.visible = True
+        self.variable: Variable | None = None
+        self.node: Any = None
+        self.output_nr = 0
+        self.note = ""
+
+
+class _Step:
+    """What one backward_steps frame shows."""
+
+    def __init__(self, number: int, total: int, node: Any, known: dict, done: list) -> None:
+        self.number = number
+        self.total = total
+        self.node = node
+        self.known = known
+        self.done = set(done)
+
+
+class _Graph:
+    """The graph behind some outputs, walked breadth-first from them to the leaves."""
+
+    def __init__(self, roots: list[Variable], show_saved: bool, max_nodes: int | None) -> None:
+        self.items: dict[Any, _Item] = {}
+        self.edges: list[tuple[_Item, _Item, str]] = []
+        self.roots = set()
+        queue: list[_Item] = []
+        for root in roots:
+            key = _box_key(root)
+            self.roots.add(key)
+            if key not in self.items:
+                self._add_box(key, root, queue)
+        # A list read by index is a queue that keeps the visiting order, which gives the ids.
+        position = 0
+        while position < len(queue):
+            self._expand(queue[position], queue)
+            position += 1
+        self.hidden = self._hide_beyond(max_nodes)
+        if show_saved:
+            for item in list(self.items.values()):
+                if item.kind == "function" and item.visible:
+                    self._add_saved(item)
+
+    def _new_item(self, key: Any, kind: str) -> _Item:
+        prefix = "f" if kind == "function" else "v"
+        item = _Item(f"{prefix}{len(self.items)}", kind)
+        self.items[key] = item
+        return item
+
+    def _add_box(self, key: Any, variable: Variable | None, queue: list) -> _Item:
+        item = self._new_item(key, "box")
+        item.variable = variable
+        if key[0] == "result":
+            _, item.node, item.output_nr = key
+            queue.append(item)
+        elif key[0] == "gone":
+            item.note = "freed: nothing holds this leaf"
+        return item
+
+    def _expand(self, box: _Item, queue: list) -> None:
+        """A result box: draw the node that made it, then that node's inputs."""
+        node = box.node
+        function = self.items.get(node)
+        if function is None:
+            function = self._new_item(node, "function")
+            function.node = node
+            self._expand_inputs(function, queue)
+        self.edges.append((function, box, ""))
+
+    def _expand_inputs(self, function: _Item, queue: list) -> None:
+        node = function.node
+        refs = node._input_refs
+        for index, (next_node, output_nr) in enumerate(node.next_functions):
+            if next_node is None:
+                # No gradient flows here; the input is drawn if it is a Variable still alive.
+                variable = refs[index]() if refs and refs[index] is not None else None
+            elif type(next_node) is AccumulateGrad:
+                variable = next_node.variable
+            else:
+                variable = _output_of(next_node, output_nr)
+            if next_node is None:
+                if variable is None:
+                    continue  # a constant that is gone: it took no part in backward
+                key = ("leaf", id(variable))
+            elif type(next_node) is AccumulateGrad:
+                # A leaf nobody holds any more still has its node in the graph.
+                key = ("leaf", id(variable)) if variable is not None else ("gone", next_node)
+            else:
+                key = ("result", next_node, output_nr)
+            box = self.items.get(key)
+            if box is None:
+                box = self._add_box(key, variable, queue)
+            self.edges.append((box, function, ""))
+
+    def _hide_beyond(self, max_nodes: int | None) -> int:
+        """Keep the first `max_nodes` items (and the outputs); fold the rest into a summary."""
+        if max_nodes is None or len(self.items) <= max_nodes:
+            return 0
+        hidden = 0
+        for position, (key, item) in enumerate(self.items.items()):
+            if position >= max_nodes and key not in self.roots:
+                item.visible = False
+                hidden += 1
+        summary = _Item("more", "summary")
+        edges = []
+        for tail, head, label in self.edges:
+            if not tail.visible and head.visible:
+                tail = summary
+            elif tail.visible and not head.visible:
+                head = summary
+            elif not tail.visible:
+                continue
+            if (tail, head, label) not in edges:
+                edges.append((tail, head, label))
+        self.edges = edges
+        self.items["summary"] = summary
+        return hidden
+
+    def _add_saved(self, function: _Item) -> None:
+        """Link each value the node saved for backward to it, with a dashed edge."""
+        saved = function.node._saved
+        if saved is None:
+            function.note = "saved values freed"
+            return
+        for index, value in enumerate(saved):
+            if value is None:
+                continue
+            if type(value) is _SavedOutput:
+                target = self.items.get(("result", function.node, value.output_nr))
+            elif isinstance(value, Variable):
+                target = self.items.get(_box_key(value))
+            else:
+                target = None
+            if target is None or not target.visible:
+                target = self._new_item(("saved", function.dot_id, index), "saved")
+                if isinstance(value, Variable):
+                    target.variable = value
+                elif type(value) is _SavedOutput:
+                    target.note = _value_preview(value.data)
+                else:
+                    target.note = _value_preview(value)
+            self.edges.append((target, function, f"saved {index}"))
+
+    def gradient_keys(self, node: Any, grads: list):
+        """The boxes whose gradients one engine step received."""
+        if type(node) is AccumulateGrad:
+            yield _accumulator_key(node), grads[0]
+            return
+        for output_nr, grad in enumerate(grads):
+            if grad is not None:
+                yield ("result", node, output_nr), grad
+
+    # ----------------------------------------------------------------------- DOT text
+
+    def drawing(
+        self, show_data: bool, show_grad: bool, rankdir: str, step: _Step | None
+    ) -> Drawing:
+        statements = []
+        for key, item in self.items.items():
+            if not item.visible:
+                continue
+            if item.kind == "function":
+                statements.append(self._function_statement(item, step))
+            elif item.kind == "summary":
+                statements.append(self._summary_statement(item))
+            else:
+                statements.append(self._box_statement(key, item, show_data, show_grad, step))
+        for tail, head, label in self.edges:
+            attrs = {}
+            if label:
+                border = STYLE["saved"][1]
+                attrs = {
+                    "style": "dashed",
+                    "color": border,
+                    "fontcolor": border,
+                    "label": label,
+                    "fontsize": "9",
+                    "constraint": "false",
+                }
+            suffix = f" [{_attributes(attrs)}]" if attrs else ""
+            statements.append(f"{tail.dot_id} -> {head.dot_id}{suffix};")
+        graph_attrs = {
+            "rankdir": rankdir,
+            "fontname": "Helvetica",
+            "nodesep": "0.25",
+            "ranksep": "0.35",
+        }
+        if step is not None:
+            graph_attrs.update(label=_step_title(step), labelloc="t", fontsize="13")
+        nodes = len(statements) - len(self.edges)
+        return Drawing(statements, graph_attrs, nodes, len(self.edges))
+
+    def _summary_statement(self, item: _Item) -> str:
+        fill, border = STYLE["summary"]
+        plural = "s" if self.hidden != 1 else ""
+        attrs = {
+            "shape": "note",
+            "label": f"… {self.hidden} more node{plural}",
+            "fillcolor": fill,
+            "color": border,
+            "fontcolor": MUTED,
+        }
+        return f"{item.dot_id} [{_attributes(attrs)}];"
+
+    def _function_statement(self, item: _Item, step: _Step | None) -> str:
+        node = item.node
+        fill, border = STYLE["function"]
+        width = "1"
+        label = _html_text(node.name())
+        if item.note:
+            label += f"<br/>{_small(item.note, MUTED)}"
+        if step is not None:
+            if node is step.node:
+                fill, border = CURRENT
+                width = "3"
+            elif node in step.done:
+                fill = "#e9ecef"  # already run
+            else:
+                fill = "#ffffff"  # still to run
+        attrs = {
+            "shape": "ellipse",
+            "label": f"<{label}>",
+            "fillcolor": fill,
+            "color": border,
+            "penwidth": width,
+        }
+        return f"{item.dot_id} [{_attributes(attrs)}];"
+
+    def _box_statement(
+        self, key: Any, item: _Item, show_data: bool, show_grad: bool, step: _Step | None
+    ) -> str:
+        variable, note = item.variable, item.note
+        if variable is not None and item.node is not None and variable.grad_fn is not item.node:
+            # Changed in place since: the Variable now belongs to a later node.
+            variable, note = None, "overwritten in place"
+        kind = _box_kind(key, item, self.roots)
+        # A temporary Python has already freed is drawn small: only its shape is known.
+        temporary = kind == "value" and variable is None and not note
+        fill, border = STYLE[kind]
+        width = "1"
+        rows = [] if temporary else [_title_row(variable, kind)]
+        described = _describe_value(variable, item)
+        if described:
+            rows.append(_small(described))
+        if show_data and variable is not None:
+            rows.append(_small("data " + _value_preview(variable.data)))
+        elif note:
+            rows.append(_small(note, MUTED))
+        is_text = _metadata_of(item) == "text" or (
+            variable is not None and isinstance(variable.data, str)
+        )
+        word = "feedback " if is_text else "grad "
+        if step is not None:
+            if kind in ("leaf", "value", "output"):
+                grad = step.known.get(key)
+                if grad is None:
+                    rows.append(_small(word + "pending", MUTED))
+                else:
+                    rows.append(_small(word + _value_preview(grad), GRAD_COLOUR))
+                    width = "2"
+            if _is_current(key, step):
+                fill, border = CURRENT
+                width = "3"
+        elif show_grad and variable is not None and variable.grad is not None:
+            rows.append(_small(word + _value_preview(variable.grad.data), GRAD_COLOUR))
+        table = "".join(f"<tr><td>{row}</td></tr>" for row in rows)
+        label = f'<<table border="0" cellborder="0" cellpadding="1">{table}</table>>'
+        style = "rounded,dashed,filled" if temporary else "rounded,filled"
+        attrs = {
+            "shape": "box",
+            "style": style,
+            "label": label,
+            "fillcolor": fill,
+            "color": border,
+            "penwidth": width,
+        }
+        if temporary:
+            attrs.update(margin="0.05,0.02", height="0.3")
+        return f"{item.dot_id} [{_attributes(attrs)}];"
+
+
+def _title_row(variable: Variable | None, kind: str) -> str:
+    """Bold name or role when there is one; otherwise what the box is, in italics."""
+    if kind == "saved":
+        return "<b>saved</b>"
+    title = None if variable is None else (variable.name or variable.role)
+    if title:
+        return f"<b>{_html_text(_clip(title, 28))}</b>"
+    return "<i>leaf</i>" if kind in ("leaf", "constant") else "<i>result</i>"
+
+
+def _box_kind(key: Any, item: _Item, roots: set) -> str:
+    if item.kind == "saved":
+        return "saved"
+    if key in roots:
+        return "output"
+    if item.node is not None:
+        return "value"
+    if key[0] == "gone" or (item.variable is not None and item.variable.requires_grad):
+        return "leaf"
+    return "constant"
+
+
+def _is_current(key: Any, step: _Step) -> bool:
+    """In a step drawing, a leaf's box stands for its AccumulateGrad node."""
+    node = step.node
+    return type(node) is AccumulateGrad and key == _accumulator_key(node)
+
+
+def _accumulator_key(node: AccumulateGrad) -> tuple:
+    variable = node.variable
+    return ("leaf", id(variable)) if variable is not None else ("gone", node)
+
+
+def _step_title(step: _Step) -> str:
+    node = step.node
+    if type(node) is AccumulateGrad:
+        variable = node.variable
+        who = (variable.name or variable.role) if variable is not None else None
+        action = f"AccumulateGrad adds into {who or 'the leaf'}.grad"
+    else:
+        action = f"running {node.name()}"
+    return f"step {step.number} of {step.total}: {action}"
+
+
+def _output_of(node: BackwardNode, output_nr: int) -> Variable | None:
+    refs = node._output_refs
+    if output_nr < len(refs) and refs[output_nr] is not None:
+        return refs[output_nr]()
+    return None
+
+
+def _box_key(variable: Variable) -> tuple:
+    """A leaf is drawn once however often it is used, a result once per (node, output)."""
+    if variable.grad_fn is None:
+        return ("leaf", id(variable))
+    return ("result", variable.grad_fn, variable._output_nr)
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def _describe_value(variable: Variable | None, item: _Item) -> str:
+    if variable is None:
+        metadata = _metadata_of(item)
+        if metadata == "text":
+            return "text"
+        if metadata is not None:
+            shape, dtype = metadata
+            return f"{_shape_text(shape)} {dtype}"
+        return ""
+    if isinstance(variable.data, str):
+        return f"text, {len(variable.data)} chars"
+    return f"{_shape_text(variable.shape)} {variable.dtype}"
+
+
+def _metadata_of(item: _Item) -> Any:
+    node = item.node
+    if node is None or isinstance(node, AccumulateGrad):
+        return None
+    metadata = node._output_metadata
+    return metadata[item.output_nr] if item.output_nr < len(metadata) else None
+
+
+def _shape_text(shape: tuple) -> str:
+    return "scalar" if shape == () else str(tuple(shape))
+
+
+def _value_preview(value: Any) -> str:
+    """A short, escaped preview of an array, a number, a str or a Variable."""
+    if isinstance(value, Variable):
+        value = value.data
+    if isinstance(value, str):
+        return "“" + _html_text(_clip(value, 36)) + "”"
+    if isinstance(value, (np.ndarray, np.generic, int, float)):
+        return _html_text(_preview(np.asarray(value)))
+    return _html_text(_clip(type(value).__name__, 20))
+
+
+def _preview(array: np.ndarray) -> str:
+    """Numbers to 4 significant digits; long axes keep their first two and last entries."""
+    if array.ndim == 0:
+        return _number(array.item())
+    if array.shape[0] > 3:
+        parts = [_preview(array[0]), _preview(array[1]), "…", _preview(array[-1])]
+    else:
+        parts = [_preview(row) for row in array]
+    if array.ndim >= 2 and array.shape[0] > 1:
+        # Rows of rows get long: the first row stands for the rest.
+        parts = [parts[0], "…"]
+    return "[" + ", ".join(parts) + "]"
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(value)
+    return format(value, ".4g")
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.replace("\n", " ↵ ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _html_text(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _small(text: str, colour: str | None = None) -> str:
+    colour_attr = f' color="{colour}"' if colour else ""
+    return f'<font point-size="9"{colour_attr}>{text}</font>'
+
+
+def _snapshot(grad: Any) -> Any:
+    """A copy of one gradient as the engine sees it now (later steps must not change it)."""
+    if isinstance(grad, Variable):
+        grad = grad.data
+    if isinstance(grad, np.ndarray):
+        return grad.copy()
+    return grad
+
+
+def _prefixed(statement: str, prefix: str) -> str:
+    """Rename the ids in one statement written by _Graph.drawing (`v3 [..]`, `v3 -> f4 [..]`)."""
+    head, bracket, rest = statement.partition(" [")
+    ids = [part.strip(" ;") for part in head.split(" -> ")]
+    renamed = " -> ".join(prefix + dot_id for dot_id in ids)
+    return renamed + (bracket + rest if bracket else ";")
+
+
+# --------------------------------------------------------------------------- argument checks
+
+
+def _as_roots(outputs: Any, caller: str, single: bool = False) -> list[Variable]:
+    if isinstance(outputs, Variable):
+        return [outputs]
+    if not single and isinstance(outputs, (list, tuple)) and outputs:
+        if all(isinstance(o, Variable) for o in outputs):
+            return list(outputs)
+    wanted = "a Variable" if single else "a Variable or a non-empty list of Variables"
+    raise TypeError(
+        f"{caller}() expects {wanted}; got {_describe(outputs)}. Pass the result of a "
+        f"computation, e.g. {caller}(loss)."
+    )
+
+
+def _check_options(rankdir: Any, max_nodes: Any) -> None:
+    if rankdir not in RANKDIRS:
+        raise ValueError(
+            f"rankdir must be one of {', '.join(RANKDIRS)} (LR: left to right); got {rankdir!r}."
+        )
+    if max_nodes is not None and (
+        not isinstance(max_nodes, int) or isinstance(max_nodes, bool) or max_nodes < 1
+    ):
+        raise ValueError(
+            f"max_nodes must be a positive int (or None for no limit); got {max_nodes!r}."
+        )
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        kinds = sorted({type(v).__name__ for v in value})
+        return f"a {type(value).__name__} of {', '.join(kinds) or 'nothing'}"
+    return type(value).__name__
+
+
+__all__ = [
+    "Drawing",
+    "GraphvizNotFoundError",
+    "backward_steps",
+    "draw",
+    "strip",
+]

@@ -31,17 +31,21 @@ def neuron() -> tuple[minigrad.Variable, ...]:
     return x, w, b, z, y
 
 
-def main() -> None:
+def main(directory: Path = HERE) -> list[Path]:
+    """Draw the figures into `directory`; return the paths written."""
     # The leaves stay referenced here: a leaf nobody holds is drawn as freed.
     x, w, b, z, y = neuron()
     frames = viz.backward_steps(y, retain_graph=True)
     # After backward_steps the leaves hold their gradients, so the drawing shows them.
     drawing = viz.draw(y)
     strip = viz.strip(frames, title="backward, one engine step at a time")
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    written = []
     for name, figure in (("neuron", drawing), ("backward_steps", strip)):
         for suffix in ("svg", "png"):
-            path = figure.save(HERE / f"{name}.{suffix}")
-            print(f"wrote {path.relative_to(HERE.parent)}")
+            written.append(figure.save(Path(directory) / f"{name}.{suffix}"))
+            print(f"wrote {written[-1]}")
+    return written
 
 
 if __name__ == "__main__":

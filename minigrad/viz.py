@@ -64,13 +64,18 @@ class Drawing:
     """
 
     def __init__(
-        self, statements: list[str], graph_attrs: dict[str, str], nodes: int, edges: int
+        self,
+        statements: list[str],
+        graph_attrs: dict[str, str],
+        nodes: int,
+        edges: int,
+        title: str = "",
     ) -> None:
         self._statements = statements
         self._graph_attrs = graph_attrs
         self.node_count = nodes
         self.edge_count = edges
-        self.title = graph_attrs.get("label", "")
+        self.title = title
         self._svg: str | None = None
 
     @property
@@ -167,7 +172,10 @@ def draw(
     """Draw the graph that produced `outputs` (one Variable or several).
 
     Boxes show name or role, shape and dtype, a data preview and `.grad` once computed;
-    ellipses are BackwardNodes. `max_nodes` folds what lies beyond into one summary node.
+    ellipses are BackwardNodes. `max_nodes` folds the nodes beyond the first `max_nodes`
+    met walking back from the outputs into one summary node (saved values drawn with
+    `show_saved` come on top). Long chains such as an MLP's graph read best top to bottom:
+    `rankdir="TB"`.
     """
     roots = _as_roots(outputs, "draw")
     _check_options(rankdir, max_nodes)
@@ -243,8 +251,8 @@ def strip(drawings: Sequence[Drawing], *, title: str = "") -> Drawing:
     rankdir = drawings[0]._graph_attrs.get("rankdir", "LR")
     attrs = {"rankdir": rankdir, "fontname": "Helvetica", "newrank": "true"}
     if title:
-        attrs.update(label=title, labelloc="t", fontsize="16")
-    return Drawing(statements, attrs, nodes, edges)
+        attrs.update(label=f"<{_html_text(title)}>", labelloc="t", fontsize="16")
+    return Drawing(statements, attrs, nodes, edges, title)
 
 
 # --------------------------------------------------------------------------- the walk
@@ -421,7 +429,7 @@ class _Graph:
             if item.kind == "function":
                 statements.append(self._function_statement(item, step))
             elif item.kind == "summary":
-                statements.append(self._summary_statement(item))
+                statements.append(self._summary_statement(item, step))
             else:
                 statements.append(self._box_statement(key, item, show_data, show_grad, step))
         for tail, head, label in self.edges:
@@ -444,13 +452,21 @@ class _Graph:
             "nodesep": "0.25",
             "ranksep": "0.35",
         }
+        title = ""
         if step is not None:
-            graph_attrs.update(label=_step_title(step), labelloc="t", fontsize="13")
+            title = _step_title(step)
+            graph_attrs.update(label=f"<{_html_text(title)}>", labelloc="t", fontsize="13")
         nodes = len(statements) - len(self.edges)
-        return Drawing(statements, graph_attrs, nodes, len(self.edges))
+        return Drawing(statements, graph_attrs, nodes, len(self.edges), title)
 
-    def _summary_statement(self, item: _Item) -> str:
+    def _summary_statement(self, item: _Item, step: _Step | None) -> str:
         fill, border = STYLE["summary"]
+        if step is not None:
+            # The running node may be one of those folded away: then the summary lights up.
+            key = _accumulator_key(step.node) if type(step.node) is AccumulateGrad else step.node
+            running = self.items.get(key)
+            if running is not None and not running.visible:
+                fill, border = CURRENT
         plural = "s" if self.hidden != 1 else ""
         attrs = {
             "shape": "note",

@@ -87,6 +87,11 @@ def expect_close(
 
 
 def _short(array: np.ndarray) -> str:
-    """An array written with 4 significant digits, cut short when long."""
-    text = np.array2string(np.asarray(array), precision=4, threshold=8, edgeitems=2)
+    """Numbers with 4 significant digits, a long array cut short."""
+    array = np.asarray(array)
+    if array.ndim == 0:
+        return format(array.item(), ".4g")
+    text = np.array2string(
+        array, threshold=8, edgeitems=2, formatter={"float_kind": lambda v: format(v, ".4g")}
+    )
     return text.replace("\n", " ")

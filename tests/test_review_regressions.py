@@ -185,3 +185,61 @@ def test_an_assigned_grad_that_differs_from_the_returned_one_is_kept() -> None:
     x = minigrad.tensor([1.0], requires_grad=True)
     Assigns.apply(x).sum().backward()
     np.testing.assert_array_equal(x.grad.data, [11.0])
+
+
+def test_once_differentiable_marks_numpy_scalars_too() -> None:
+    """A 0-d backward written in NumPy returns np.float64; double backward must still raise."""
+
+    class Cube(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.data**3
+
+        @staticmethod
+        @minigrad.once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad.data * 3 * x.data**2
+
+    x = minigrad.Variable(2.0, requires_grad=True)
+    (first,) = minigrad.grad(Cube.apply(x) + x**2, x, create_graph=True)
+    assert first.item() == 16.0
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        minigrad.grad(first, x)
+
+
+def test_non_differentiable_output_gets_zeros_in_backward() -> None:
+    """As in PyTorch: backward receives a zero gradient for an output marked non-differentiable,
+    or None once set_materialize_grads(False)."""
+    received = []
+
+    def make(materialize: bool):
+        class SortWithPositions(minigrad.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(materialize)
+                order = np.argsort(x.data)
+                positions = minigrad.Variable(order.astype(np.float64))
+                ctx.mark_non_differentiable(positions)
+                ctx.order = order
+                return x.data[order], positions
+
+            @staticmethod
+            def backward(ctx, grad_values, grad_positions):
+                received.append(grad_positions)
+                grad = np.zeros_like(grad_values.data)
+                grad[ctx.order] = grad_values.data
+                return grad
+
+        return SortWithPositions
+
+    x = minigrad.Variable([3.0, 1.0, 2.0], requires_grad=True)
+    values, positions = make(True).apply(x)
+    assert not positions.requires_grad
+    (values * minigrad.Variable([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_array_equal(received[0].numpy(), np.zeros(3))
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 1.0, 2.0])
+    values, _ = make(False).apply(x)
+    values.sum().backward()
+    assert received[1] is None

@@ -331,7 +331,7 @@ def _join_feedback(first: Variable, second: Variable, role: str | None) -> Varia
 
 def _zeros_for(metadata: Any) -> Variable | None:
     if metadata is None:
-        return None  # a non-differentiable output: there is no gradient to fill in
+        return None  # not a Variable (a plain value forward passed through): no gradient
     if metadata == "text":
         return Variable._make("")
     shape, dtype = metadata

@@ -482,15 +482,16 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
             continue
         data = output.data
         is_text = type(data) is str
+        # Shape and dtype let the engine hand backward zeros for an output that got no
+        # gradient, non-differentiable ones included (as PyTorch does).
+        metadata.append("text" if is_text else (data.shape, data.dtype))
         if (not is_text and data.dtype.kind != "f") or _is_input(output, node.non_differentiable):
             output._requires_grad = False
-            metadata.append(None)
             refs.append(None)
             continue
         output.grad_fn = node
         output._output_nr = index
         output._requires_grad = True
-        metadata.append("text" if is_text else (data.shape, data.dtype))
         # Weak, because the output holds the node: drawings use it while the output lives.
         refs.append(weakref.ref(output))
     node._output_metadata = tuple(metadata)
@@ -524,7 +525,9 @@ def once_differentiable(backward: Callable) -> Callable:
         # each result with a node that raises when a later backward reaches it.
         single = not isinstance(grads, tuple)
         marked = tuple(
-            _marked_once_differentiable(g, ctx) if isinstance(g, (Variable, np.ndarray)) else g
+            _marked_once_differentiable(g, ctx)
+            if isinstance(g, (Variable, np.ndarray, np.generic))
+            else g
             for g in ((grads,) if single else grads)
         )
         return marked[0] if single else marked
@@ -539,7 +542,8 @@ def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) 
     node.next_functions = ctx.next_functions
     node.needs_input_grad = ctx.needs_input_grad
     node._input_shapes = ctx._input_shapes
-    marked = Variable._make(grad.data if isinstance(grad, Variable) else grad)
+    # NumPy arithmetic on 0-d arrays gives scalars (np.generic): those are marked too.
+    marked = Variable._make(grad.data if isinstance(grad, Variable) else np.asarray(grad))
     _attach_outputs(node, (marked,))
     return marked
 

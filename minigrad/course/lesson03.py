@@ -1,0 +1,428 @@
+"""Checks for lesson 03 (custom Functions and ctx).
+
+Each check receives the learner's Function class, calls it through `.apply` on inputs of
+its own, compares forward values and gradients with NumPy, and runs `minigrad.gradcheck`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.function import Function
+from minigrad.autodiff.gradcheck import GradcheckError, gradcheck
+from minigrad.course import check
+from minigrad.variable import Variable
+
+COUNT = re.compile(r"expected (\d+), got (\d+)")
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
+    """`fn` as a Function subclass, or a CheckError saying what was passed instead."""
+    if isinstance(fn, type) and issubclass(fn, Function):
+        if fn.backward is Function.backward:
+            check.fail(
+                exercise, f"{name} has no backward: define `def backward(ctx, grad_output)`."
+            )
+        return fn
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, type) and issubclass(owner, Function):
+        check.fail(exercise, f"pass the class itself, `{name}`, not `{name}.apply`.")
+    if isinstance(fn, type):
+        check.fail(
+            exercise,
+            f"{name} should subclass minigrad.Function: `class {name}(minigrad.Function):`.",
+        )
+    check.fail(
+        exercise,
+        f"{name} should be a class that subclasses minigrad.Function; got a {type(fn).__name__}.",
+    )
+
+
+def _apply(exercise: str, cls: type[Function], args: tuple, call: str) -> Variable:
+    """Run cls.apply(*args); explain the usual reasons it fails."""
+    try:
+        output = cls.apply(*args)
+    except TypeError as error:
+        text = str(error)
+        if "returned None" in text:
+            check.fail(exercise, f"{call}: forward returned None; did you forget `return`?")
+        if "positional argument" in text and cls.setup_context is not Function.setup_context:
+            check.fail(
+                exercise,
+                f"{call} raised TypeError: {text}. In the setup_context style forward takes "
+                f"only the inputs, without ctx; setup_context(ctx, inputs, output) takes ctx.",
+            )
+        if "positional argument" in text:
+            check.fail(
+                exercise,
+                f"{call} raised TypeError: {text}. forward takes ctx first, then one "
+                f"parameter per input: forward(ctx, ...).",
+            )
+        check.fail(exercise, f"{call} raised TypeError: {text}")
+    except ValueError as error:
+        if "unpack" in str(error):
+            check.fail(
+                exercise,
+                f"{call} raised ValueError: {error}. `inputs` is the tuple of all the "
+                f"arguments of forward; unpack every one of them (e.g. `x, k = inputs`).",
+            )
+        check.fail(exercise, f"{call} raised ValueError: {error}")
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        check.fail(exercise, f"{call} raised {type(error).__name__}: {error}")
+    if isinstance(output, tuple):
+        check.fail(
+            exercise,
+            f"{call} returned a tuple of {len(output)}; forward has one output, so return "
+            f"it alone, not inside a tuple.",
+        )
+    if not isinstance(output, Variable):
+        check.fail(exercise, f"{call} returned a {type(output).__name__}, not a Variable.")
+    return output
+
+
+def _backward(
+    exercise: str, output: Variable, upstream: np.ndarray, count_hint: str, number_hint: str
+) -> None:
+    """output.backward(upstream); explain the engine's complaints about the gradients."""
+    if output.grad_fn is None:
+        check.fail(
+            exercise,
+            "the output has no grad_fn, so nothing was recorded: forward should return "
+            "a floating-point result computed from its input.",
+        )
+    try:
+        output.backward(Variable(upstream))
+    except RuntimeError as error:
+        text = str(error)
+        counts = COUNT.search(text)
+        if "incorrect number of gradients" in text and counts:
+            check.fail(
+                exercise,
+                f"backward returned {counts.group(2)} gradients, expected {counts.group(1)}: "
+                f"{count_hint}",
+            )
+        if "was not a Variable" in text:
+            check.fail(exercise, number_hint)
+        if "invalid gradient" in text:
+            check.fail(
+                exercise,
+                f"a gradient has the wrong shape. {text} A gradient has its input's "
+                f"shape: multiply elementwise and do not sum.",
+            )
+        check.fail(exercise, f"backward raised RuntimeError: {text}")
+    except NotImplementedError as error:
+        check.fail(exercise, f"backward raised NotImplementedError: {error}")
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        check.fail(exercise, f"backward raised {type(error).__name__}: {error}")
+
+
+def _grad_of(exercise: str, leaf: Variable, name: str) -> np.ndarray:
+    """The gradient stored on a leaf, or a hint when backward gave it none."""
+    if leaf.grad is None:
+        check.fail(
+            exercise,
+            f"{name}.grad is None after backward: did backward return None for {name}, "
+            f"or forget `return`?",
+        )
+    return np.asarray(leaf.grad.data, dtype=np.float64)
+
+
+def _gradcheck(exercise: str, fn: Callable[..., Any], inputs: tuple, call: str) -> None:
+    """minigrad.gradcheck on float64 inputs; its report becomes the hint."""
+    try:
+        gradcheck(fn, inputs)
+    except GradcheckError as error:
+        check.fail(
+            exercise,
+            f"minigrad.gradcheck({call}) disagrees with your backward:\n{error}",
+        )
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        check.fail(exercise, f"minigrad.gradcheck({call}) raised {type(error).__name__}: {error}")
+
+
+def _leaf(values: Any, requires_grad: bool = True) -> Variable:
+    return Variable(np.array(values, dtype=np.float64), requires_grad=requires_grad)
+
+
+def _saved_arrays(output: Variable) -> list[np.ndarray]:
+    """The arrays among what the output's node saved with save_for_backward (read before
+    backward frees them)."""
+    arrays = []
+    for value in output.grad_fn.saved_tensors:
+        if isinstance(value, Variable) and isinstance(value.data, np.ndarray):
+            arrays.append(value.data)
+        elif isinstance(value, np.ndarray):
+            arrays.append(value)
+    return arrays
+
+
+# --------------------------------------------------------------------------- Exercise 3.1
+
+
+CUBE_CASES = (
+    ([[0.5, -1.2, 2.0], [1.5, -0.3, 0.8]], [[1.0, -2.0, 0.5], [3.0, 0.25, -1.5]]),
+    (-1.7, 2.0),
+)
+
+
+def check_3_1(cube: Any) -> None:
+    """Cube: forward x**3, backward 3x² · grad_output, as a minigrad.Function."""
+    exercise = "3.1"
+    cls = _function_class(exercise, cube, "Cube")
+    for values, upstream in CUBE_CASES:
+        x_data, g = np.array(values), np.array(upstream)
+        x = _leaf(x_data)
+        y = _apply(exercise, cls, (x,), "Cube.apply(x)")
+        forward_mistakes = {
+            "that is 3x², the derivative: forward returns x ** 3 itself.": 3 * x_data**2,
+            "that is x ** 2: forward should cube x.": x_data**2,
+            "that is 3 * x: write x ** 3 (x times itself three times).": 3 * x_data,
+        }
+        check.expect_close(exercise, "Cube.apply(x)", y, x_data**3, forward_mistakes)
+        _backward(
+            exercise,
+            y,
+            g,
+            "Cube.forward has one input, x, so backward returns one gradient (not a tuple "
+            "with extra entries).",
+            "backward returned a gradient for an input that is not a Variable.",
+        )
+        backward_mistakes = {
+            "that is 3x² without grad_output: multiply by the gradient backward receives "
+            "(the chain rule).": 3 * x_data**2,
+            "that is 3x · grad_output: the derivative of x³ is 3x², not 3x.": 3 * x_data * g,
+            "that is x² · grad_output: the derivative of x³ is 3x²; the 3 is missing.": (
+                x_data**2 * g
+            ),
+            "that is 6x · grad_output, the second derivative; the first is 3x².": 6 * x_data * g,
+            "that is x³ · grad_output: backward used the output where the derivative 3x² "
+            "belongs.": x_data**3 * g,
+            "that is 3(x³)² · grad_output: the saved value was the output x³, but the "
+            "formula 3x² needs the input x; save x.": 3 * x_data**6 * g,
+        }
+        expected = 3 * x_data**2 * g
+        check.expect_close(
+            exercise, "x.grad", _grad_of(exercise, x, "x"), expected, backward_mistakes
+        )
+    _gradcheck(exercise, cls.apply, (_leaf([0.3, -2.1, 1.4, 0.9]),), "Cube.apply, x")
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercises 3.2 and 3.4
+
+
+SCALED_EXP_CASES = (
+    ([0.2, -0.5, 1.1, -1.3], 1.5, [1.0, -0.5, 2.0, 0.3]),
+    ([[0.4, -1.0], [2.0, 0.7]], -0.8, [[0.5, 2.0], [-1.0, 1.5]]),
+)
+
+
+def _check_scaled_exp(exercise: str, cls: type[Function], name: str, where_to_save: str) -> None:
+    """Values, gradients, the None for k, the saved output and gradcheck of exp(k * x)."""
+    call = f"{name}.apply(x, k)"
+    saves_output = True
+    for values, k, upstream in SCALED_EXP_CASES:
+        x_data, g = np.array(values), np.array(upstream)
+        x = _leaf(x_data)
+        y = _apply(exercise, cls, (x, k), call)
+        out = np.exp(k * x_data)
+        forward_mistakes = {
+            "that is exp(x): the factor k is missing inside the exp.": np.exp(x_data),
+            "that is k * exp(x): k multiplies x inside the exp, exp(k * x).": k * np.exp(x_data),
+        }
+        check.expect_close(exercise, f"{call} with k = {k}", y, out, forward_mistakes)
+        if y.grad_fn is not None:
+            saved = _saved_arrays(y)
+            saves_output = saves_output and any(np.shares_memory(a, y.data) for a in saved)
+        _backward(
+            exercise,
+            y,
+            g,
+            "forward has two inputs, x and k, so backward returns two values: the gradient "
+            "for x, then None for k.",
+            "backward returned a gradient for k, which is a plain number and not a Variable: "
+            "return None in its place (`return grad_x, None`).",
+        )
+        backward_mistakes = {
+            "that is exp(k·x) · grad_output: the chain factor k (the derivative of k·x) is "
+            "missing.": out * g,
+            "that is k·exp(k·x) without grad_output: multiply by the gradient backward receives.": k
+            * out,
+            "that is x·exp(k·x) · grad_output, the derivative with respect to k; the "
+            "gradient for x is k·exp(k·x) · grad_output.": x_data * out * g,
+            "that is k·x · grad_output: backward used the input x where the output "
+            "exp(k·x) belongs; save the output and use it.": k * x_data * g,
+        }
+        check.expect_close(
+            exercise,
+            f"x.grad with k = {k}",
+            _grad_of(exercise, x, "x"),
+            k * out * g,
+            backward_mistakes,
+        )
+    x = _leaf([0.3, -1.1, 0.6])
+    _gradcheck(exercise, lambda v: cls.apply(v, 0.7), (x,), f"lambda x: {name}.apply(x, 0.7), x")
+    if not saves_output:
+        check.fail(
+            exercise,
+            f"the values are right, but {name} did not save its output: call "
+            f"ctx.save_for_backward(output) {where_to_save}. The output exp(k·x) is all "
+            f"backward needs, so it never has to compute exp again.",
+        )
+
+
+def check_3_2(scaled_exp: Any) -> None:
+    """ScaledExp(x, k) = exp(k * x) for a plain number k; backward returns None for k."""
+    exercise = "3.2"
+    cls = _function_class(exercise, scaled_exp, "ScaledExp")
+    _check_scaled_exp(exercise, cls, "ScaledExp", "in forward")
+    check.passed(exercise)
+
+
+def check_3_4(scaled_exp: Any) -> None:
+    """ScaledExp written in the second style: forward(x, k) and setup_context."""
+    exercise = "3.4"
+    name = "ScaledExpSetup"
+    cls = _function_class(exercise, scaled_exp, name)
+    if cls.setup_context is Function.setup_context:
+        check.fail(
+            exercise,
+            f"{name} has no setup_context: define `def setup_context(ctx, inputs, output)` "
+            f"as a @staticmethod; that is what makes this the second style.",
+        )
+    parameters = list(inspect.signature(cls.forward).parameters)
+    if parameters and parameters[0] == "ctx":
+        check.fail(
+            exercise,
+            f"{name}.forward takes ctx, but in the setup_context style forward takes only "
+            f"the inputs, forward(x, k); ctx goes to setup_context.",
+        )
+    _check_scaled_exp(exercise, cls, name, "in setup_context (it receives `output`)")
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 3.3
+
+
+DIVIDE_CASE = ([1.5, -2.0, 0.5], [0.8, 2.5, -1.6], [1.0, -0.5, 2.0])
+
+
+def _spy(cls: type[Function], returned: list) -> type[Function]:
+    """A subclass of `cls` that records what its backward returns, before the engine drops
+    gradients nobody asked for."""
+
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        result = cls.backward(ctx, *grad_outputs)
+        returned.append(result)
+        return result
+
+    spy = type(cls.__name__, (cls,), {"backward": staticmethod(backward)})
+    spy.__qualname__ = cls.__qualname__
+    return spy
+
+
+def _returned_pair(exercise: str, returned: list) -> tuple:
+    if not returned:
+        check.fail(exercise, "backward was never called.")
+    result = returned[-1]
+    if not isinstance(result, tuple) or len(result) != 2:
+        check.fail(exercise, "backward should return two values, (grad_a, grad_b).")
+    return result
+
+
+def check_3_3(divide: Any) -> None:
+    """Divide(a, b) = a / b, computing only the gradients ctx.needs_input_grad asks for."""
+    exercise = "3.3"
+    cls = _function_class(exercise, divide, "Divide")
+    a_data, b_data, g = (np.array(values) for values in DIVIDE_CASE)
+    count_hint = "forward has two inputs, a and b, so backward returns (grad_a, grad_b)."
+    number_hint = "backward returned a gradient for an input that is not a Variable."
+
+    a, b = _leaf(a_data), _leaf(b_data)
+    y = _apply(exercise, cls, (a, b), "Divide.apply(a, b)")
+    forward_mistakes = {
+        "that is b / a: the numerator is the first input, a.": b_data / a_data,
+        "that is a * b: Divide computes a / b.": a_data * b_data,
+    }
+    check.expect_close(exercise, "Divide.apply(a, b)", y, a_data / b_data, forward_mistakes)
+    _backward(exercise, y, g, count_hint, number_hint)
+    grad_a, grad_b = _grad_of(exercise, a, "a"), _grad_of(exercise, b, "b")
+    expected_a, expected_b = g / b_data, -g * a_data / b_data**2
+    if np.allclose(grad_a, expected_b) and np.allclose(grad_b, expected_a):
+        check.fail(
+            exercise,
+            "the two gradients are swapped: return them in the order of forward's inputs, "
+            "(grad_a, grad_b).",
+        )
+    check.expect_close(
+        exercise,
+        "a.grad",
+        grad_a,
+        expected_a,
+        {
+            "that is 1 / b without grad_output: multiply by the gradient backward receives.": (
+                1 / b_data
+            ),
+            "that is grad_output · b: d(a/b)/da is 1/b, so divide by b.": g * b_data,
+        },
+    )
+    check.expect_close(
+        exercise,
+        "b.grad",
+        grad_b,
+        expected_b,
+        {
+            "the sign is wrong: d(a/b)/db = -a / b².": g * a_data / b_data**2,
+            "that is -grad_output · a / b: d(a/b)/db = -a / b², so b is squared.": (
+                -g * a_data / b_data
+            ),
+            "that is -a / b² without grad_output: multiply by the gradient backward "
+            "receives.": -a_data / b_data**2,
+            "that is -grad_output / b²: the factor a is missing, d(a/b)/db = -a / b².": (
+                -g / b_data**2
+            ),
+        },
+    )
+
+    # Only one input takes a gradient: backward should leave the other's work undone.
+    for skipped, name in ((1, "b"), (0, "a")):
+        returned: list = []
+        spy = _spy(cls, returned)
+        a = _leaf(a_data, requires_grad=skipped == 1)
+        b = _leaf(b_data, requires_grad=skipped == 0)
+        y = _apply(exercise, spy, (a, b), "Divide.apply(a, b)")
+        _backward(exercise, y, g, count_hint, number_hint)
+        pair = _returned_pair(exercise, returned)
+        needed = "ab"[1 - skipped]
+        if pair[skipped] is not None and pair[1 - skipped] is None:
+            check.fail(
+                exercise,
+                f"with only {needed} requiring grad, backward returned a gradient for {name} "
+                f"and None for {needed}: ctx.needs_input_grad[0] is about a and [1] about b; "
+                f"check which index of ctx.needs_input_grad goes with which input.",
+            )
+        if pair[skipped] is not None:
+            check.fail(
+                exercise,
+                f"backward computed a gradient for {name}, but ctx.needs_input_grad[{skipped}] "
+                f"was False ({name} does not require grad): compute it only under "
+                f"`if ctx.needs_input_grad[{skipped}]:` and return None otherwise.",
+            )
+        if pair[1 - skipped] is None:
+            check.fail(
+                exercise,
+                f"backward returned None for {needed}, which does require grad: check which "
+                f"index of ctx.needs_input_grad goes with which input.",
+            )
+
+    inputs = (_leaf([0.7, -1.3, 2.2]), _leaf([1.4, 0.9, -2.5]))
+    _gradcheck(exercise, cls.apply, inputs, "Divide.apply, (a, b)")
+    check.passed(exercise)

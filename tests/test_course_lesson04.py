@@ -1,0 +1,362 @@
+"""Lesson 04's checks: the reference answers pass, and realistic mistakes get their hint."""
+
+import pytest
+
+import minigrad
+from minigrad.course import CheckError, lesson04
+
+
+@pytest.fixture(autouse=True)
+def _grad_mode_is_restored():
+    """A check must hand back grad mode as it found it, even after a wrong answer."""
+    assert minigrad.is_grad_enabled()
+    yield
+    enabled = minigrad.is_grad_enabled()
+    minigrad.set_grad_enabled(True)
+    assert enabled, "the check left grad mode disabled"
+
+
+def _passes(check, answer, capsys):
+    check(answer)
+    assert "correct" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- Exercise 4.1
+
+
+def evaluate(model_fn, xs):
+    with minigrad.no_grad():
+        predictions = [model_fn(x) for x in xs]
+    return predictions
+
+
+def test_4_1_reference_passes(capsys):
+    _passes(lesson04.check_4_1, evaluate, capsys)
+
+
+def test_4_1_reference_passes_when_called_from_no_grad(capsys):
+    with minigrad.no_grad():
+        _passes(lesson04.check_4_1, evaluate, capsys)
+        assert not minigrad.is_grad_enabled()
+
+
+def test_4_1_not_written():
+    def evaluate_todo(model_fn, xs):
+        raise NotImplementedError("Exercise 4.1: ...")
+
+    with pytest.raises(CheckError, match="still raises NotImplementedError"):
+        lesson04.check_4_1(evaluate_todo)
+
+
+def test_4_1_recorded_a_graph():
+    def recorded(model_fn, xs):
+        return [model_fn(x) for x in xs]
+
+    with pytest.raises(CheckError, match=r"grad_fn=<TanhBackward>: a graph was recorded"):
+        lesson04.check_4_1(recorded)
+
+
+def test_4_1_detached_afterwards():
+    def detached(model_fn, xs):
+        return [model_fn(x).detach() for x in xs]
+
+    with pytest.raises(CheckError, match="detaching afterwards"):
+        lesson04.check_4_1(detached)
+
+
+def test_4_1_returned_data():
+    def arrays(model_fn, xs):
+        with minigrad.no_grad():
+            return [model_fn(x).data for x in xs]
+
+    with pytest.raises(CheckError, match=r"of type ndarray, not a Variable.*not its \.data"):
+        lesson04.check_4_1(arrays)
+
+
+def test_4_1_left_grad_mode_off():
+    def leaks(model_fn, xs):
+        minigrad.set_grad_enabled(False)
+        return [model_fn(x) for x in xs]
+
+    with pytest.raises(CheckError, match="still off after evaluate returned"):
+        lesson04.check_4_1(leaks)
+
+
+def test_4_1_switched_on_instead_of_restoring():
+    def restores_true(model_fn, xs):
+        minigrad.set_grad_enabled(False)
+        predictions = [model_fn(x) for x in xs]
+        minigrad.set_grad_enabled(True)
+        return predictions
+
+    with pytest.raises(CheckError, match="switched grad mode back on.*Restore the mode you found"):
+        lesson04.check_4_1(restores_true)
+
+
+def test_4_1_returned_inside_the_loop():
+    def early_return(model_fn, xs):
+        with minigrad.no_grad():
+            for x in xs:
+                return [model_fn(x)]
+
+    with pytest.raises(CheckError, match=r"returned 1 prediction\(s\) for 3 inputs"):
+        lesson04.check_4_1(early_return)
+
+
+def test_4_1_same_input_every_time():
+    def first_only(model_fn, xs):
+        with minigrad.no_grad():
+            return [model_fn(xs[0]) for _ in xs]
+
+    with pytest.raises(CheckError, match=r"on xs\[0\] every time"):
+        lesson04.check_4_1(first_only)
+
+
+# --------------------------------------------------------------------------- Exercise 4.2
+
+
+def sgd_step(params, lr):
+    with minigrad.no_grad():
+        for p in params:
+            if p.grad is None:
+                continue
+            p -= lr * p.grad
+            p.grad = None
+
+
+def test_4_2_reference_passes(capsys):
+    _passes(lesson04.check_4_2, sgd_step, capsys)
+
+
+def test_4_2_zeroing_in_place_and_updating_data_also_pass(capsys):
+    def zeroes(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p.sub_(lr * p.grad)
+                    p.grad.zero_()
+
+    def on_data(params, lr):
+        for p in params:
+            if p.grad is not None:
+                p.data -= lr * p.grad.data
+                p.grad = None
+
+    _passes(lesson04.check_4_2, zeroes, capsys)
+    _passes(lesson04.check_4_2, on_data, capsys)
+
+
+def test_4_2_not_written():
+    def sgd_step_todo(params, lr):
+        raise NotImplementedError("Exercise 4.2: ...")
+
+    with pytest.raises(CheckError, match="still raises NotImplementedError"):
+        lesson04.check_4_2(sgd_step_todo)
+
+
+def test_4_2_forgot_no_grad():
+    def without_no_grad(params, lr):
+        for p in params:
+            if p.grad is not None:
+                p -= lr * p.grad
+                p.grad = None
+
+    with pytest.raises(CheckError, match="did you forget no_grad"):
+        lesson04.check_4_2(without_no_grad)
+
+
+def test_4_2_forgot_to_reset_grad():
+    def keeps_grad(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p -= lr * p.grad
+
+    with pytest.raises(CheckError, match="forget to reset it"):
+        lesson04.check_4_2(keeps_grad)
+
+
+def test_4_2_sign_error():
+    def uphill(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p += lr * p.grad
+                    p.grad = None
+
+    with pytest.raises(CheckError, match=r"went uphill.*`-=`, not `\+=`"):
+        lesson04.check_4_2(uphill)
+
+
+def test_4_2_replaced_the_parameters():
+    def new_objects(params, lr):
+        with minigrad.no_grad():
+            for i, p in enumerate(params):
+                if p.grad is not None:
+                    params[i] = minigrad.Parameter(p - lr * p.grad)
+
+    with pytest.raises(CheckError, match=r"params\[0\] is a new object"):
+        lesson04.check_4_2(new_objects)
+
+
+def test_4_2_rebound_the_loop_variable():
+    def rebinds(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p = p - lr * p.grad  # rebinds the name only: the mistake under test
+                    p.grad = None
+
+    with pytest.raises(CheckError, match="did not change: did you rebind the loop variable"):
+        lesson04.check_4_2(rebinds)
+
+
+def test_4_2_switched_requires_grad_off():
+    def flag_off(params, lr):
+        for p in params:
+            if p.grad is not None:
+                p.requires_grad = False
+                p -= lr * p.grad
+                p.grad = None
+
+    with pytest.raises(CheckError, match="no longer requires grad"):
+        lesson04.check_4_2(flag_off)
+
+
+def test_4_2_did_not_skip_missing_grads():
+    def no_skip(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                p -= lr * p.grad
+                p.grad = None
+
+    with pytest.raises(CheckError, match=r"\.grad None; skip it"):
+        lesson04.check_4_2(no_skip)
+
+
+def test_4_2_forgot_lr():
+    def no_lr(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p -= p.grad
+                    p.grad = None
+
+    with pytest.raises(CheckError, match="ignores lr"):
+        lesson04.check_4_2(no_lr)
+
+
+def test_4_2_left_grad_mode_off():
+    def plain_call(params, lr):
+        minigrad.set_grad_enabled(False)
+        for p in params:
+            if p.grad is not None:
+                p -= lr * p.grad
+                p.grad = None
+
+    with pytest.raises(CheckError, match="still off after sgd_step returned"):
+        lesson04.check_4_2(plain_call)
+
+
+# --------------------------------------------------------------------------- Exercise 4.3
+
+
+def mse(w, xs, ys, training):
+    with minigrad.set_grad_enabled(training):
+        residual = xs @ w - ys
+        loss = (residual**2).mean()
+    return loss
+
+
+def test_4_3_reference_passes(capsys):
+    _passes(lesson04.check_4_3, mse, capsys)
+
+
+def test_4_3_not_written():
+    def mse_todo(w, xs, ys, training):
+        raise NotImplementedError("Exercise 4.3: ...")
+
+    with pytest.raises(CheckError, match="still raises NotImplementedError"):
+        lesson04.check_4_3(mse_todo)
+
+
+def test_4_3_flag_inverted():
+    def inverted(w, xs, ys, training):
+        with minigrad.set_grad_enabled(not training):
+            return ((xs @ w - ys) ** 2).mean()
+
+    with pytest.raises(CheckError, match=r"swapped.*set_grad_enabled\(not training\)"):
+        lesson04.check_4_3(inverted)
+
+
+def test_4_3_plain_call_leaks():
+    def plain_call(w, xs, ys, training):
+        minigrad.set_grad_enabled(training)
+        return ((xs @ w - ys) ** 2).mean()
+
+    with pytest.raises(CheckError, match="plain statement"):
+        lesson04.check_4_3(plain_call)
+
+
+def test_4_3_flag_ignored():
+    def always_records(w, xs, ys, training):
+        return ((xs @ w - ys) ** 2).mean()
+
+    with pytest.raises(CheckError, match="training=False the loss still has a grad_fn"):
+        lesson04.check_4_3(always_records)
+
+
+def test_4_3_never_records():
+    def always_off(w, xs, ys, training):
+        with minigrad.no_grad():
+            return ((xs @ w - ys) ** 2).mean()
+
+    with pytest.raises(CheckError, match="training=True the loss has no grad_fn"):
+        lesson04.check_4_3(always_off)
+
+
+def test_4_3_used_the_data():
+    def on_data(w, xs, ys, training):
+        with minigrad.set_grad_enabled(training):
+            return ((xs @ minigrad.Variable(w.data) - ys) ** 2).mean()
+
+    with pytest.raises(CheckError, match=r"from w\.data"):
+        lesson04.check_4_3(on_data)
+
+
+def test_4_3_sum_instead_of_mean():
+    def summed(w, xs, ys, training):
+        with minigrad.set_grad_enabled(training):
+            return ((xs @ w - ys) ** 2).sum()
+
+    with pytest.raises(CheckError, match="sum instead of the mean"):
+        lesson04.check_4_3(summed)
+
+
+def test_4_3_square_of_the_mean():
+    def squared_mean(w, xs, ys, training):
+        with minigrad.set_grad_enabled(training):
+            return (xs @ w - ys).mean() ** 2
+
+    with pytest.raises(CheckError, match="square first"):
+        lesson04.check_4_3(squared_mean)
+
+
+def test_4_3_if_around_no_grad():
+    def branches(w, xs, ys, training):
+        if not training:
+            with minigrad.no_grad():
+                return ((xs @ w - ys) ** 2).mean()
+        return ((xs @ w - ys) ** 2).mean()
+
+    with pytest.raises(CheckError, match="leaves the caller's mode in charge"):
+        lesson04.check_4_3(branches)
+
+
+def test_4_3_returned_a_number():
+    def item(w, xs, ys, training):
+        with minigrad.set_grad_enabled(training):
+            return ((xs @ w - ys) ** 2).mean().item()
+
+    with pytest.raises(CheckError, match="return the loss as a Variable"):
+        lesson04.check_4_3(item)

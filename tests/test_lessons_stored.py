@@ -111,3 +111,25 @@ def test_no_memory_addresses(lesson) -> None:
                     f"which changes every run; print something stable instead (a repr "
                     f"without id(), or the value's data)"
                 )
+
+
+def test_lesson_shape(lesson) -> None:
+    """Objectives, at least one figure, a worked example, 2+ exercises with checks, a recap."""
+    name, nb = lesson
+    markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    headings = [line for line in markdown.splitlines() if line.startswith("#")]
+    assert any("Objectives" in h for h in headings), f"{name}: no '## Objectives' section"
+    assert any("Recap" in h for h in headings), f"{name}: no '## Recap' section"
+    assert re.search(r"worked example", markdown, re.IGNORECASE), f"{name}: no worked example"
+    figures = [
+        output
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if {"image/svg+xml", "image/png"} & set(output.get("data", {}))
+    ]
+    assert figures, f"{name}: no figure (a drawing or a plot) among the stored outputs"
+    exercises = [c for c in nb.cells if c.cell_type == "code" and "### BEGIN SOLUTION" in c.source]
+    checks = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("# Check ")]
+    assert len(exercises) >= 2, f"{name}: {len(exercises)} exercises, expected at least 2"
+    assert len(checks) == len(exercises), f"{name}: every exercise needs its check cell"

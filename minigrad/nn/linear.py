@@ -1,0 +1,57 @@
+"""Linear: y = x Wᵀ + b, the fully connected layer."""
+
+from __future__ import annotations
+
+import math
+
+from minigrad import factories
+from minigrad.nn import init
+from minigrad.nn.module import Module
+from minigrad.variable import Parameter, Variable
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias; x (..., in_features) → y (..., out_features).
+
+    weight has shape (out_features, in_features), bias (out_features,), both initialised as
+    in PyTorch: Kaiming-uniform with a = √5, which gives U(-1/√in, 1/√in).
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
+        super().__init__()
+        for label, value in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"Linear: {label} must be an int >= 0; got {value!r}.")
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(factories.empty(out_features, in_features))
+        if bias:
+            self.bias = Parameter(factories.empty(out_features))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Variable) -> Variable:
+        if not isinstance(x, Variable) or x.ndim == 0 or x.shape[-1] != self.in_features:
+            got = x.shape if isinstance(x, Variable) else type(x).__name__
+            raise ValueError(
+                f"Linear expects input of shape (..., {self.in_features}) (its in_features); "
+                f"got {got}."
+            )
+        y = x @ self.weight.T
+        if self.bias is not None:
+            y = y + self.bias
+        return y
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )

@@ -139,7 +139,7 @@ def _dot_text(statements: list[str], graph_attrs: dict[str, str]) -> str:
     lines = ["digraph minigrad {"]
     lines.append(f"  graph [{_attributes(graph_attrs)}];")
     lines.append('  node [fontname="Helvetica", fontsize=11, style=filled];')
-    lines.append('  edge [color="#495057", arrowsize=0.7];')
+    lines.append('  edge [color="#495057", arrowsize=0.7, fontname="Helvetica"];')
     lines.extend("  " + statement for statement in statements)
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -595,7 +595,16 @@ def _step_title(step: _Step) -> str:
         action = f"AccumulateGrad adds into {who or 'the leaf'}.grad"
     else:
         action = f"running {node.name()}"
+        # Several nodes can share a name (two MulBackwards): the output's name tells them apart.
+        names = [_name_of(_output_of(node, nr)) for nr in range(len(node._output_refs))]
+        names = [name for name in names if name]
+        if names:
+            action += f" → {', '.join(names)}"
     return f"step {step.number} of {step.total}: {action}"
+
+
+def _name_of(variable: Variable | None) -> str | None:
+    return None if variable is None else (variable.name or variable.role)
 
 
 def _output_of(node: BackwardNode, output_nr: int) -> Variable | None:

@@ -90,7 +90,7 @@ HEADER = """\
 digraph minigrad {
   graph [rankdir="LR", fontname="Helvetica", nodesep="0.25", ranksep="0.35"];
   node [fontname="Helvetica", fontsize=11, style=filled];
-  edge [color="#495057", arrowsize=0.7];
+  edge [color="#495057", arrowsize=0.7, fontname="Helvetica"];
 """
 
 EXPECTED_BEFORE = (
@@ -632,7 +632,7 @@ def test_repr_is_a_stable_summary() -> None:
     _, _, y = small_graph()
     assert repr(viz.draw(y)) == "<Drawing: 6 nodes, 5 edges>"
     frames = viz.backward_steps(y)
-    assert repr(frames[0]) == "<Drawing 'step 1 of 3: running SumBackward': 6 nodes, 5 edges>"
+    assert repr(frames[0]) == "<Drawing 'step 1 of 3: running SumBackward → y': 6 nodes, 5 edges>"
     assert all("0x" not in repr(frame) for frame in frames)
 
 

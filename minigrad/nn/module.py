@@ -254,8 +254,8 @@ class Module:
             f"  ({name}): " + repr(module).replace("\n", "\n  ")
             for name, module in self._modules.items()
         ]
-        extra = self.extra_repr()
-        if not children:
-            return f"{type(self).__name__}({extra})"
-        lines = ([f"  {extra}"] if extra else []) + children
+        extra_lines = self.extra_repr().split("\n") if self.extra_repr() else []
+        if not children and len(extra_lines) <= 1:
+            return f"{type(self).__name__}({''.join(extra_lines)})"
+        lines = [f"  {line}" for line in extra_lines] + children
         return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from minigrad.variable import Variable
 
 
@@ -37,7 +39,8 @@ class Optimizer:
             if set_to_none:
                 param.grad = None
             else:
-                param.grad = Variable(param.grad.data * 0)
+                # zeros_like, not grad * 0: that would keep a nan or inf as nan.
+                param.grad = Variable(np.zeros_like(param.grad.data))
 
     def step(self) -> None:
         raise NotImplementedError(f"{type(self).__name__} must implement step().")

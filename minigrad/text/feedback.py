@@ -1,0 +1,129 @@
+"""The feedback language: the sentences evaluators write and the rule-based engine reads.
+
+A textual gradient is free text, but the offline engine needs to act on it, so the
+evaluators write one instruction per line, each in a fixed form:
+
+    Add the word "minigrad".
+    Remove the word "cheap".
+    Shorten the text to at most 5 words (it has 7).
+    Lengthen the text to at least 12 words (it has 4).
+    Make the text match the pattern /^Meet/.
+    Replace the whole text with "hello".
+    Keep the word "minigrad".            (a constraint: never remove it)
+
+`parse` finds these instructions anywhere in a line (so a prefix such as "[description]"
+or "In part 2:" is fine); lines it cannot read are kept as notes, for a model to use.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class Instruction(NamedTuple):
+    """One thing to change: kind is add, remove, keep, at_most, at_least, pattern, replace, note.
+
+    For at_most and at_least the argument is (limit, count the judged text had or None).
+    """
+
+    kind: str
+    argument: str | tuple[int, int | None]
+
+
+def add_word(word: str) -> str:
+    return f'Add the word "{word}".'
+
+
+def remove_word(word: str) -> str:
+    return f'Remove the word "{word}".'
+
+
+def keep_word(word: str) -> str:
+    return f'Keep the word "{word}".'
+
+
+def at_most_words(limit: int, now: int) -> str:
+    return f"Shorten the text to at most {limit} words (it has {now})."
+
+
+def at_least_words(limit: int, now: int) -> str:
+    return f"Lengthen the text to at least {limit} words (it has {now})."
+
+
+def match_pattern(pattern: str) -> str:
+    return f"Make the text match the pattern /{pattern}/."
+
+
+def replace_with(text: str) -> str:
+    return f'Replace the whole text with "{text}".'
+
+
+# Each form as a regular expression; the first group is the argument.
+_FORMS = (
+    ("add", re.compile(r'Add the word "([^"]+)"')),
+    ("remove", re.compile(r'Remove the word "([^"]+)"')),
+    ("keep", re.compile(r'Keep the word "([^"]+)"')),
+    ("at_most", re.compile(r"Shorten the text to at most (\d+) words?(?: \(it has (\d+)\))?")),
+    ("at_least", re.compile(r"Lengthen the text to at least (\d+) words?(?: \(it has (\d+)\))?")),
+    ("pattern", re.compile(r"Make the text match the pattern /(.*)/\.?\s*$")),
+    ("replace", re.compile(r'Replace the whole text with "(.*)"\.?\s*$', re.DOTALL)),
+)
+
+
+def parse(feedback: str) -> list[Instruction]:
+    """The instructions in a feedback text, in order; unreadable lines become notes."""
+    if not isinstance(feedback, str):
+        raise TypeError(f"feedback must be a str; got {type(feedback).__name__}.")
+    instructions = []
+    for line in feedback.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        for kind, form in _FORMS:
+            match = form.search(line)
+            if match:
+                argument = match.group(1)
+                if kind in ("at_most", "at_least"):
+                    # (limit, words the judged text had, or None when not said)
+                    now = match.group(2)
+                    argument = (int(argument), int(now) if now else None)
+                instructions.append(Instruction(kind, argument))
+                break
+        else:
+            instructions.append(Instruction("note", line))
+    return instructions
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a text: runs of letters, digits, apostrophes and hyphens."""
+    return re.findall(r"[\w'-]+", text)
+
+
+def contains_word(text: str, word: str) -> bool:
+    """Whether `word` occurs in `text` as a whole word, ignoring case."""
+    return re.search(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.IGNORECASE) is not None
+
+
+def route(feedback: str, inputs: list[tuple[str, str]]) -> list[str]:
+    """Share a feedback text out among inputs, given as (role, text) pairs.
+
+    A line that names an input's role in brackets ("[title] ...") goes to that input; a
+    line asking to remove a word goes to the inputs containing it; any other line
+    concerns the whole and goes to every input. Returns one feedback text per input.
+    """
+    shares: list[list[str]] = [[] for _ in inputs]
+    for line in feedback.splitlines():
+        if not line.strip():
+            continue
+        targets = [i for i, (role, _) in enumerate(inputs) if role and f"[{role}]" in line]
+        if not targets:
+            instructions = parse(line)
+            if instructions and instructions[0].kind == "remove":
+                word = str(instructions[0].argument)
+                targets = [i for i, (_, text) in enumerate(inputs) if contains_word(text, word)]
+        if not targets:
+            targets = list(range(len(inputs)))
+        for index in targets:
+            shares[index].append(line)
+    return ["\n".join(lines) for lines in shares]

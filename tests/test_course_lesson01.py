@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -227,7 +228,7 @@ def test_1_2_graphs_have_the_expected_nodes() -> None:
         (forgets_to_unpack, "pair \\(node, output_nr\\): unpack it"),
         (returns_nodes, "return their names: node.name\\(\\)"),
         (returns_a_set, "return a list, not a set"),
-        (forgets_return, "got NoneType.*forget to `return`"),
+        (forgets_return, "got None .*forget to `return`"),
         ("backward_node_names", "pass the function itself"),
     ],
 )
@@ -240,7 +241,7 @@ def test_1_2_unwritten_exercise_says_so() -> None:
     def unwritten(output: minigrad.Variable) -> list[str]:
         raise NotImplementedError("Exercise 1.2: ...")
 
-    with pytest.raises(CheckError, match="not written yet"):
+    with pytest.raises(CheckError, match=r"^Exercise 1\.2 is not written yet: replace the"):
         lesson01.check_1_2(unwritten)
 
 
@@ -300,3 +301,36 @@ def test_1_3_needs_c_to_have_no_gradient_node() -> None:
 
     with pytest.raises(CheckError, match="grey box c needs no gradient"):
         lesson01.check_1_3(c_made_a_parameter)
+
+
+def test_1_1_one_wrong_answer_is_singular() -> None:
+    with pytest.raises(CheckError, match=r"1 of the 14 answers is off:\n- data"):
+        lesson01.check_1_1(_with(data=(True, True)))
+
+
+def test_1_3_hints_are_sentences() -> None:
+    """Several hints in one message: each starts with a capital letter after a full stop."""
+    with pytest.raises(CheckError) as info:
+        lesson01.check_1_3(lambda a, b, c: a * c + a * b)
+    message = str(info.value)
+    assert "the drawing [" in message
+    assert ". The drawing ends in SumBackward: did you forget `.sum()` at the end? " in message
+    assert "? One path from `a` goes through TanhBackward: `a.tanh()`." in message
+    # no hint begins in lower case after a sentence's end
+    assert re.search(r"[.?] [a-z]", message) is None
+
+
+def test_1_3_unwritten_exercise_says_so() -> None:
+    def build_mystery(a: Any, b: Any, c: Any) -> Any:
+        raise NotImplementedError("Exercise 1.3: rebuild the drawn computation from a, b and c")
+
+    with pytest.raises(CheckError, match=r"^Exercise 1\.3 is not written yet: replace the"):
+        lesson01.check_1_3(build_mystery)
+
+
+def test_1_2_other_errors_are_reported_as_such() -> None:
+    def crashes(output: minigrad.Variable) -> list[str]:
+        raise KeyError("node")
+
+    with pytest.raises(CheckError, match=r"backward_node_names raised KeyError: 'node'\.$"):
+        lesson01.check_1_2(crashes)

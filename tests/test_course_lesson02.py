@@ -280,3 +280,96 @@ def test_2_4_reference_passes(capsys: pytest.CaptureFixture) -> None:
 def test_2_4_mistakes(answer, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson02.check_2_4(answer)
+
+
+# --------------------------------------------------------------------------- errors in the answers
+
+
+def test_2_1_product_rule_slip() -> None:
+    # p̄ = p and q̄ = q instead of p̄ = q and q̄ = p: a_bar = 9·6 + 11·3 = 87.
+    assert lesson02.diamond_21(2.0, 1.5, "swapped bars") == (141.5, 174.0)
+    with pytest.raises(
+        CheckError, match=r"grad_x is 141\.5, .*for y = p·q, ∂y/∂p = q and ∂y/∂q = p"
+    ):
+        lesson02.check_2_1(141.5, 174.0)
+    with pytest.raises(CheckError, match=r"grad_w is 174, .*for y = p·q, ∂y/∂p = q and ∂y/∂q = p"):
+        lesson02.check_2_1(148.5, 174.0)
+
+
+def _stub(name: str):
+    def stub(*args):
+        raise NotImplementedError(f"Exercise {name}: ...")
+
+    return stub
+
+
+@pytest.mark.parametrize(
+    ("check", "exercise"),
+    [
+        (lesson02.check_2_2, "2.2"),
+        (lesson02.check_2_3, "2.3"),
+        (lesson02.check_2_4, "2.4"),
+    ],
+)
+def test_unwritten_exercises_say_so(check, exercise: str) -> None:
+    pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"
+    with pytest.raises(CheckError, match=pattern):
+        check(_stub(exercise))
+
+
+def fit_slope_zeroes_first(w, xs, ys, lr, steps):
+    for _ in range(steps):
+        w.grad.zero_()  # None before the first backward()
+        ((w * xs - ys) ** 2).mean().backward()
+        w.data -= lr * w.grad.data
+
+
+def fit_slope_in_place_on_w(w, xs, ys, lr, steps):
+    for _ in range(steps):
+        w.grad = None
+        ((w * xs - ys) ** 2).mean().backward()
+        w -= lr * w.grad  # refused: w is a leaf that requires grad
+
+
+def fit_slope_rebinds_then_reads_grad(w, xs, ys, lr, steps):
+    for _ in range(steps):
+        w.grad = None
+        ((w * xs - ys) ** 2).mean().backward()
+        w = w - lr * w.grad  # a new non-leaf: its .grad stays None next time round
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (
+            fit_slope_zeroes_first,
+            r"raised AttributeError: 'NoneType' object has no attribute 'zero_'\. "
+            r"Before the first backward\(\), w\.grad is None: reset it after the update",
+        ),
+        (
+            fit_slope_in_place_on_w,
+            r"raised RuntimeError: a leaf Variable .* Do the update "
+            r"under `with minigrad\.no_grad\(\):`",
+        ),
+        (fit_slope_rebinds_then_reads_grad, r"did you replace w with a new Variable"),
+    ],
+)
+def test_2_3_errors_get_a_hint(answer, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson02.check_2_3(answer)
+
+
+def test_2_2_other_errors_are_reported_as_such() -> None:
+    def crashes(root):
+        return root.next_functions[5]
+
+    with pytest.raises(CheckError, match=r"for a \+ a, backward_order\(root\) raised IndexError"):
+        lesson02.check_2_2(crashes)
+
+
+def test_2_4_errors_are_reported_as_such() -> None:
+    def wrong_call(f, x):
+        return minigrad.grad(f(x))
+
+    with pytest.raises(CheckError, match=r"derivative\(f, x\) raised TypeError"):
+        lesson02.check_2_4(wrong_call)

@@ -201,7 +201,7 @@ class ScaledExpUnpacksOne(minigrad.Function):
 
 SCALED_EXP_MISTAKES = [
     (lambda out, x, k, g: (k * out * g, (x * out * g).sum()), "output", "return None in its"),
-    (lambda out, x, k, g: k * out * g, "output", "returned 1 gradients, expected 2"),
+    (lambda out, x, k, g: k * out * g, "output", "returned 1 gradient, expected 2"),
     (lambda out, x, k, g: (out * g, None), "output", "chain factor k"),
     (lambda out, x, k, g: (k * out, None), "output", "without grad_output"),
     (lambda out, x, k, g: (x * out * g, None), "output", "derivative with respect to k"),
@@ -361,7 +361,7 @@ def test_3_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
         (_divide(_right_b, _right_a), "swapped"),
         (_divide(_right_a, _right_b, skip=False), r"ctx.needs_input_grad\[1\] was False"),
         (DivideIndicesSwapped, "which index of ctx.needs_input_grad"),
-        (DivideOneGradient, "returned 1 gradients, expected 2"),
+        (DivideOneGradient, "returned 1 gradient, expected 2"),
     ],
 )
 def test_3_3_mistakes_get_a_hint(divide: type, hint: str) -> None:
@@ -387,3 +387,113 @@ def test_3_3_skips_a_when_only_b_needs_it() -> None:
 
     with pytest.raises(CheckError, match=r"gradient for a, but ctx.needs_input_grad\[0\]"):
         lesson03.check_3_3(Divide)
+
+
+# --------------------------------------------------------------------------- unwritten and lists
+
+
+class CubeUnwritten(minigrad.Function):
+    """The student version of Exercise 3.1 before any code is written."""
+
+    @staticmethod
+    def forward(ctx, x):
+        raise NotImplementedError("Exercise 3.1: write Cube")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("Exercise 3.1: write Cube")
+
+
+class DivideBackwardUnwritten(minigrad.Function):
+    """Forward written, backward still the stub."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("Exercise 3.3: write Divide")
+
+
+class ScaledExpSetupUnwritten(minigrad.Function):
+    @staticmethod
+    def forward(x, k):
+        return (k * x).exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("Exercise 3.4: write setup_context")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("Exercise 3.4: write setup_context")
+
+
+class ScaledExpBackwardUnwritten(minigrad.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        return (k * x).exp()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("Exercise 3.2: write ScaledExp")
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "exercise"),
+    [
+        (lesson03.check_3_1, CubeUnwritten, "3.1"),
+        (lesson03.check_3_2, ScaledExpBackwardUnwritten, "3.2"),
+        (lesson03.check_3_3, DivideBackwardUnwritten, "3.3"),
+        (lesson03.check_3_4, ScaledExpSetupUnwritten, "3.4"),
+    ],
+)
+def test_unwritten_exercises_say_so(check, answer: type, exercise: str) -> None:
+    pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"
+    with pytest.raises(CheckError, match=pattern):
+        check(answer)
+
+
+class DivideReturnsList(minigrad.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return [grad_output / b, -grad_output * a / b**2]
+
+
+def test_3_3_a_list_of_gradients_gets_a_hint() -> None:
+    with pytest.raises(
+        CheckError, match=r"returned a list of 2 values: return a tuple \(grad_a, grad_b\), not a"
+    ):
+        lesson03.check_3_3(DivideReturnsList)
+
+
+def test_3_2_a_list_of_gradients_gets_a_hint() -> None:
+    class ScaledExp(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            out = (k * x).exp()
+            ctx.save_for_backward(out)
+            ctx.k = k
+            return out
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (out,) = ctx.saved_tensors
+            return [ctx.k * out * grad_output, None]
+
+    with pytest.raises(CheckError, match=r"a list of 2 values: return a tuple \(grad_x, None\)"):
+        lesson03.check_3_2(ScaledExp)
+
+
+def test_3_1_a_list_gets_a_hint() -> None:
+    listed = _cube(lambda x, g: [3 * x**2 * g, None])
+    with pytest.raises(CheckError, match=r"a list of 2 values: return the gradient itself"):
+        lesson03.check_3_1(listed)

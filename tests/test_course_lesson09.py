@@ -305,3 +305,77 @@ def test_9_4_reference_passes(capsys) -> None:
 def test_9_4_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson09.check_9_4(answer)
+
+
+# --------------------------------------------------------------------------- errors in the answers
+
+
+def _stub(exercise: str):
+    def stub(*args):
+        raise NotImplementedError(f"Exercise {exercise}: ...")
+
+    return stub
+
+
+class ReluInPlaceUnwritten(minigrad.Function):
+    @staticmethod
+    def forward(ctx, x):
+        raise NotImplementedError("Exercise 9.4: write ReluInPlace")
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("Exercise 9.4: write ReluInPlace")
+
+
+class ReluInPlaceBackwardUnwritten(ReluInPlace):
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("Exercise 9.4: write ReluInPlace")
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "exercise"),
+    [
+        (lesson09.check_9_1, _stub("9.1"), "9.1"),
+        (lesson09.check_9_2, _stub("9.2"), "9.2"),
+        (lesson09.check_9_3, _stub("9.3"), "9.3"),
+        (lesson09.check_9_4, ReluInPlaceUnwritten, "9.4"),
+        (lesson09.check_9_4, ReluInPlaceBackwardUnwritten, "9.4"),
+    ],
+)
+def test_unwritten_exercises_say_so(check, answer, exercise: str) -> None:
+    pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"
+    with pytest.raises(CheckError, match=pattern) as info:
+        check(answer)
+    assert "RuntimeError" not in str(info.value)
+
+
+def test_9_1_other_errors_are_reported_as_such() -> None:
+    def forgets_x(f, x):
+        (first,) = minigrad.grad(f(x), create_graph=True)
+        return first
+
+    with pytest.raises(CheckError, match=r"second_derivative\(f, x\) .* raised TypeError"):
+        lesson09.check_9_1(forgets_x)
+
+
+def test_9_3_a_hook_that_fails_during_backward() -> None:
+    def clip_when_called_directly(grad):
+        if grad.data.ndim == 1 and grad.data.size == 3:  # the hooked h of the check
+            raise ValueError("shape (3,) not handled")
+        return minigrad.Variable(np.clip(grad.data, -1.0, 1.0))
+
+    with pytest.raises(
+        CheckError, match=r"backward with clip_gradient hooked on h = 4 \* x raised ValueError"
+    ):
+        lesson09.check_9_3(clip_when_called_directly)
+
+
+def test_9_4_backward_errors_are_reported_as_such() -> None:
+    class ReluBadBackward(ReluInPlace):
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.mask  # never stored
+
+    with pytest.raises(CheckError, match=r"backward of ReluInPlace\.apply\(y\).* AttributeError"):
+        lesson09.check_9_4(ReluBadBackward)

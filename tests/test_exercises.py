@@ -137,3 +137,38 @@ def test_student_version_tags_exercise_and_check_cells() -> None:
     assert student.cells[0].outputs == []
     assert "y = 2" not in student.cells[1].source
     assert lesson.cells[1].source.count("y = 2") == 1  # the lesson itself is left alone
+
+
+def _notebook(*sources: str) -> nbformat.NotebookNode:
+    lesson = nbformat.v4.new_notebook()
+    lesson.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    return lesson
+
+
+def test_an_exercise_cell_without_solution_markers_is_reported() -> None:
+    lesson = _notebook(
+        "# Exercise 1.1: set y\ny = 2",
+        "# Check Exercise 1.1\nassert y == 2",
+    )
+    with pytest.raises(ExerciseFormatError, match=r"cell 0 .*Exercise 1\.1.* no '### BEGIN"):
+        student_version(lesson, "01_test.ipynb")
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        # A check cell for an exercise the notebook does not have.
+        (
+            "# Exercise 1.1: set y\n### BEGIN SOLUTION\ny = 2\n### END SOLUTION",
+            "# Check Exercise 1.2\nassert y == 2",
+        ),
+        # A check cell before its exercise.
+        (
+            "# Check Exercise 1.1\nassert y == 2",
+            "# Exercise 1.1: set y\n### BEGIN SOLUTION\ny = 2\n### END SOLUTION",
+        ),
+    ],
+)
+def test_a_check_cell_without_its_exercise_is_reported(sources: tuple[str, str]) -> None:
+    with pytest.raises(ExerciseFormatError, match=r"check cell of Exercise 1\.\d, but no earlier"):
+        student_version(_notebook(*sources), "01_test.ipynb")

@@ -7,11 +7,20 @@ answer is right and otherwise raises CheckError with the mistake it most likely 
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
 
 from minigrad.variable import Variable
+
+# A rule that turns an exception raised by the learner's code into a hint: either a
+# function `error -> hint or None`, or (exception types, text in the message, hint).
+HintRule = (
+    Callable[[BaseException], str | None]
+    | tuple[type[BaseException] | tuple[type[BaseException], ...], str, str]
+)
 
 
 class CheckError(Exception):
@@ -20,12 +29,91 @@ class CheckError(Exception):
 
 def passed(exercise: str) -> None:
     """Report a correct answer."""
-    print(f"Exercise {exercise}: correct.")
+    # One write, newline included: print() writes the text and the newline separately, and
+    # Jupyter can flush between the two, which stores the line as two outputs.
+    sys.stdout.write(f"Exercise {exercise}: correct.\n")
 
 
 def fail(exercise: str, message: str) -> NoReturn:
     """Raise CheckError for `exercise` with a hint."""
     raise CheckError(f"Exercise {exercise}: {message}")
+
+
+def not_written(exercise: str) -> NoReturn:
+    """Raise the CheckError for an exercise whose student stub still raises."""
+    raise CheckError(
+        f"Exercise {exercise} is not written yet: replace the `raise NotImplementedError(...)` "
+        f"line with your code."
+    )
+
+
+def is_stub(error: BaseException) -> bool:
+    """True for the NotImplementedError("Exercise N.k: ...") of an unwritten exercise."""
+    return isinstance(error, NotImplementedError) and str(error).startswith("Exercise ")
+
+
+def explain_error(
+    exercise: str, what: str, error: BaseException, hints: Sequence[HintRule] = ()
+) -> NoReturn:
+    """Raise a CheckError for an exception the learner's code raised.
+
+    An unwritten exercise says so; any other error is reported as "`what` raised
+    X: message", followed by the hint of the first rule in `hints` that matches it (write
+    hints as full sentences).
+    """
+    if isinstance(error, CheckError):
+        raise error
+    if is_stub(error):
+        not_written(exercise)
+    text = f"{what} raised {type(error).__name__}: {_sentence(str(error))}"
+    for rule in hints:
+        hint = _apply_rule(rule, error)
+        if hint:
+            fail(exercise, f"{text} {hint}")
+    fail(exercise, text)
+
+
+def call(
+    exercise: str,
+    what: str,
+    function: Callable[..., Any],
+    *args: Any,
+    hints: Sequence[HintRule] = (),
+) -> Any:
+    """function(*args) for a function the learner wrote; whatever it raises becomes a
+    CheckError with a hint (see explain_error). `what` names the call, e.g.
+    "second_derivative(f, x)"."""
+    try:
+        return function(*args)
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        explain_error(exercise, what, error, hints)
+
+
+def _apply_rule(rule: HintRule, error: BaseException) -> str | None:
+    if callable(rule):
+        return rule(error)
+    types, text, hint = rule
+    if isinstance(error, types) and text in str(error):
+        return hint
+    return None
+
+
+def _sentence(text: str) -> str:
+    """A message as one sentence: one final full stop (or ? or !), no trailing space."""
+    text = text.strip()
+    if not text:
+        return "(no message)."
+    return text if text[-1] in ".?!" else text + "."
+
+
+def with_article(value: Any) -> str:
+    """The type of `value` with "a" or "an" in front: "a float", "an ndarray", "an int"."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    # By sound: "an ndarray" (en-dee-array), but "a uint8" and "a ufunc".
+    vowel_sound = name[:1].lower() in "aeio" or name.startswith("nd")
+    return f"{'an' if vowel_sound else 'a'} {name}"
 
 
 def as_array(exercise: str, what: str, value: Any) -> np.ndarray:
@@ -41,22 +129,33 @@ def as_array(exercise: str, what: str, value: Any) -> np.ndarray:
             return np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             pass
-    fail(exercise, f"{what} should be a Variable or numbers; got {type(value).__name__}.")
+    fail(exercise, f"{what} should be a Variable or numbers; got {with_article(value)}.")
 
 
-def expect_shape(exercise: str, what: str, got: np.ndarray, expected: tuple) -> None:
-    """Compare shapes; a reversed shape suggests a missing transpose, a missing axis a sum."""
+def expect_shape(
+    exercise: str, what: str, got: np.ndarray, expected: tuple, hint: str | None = None
+) -> None:
+    """Compare shapes. `hint` says what a wrong shape most likely means for this answer;
+    without it, a reversed shape suggests a missing transpose, too many entries a missing
+    sum or mean, the right number of entries a reshape."""
     got_shape, expected = tuple(np.shape(got)), tuple(expected)
     if got_shape == expected:
         return
-    hint = ""
-    if got_shape == expected[::-1] and len(expected) == 2:
-        hint = ": did you forget a transpose?"
-    elif np.size(got) > int(np.prod(expected)):
-        hint = ": a gradient must have its input's shape; did you forget to sum over the batch?"
-    elif np.size(got) == int(np.prod(expected)):
-        hint = ": the right number of entries in the wrong arrangement; check the reshape."
-    fail(exercise, f"{what} has shape {got_shape}, expected {expected}{hint}")
+    if hint is None:
+        if got_shape == expected[::-1] and len(expected) == 2:
+            hint = "did you forget a transpose?"
+        elif np.size(got) > int(np.prod(expected)):
+            hint = (
+                "it has more entries than expected; did you forget to sum or average over an axis?"
+            )
+        elif np.size(got) == int(np.prod(expected)):
+            hint = "the right number of entries in the wrong arrangement; check the reshape."
+        else:
+            hint = (
+                "it has fewer entries than expected; did you sum or average over an axis "
+                "that should stay?"
+            )
+    fail(exercise, f"{what} has shape {got_shape}, expected {expected}: {hint}")
 
 
 def expect_close(
@@ -67,12 +166,14 @@ def expect_close(
     mistakes: dict[str, Any] | None = None,
     rtol: float = 1e-6,
     atol: float = 1e-8,
+    shape_hint: str | None = None,
 ) -> None:
     """Compare values. `mistakes` maps a hint to the value a known mistake would give, so
-    a wrong answer that equals one of them gets that hint instead of a plain "wrong"."""
+    a wrong answer that equals one of them gets that hint instead of a plain "wrong";
+    `shape_hint` is what a wrong shape means here (see expect_shape)."""
     got_array = as_array(exercise, what, got)
     expected_array = np.asarray(expected, dtype=np.float64)
-    expect_shape(exercise, what, got_array, expected_array.shape)
+    expect_shape(exercise, what, got_array, expected_array.shape, shape_hint)
     if np.allclose(got_array, expected_array, rtol=rtol, atol=atol):
         return
     for hint, wrong in (mistakes or {}).items():

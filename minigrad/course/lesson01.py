@@ -131,7 +131,7 @@ def check_1_1(predictions: Any) -> None:
         check.fail(
             exercise,
             f"predictions should be a dict such as {{'weight': (True, True), ...}}; got "
-            f"{type(predictions).__name__}.",
+            f"{check.with_article(predictions)}.",
         )
     missing = [name for name in variables if name not in predictions]
     if missing:
@@ -162,7 +162,8 @@ def check_1_1(predictions: Any) -> None:
             hints.append(f"- {name}: is_leaf is {leaf}, not {said_leaf}: {_WHY_LEAF[name]}")
         if said_grad != grad:
             hints.append(f"- {name}: requires_grad is {grad}, not {said_grad}: {_WHY_GRAD[name]}")
-    check.fail(exercise, f"{len(hints)} of the 14 answers are off:\n" + "\n".join(hints))
+    verb = "is" if len(hints) == 1 else "are"
+    check.fail(exercise, f"{len(hints)} of the 14 answers {verb} off:\n" + "\n".join(hints))
 
 
 # --------------------------------------------------------------------------- Exercise 1.2
@@ -201,45 +202,31 @@ def graphs_1_2() -> list[tuple[str, Variable]]:
 
 def _call_walk(exercise: str, function: Callable, output: Variable, what: str) -> Any:
     """function(output), with the usual reasons it fails turned into hints."""
-    try:
-        return function(output)
-    except NotImplementedError:
-        check.fail(
-            exercise, "backward_node_names is not written yet (it raises NotImplementedError)."
-        )
-    except RecursionError:
-        check.fail(
-            exercise,
-            f"on {what}, backward_node_names raised RecursionError: a recursive walk runs out "
-            f"of Python's stack on long graphs. Use a loop and a list of nodes still to "
-            f"visit instead.",
-        )
-    except (AttributeError, TypeError) as error:
-        text = f"{type(error).__name__}: {error}"
-        if "NoneType" in str(error) and output.grad_fn is None:
-            check.fail(
-                exercise,
-                f"on {what}, backward_node_names raised {text}. A leaf has grad_fn None and "
-                f"so no graph: return an empty list for it.",
+
+    def hint(error: BaseException) -> str | None:
+        text = str(error)
+        if isinstance(error, RecursionError):
+            return (
+                "A recursive walk runs out of Python's stack on long graphs. Use a loop and "
+                "a list of nodes still to visit instead."
             )
-        if "'tuple' object" in str(error):
-            check.fail(
-                exercise,
-                f"on {what}, backward_node_names raised {text}. Each entry of next_functions "
-                f"is a pair (node, output_nr): unpack it, `for next_node, _ in "
-                f"node.next_functions:`.",
+        if not isinstance(error, (AttributeError, TypeError)):
+            return None
+        if "NoneType" in text and output.grad_fn is None:
+            return "A leaf has grad_fn None and so no graph: return an empty list for it."
+        if "'tuple' object" in text:
+            return (
+                "Each entry of next_functions is a pair (node, output_nr): unpack it, "
+                "`for next_node, _ in node.next_functions:`."
             )
-        if "NoneType" in str(error):
-            check.fail(
-                exercise,
-                f"on {what}, backward_node_names raised {text}. An input that needs no "
-                f"gradient appears in next_functions as (None, 0): skip the None entries.",
+        if "NoneType" in text:
+            return (
+                "An input that needs no gradient appears in next_functions as (None, 0): "
+                "skip the None entries."
             )
-        check.fail(exercise, f"on {what}, backward_node_names raised {text}")
-    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-        check.fail(
-            exercise, f"on {what}, backward_node_names raised {type(error).__name__}: {error}"
-        )
+        return None
+
+    return check.call(exercise, f"on {what}, backward_node_names", function, output, hints=[hint])
 
 
 def _compare_names(exercise: str, got: Any, output: Variable, what: str) -> None:
@@ -253,7 +240,7 @@ def _compare_names(exercise: str, got: Any, output: Variable, what: str) -> None
     if not isinstance(got, (list, tuple)):
         check.fail(
             exercise,
-            f"backward_node_names should return a list of names; got {type(got).__name__} "
+            f"backward_node_names should return a list of names; got {check.with_article(got)} "
             f"(on {what}). Did you forget to `return` the list?",
         )
     for item in got:
@@ -265,7 +252,8 @@ def _compare_names(exercise: str, got: Any, output: Variable, what: str) -> None
                 )
             check.fail(
                 exercise,
-                f"the list should hold names (str); it holds a {type(item).__name__} ({item!r}).",
+                f"the list should hold names (str); it holds {check.with_article(item)} "
+                f"({item!r}).",
             )
     expected = _names(output)
     got_counts, expected_counts = Counter(got), Counter(expected)
@@ -315,7 +303,7 @@ def check_1_2(backward_node_names: Callable[[Variable], list[str]]) -> None:
         check.fail(
             exercise,
             f"pass the function itself, backward_node_names, not its result "
-            f"(got a {type(backward_node_names).__name__}).",
+            f"(got {check.with_article(backward_node_names)}).",
         )
     for what, output in graphs_1_2():
         got = _call_walk(exercise, backward_node_names, output, what)
@@ -359,10 +347,10 @@ def _signature(node: Any) -> str:
 
 
 _MISSING_HINTS = {
-    "SumBackward": "the drawing ends in SumBackward: did you forget `.sum()` at the end?",
-    "TanhBackward": "one path from `a` goes through TanhBackward: `a.tanh()`.",
-    "AddBackward": "the two products meet in an AddBackward: add them with `+`.",
-    "MulBackward": "the drawing has two MulBackward nodes: two products.",
+    "SumBackward": "The drawing ends in SumBackward: did you forget `.sum()` at the end?",
+    "TanhBackward": "One path from `a` goes through TanhBackward: `a.tanh()`.",
+    "AddBackward": "The two products meet in an AddBackward: add them with `+`.",
+    "MulBackward": "The drawing has two MulBackward nodes: two products.",
 }
 
 
@@ -371,25 +359,19 @@ def check_1_3(build: Callable[[Variable, Variable, Variable], Variable]) -> None
     exercise = "1.3"
     if not callable(build):
         check.fail(
-            exercise, f"pass the function itself, build_mystery; got {type(build).__name__}."
+            exercise, f"pass the function itself, build_mystery; got {check.with_article(build)}."
         )
     expected_names = Counter(_names(mystery_graph()))
     expected_signature = _signature(mystery_graph().grad_fn)
     for seed in (10, 11):
         a, b, c = _leaves_1_3(seed)
         values = (a.data.copy(), b.data.copy(), c.data.copy())
-        try:
-            out = build(a, b, c)
-        except NotImplementedError:
-            check.fail(
-                exercise, "build_mystery is not written yet (it raises NotImplementedError)."
-            )
-        except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-            check.fail(exercise, f"build_mystery(a, b, c) raised {type(error).__name__}: {error}")
+        out = check.call(exercise, "build_mystery(a, b, c)", build, a, b, c)
         if not isinstance(out, Variable):
             check.fail(
                 exercise,
-                f"build_mystery should return a Variable; got {type(out).__name__}. Work with "
+                f"build_mystery should return a Variable; got {check.with_article(out)}. Work "
+                f"with "
                 f"the Variables a, b, c themselves, not with their .data.",
             )
         if out.grad_fn is None:
@@ -417,10 +399,10 @@ def check_1_3(build: Callable[[Variable, Variable, Variable], Variable]) -> None
                 text += f"; yours has extra [{_listing(extra)}]"
             if missing.get("AccumulateGrad") or extra.get("AccumulateGrad"):
                 hints.append(
-                    "one AccumulateGrad per blue box (a and b); the grey box c needs no "
-                    "gradient and has none."
+                    "There is one AccumulateGrad per blue box (a and b); the grey box c needs "
+                    "no gradient and has none."
                 )
-            check.fail(exercise, text + (": " + " ".join(hints) if hints else "."))
+            check.fail(exercise, text + ". " + " ".join(hints) if hints else text + ".")
         got_signature = _signature(out.grad_fn)
         if got_signature != expected_signature:
             check.fail(

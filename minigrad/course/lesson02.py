@@ -18,7 +18,7 @@ from minigrad.variable import Variable
 
 # The graph of Exercise 2.1: a = w * x, p = a ** 2, q = 3 * a + x, y = p * q.
 X_21, W_21 = 2.0, 1.5
-SLIPS_21 = ("only p", "only q", "2 not 2a", "no direct", "swapped locals")
+SLIPS_21 = ("only p", "only q", "2 not 2a", "no direct", "swapped locals", "swapped bars")
 
 
 def diamond_21(x: float, w: float, mistake: str | None = None) -> tuple[float, float]:
@@ -27,6 +27,8 @@ def diamond_21(x: float, w: float, mistake: str | None = None) -> tuple[float, f
     p = a**2
     q = 3 * a + x
     grad_p, grad_q = q, p
+    if mistake == "swapped bars":  # the product rule's factors the wrong way round
+        grad_p, grad_q = p, q
     from_p = grad_p * 2 * a
     from_q = grad_q * 3
     if mistake == "only p":
@@ -56,6 +58,7 @@ def check_2_1(grad_x: Any, grad_w: Any) -> None:
     only_p = f"only the path through p arrived at a: {branch} Did you forget q?"
     only_q = f"only the path through q arrived at a: {branch} Did you forget p?"
     two_a = "the local derivative of p = a**2 is 2a, not 2."
+    product = "p̄ and q̄ look swapped: for y = p·q, ∂y/∂p = q and ∂y/∂q = p, so p̄ = q and q̄ = p."
     mistakes_x = {
         "x reaches y along two paths, through a and directly into q; its gradient is the "
         "sum of both. Did you forget the direct edge x -> q?": slip["no direct"][0],
@@ -64,6 +67,7 @@ def check_2_1(grad_x: Any, grad_w: Any) -> None:
         two_a: slip["2 not 2a"][0],
         "the local derivative of a = w*x with respect to x is w (and with respect to w it "
         "is x); it looks like you swapped them.": slip["swapped locals"][0],
+        product: slip["swapped bars"][0],
     }
     check.expect_close(exercise, "grad_x", got_x, expected_x, mistakes_x)
     mistakes_w = {
@@ -73,6 +77,7 @@ def check_2_1(grad_x: Any, grad_w: Any) -> None:
         "the local derivative of a = w*x with respect to w is x, not w.": (
             slip["swapped locals"][1]
         ),
+        product: slip["swapped bars"][1],
     }
     check.expect_close(exercise, "grad_w", got_w, expected_w, mistakes_w)
     check.passed(exercise)
@@ -127,19 +132,19 @@ def check_2_2(backward_order: Callable[[Any], Any]) -> None:
     """backward_order(root) lists each node once, the root first, consumers before producers."""
     exercise = "2.2"
     if not callable(backward_order):
-        check.fail(exercise, f"pass the function itself; got a {type(backward_order).__name__}.")
+        check.fail(exercise, f"pass the function itself; got {check.with_article(backward_order)}.")
+    recursion = (
+        RecursionError,
+        "",
+        "Your function hit Python's recursion limit (about 1000 nested calls): walk the "
+        "graph with a loop and an explicit stack (a list), not with recursion.",
+    )
     for label, output in _graphs_22():
         root = output.grad_fn
         where = f"for {label}"
-        try:
-            order = backward_order(root)
-        except RecursionError:
-            check.fail(
-                exercise,
-                f"{where}, your function hit Python's recursion limit (about 1000 nested "
-                f"calls): walk the graph with a loop and an explicit stack (a list), not "
-                f"with recursion.",
-            )
+        order = check.call(
+            exercise, f"{where}, backward_order(root)", backward_order, root, hints=[recursion]
+        )
         _check_order(exercise, where, order, root)
     check.passed(exercise)
 
@@ -148,7 +153,7 @@ def _check_order(exercise: str, where: str, order: Any, root: Any) -> None:
     if order is None:
         check.fail(exercise, f"{where}, backward_order returned None: did you forget `return`?")
     if not isinstance(order, (list, tuple)):
-        check.fail(exercise, f"{where}, return a list of nodes; got a {type(order).__name__}.")
+        check.fail(exercise, f"{where}, return a list of nodes; got {check.with_article(order)}.")
     if any(node is None for node in order):
         check.fail(
             exercise,
@@ -231,10 +236,20 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
     """fit_slope(w, xs, ys, lr, steps) runs gradient descent, updating the leaf w in place."""
     exercise = "2.3"
     if not callable(fit_slope):
-        check.fail(exercise, f"pass the function itself; got a {type(fit_slope).__name__}.")
+        check.fail(exercise, f"pass the function itself; got {check.with_article(fit_slope)}.")
     for xs, ys, lr, steps in _datasets_23():
         w = Variable(0.0, requires_grad=True)
-        fit_slope(w, Variable(xs), Variable(ys), lr, steps)
+        check.call(
+            exercise,
+            "fit_slope(w, xs, ys, lr, steps)",
+            fit_slope,
+            w,
+            Variable(xs),
+            Variable(ys),
+            lr,
+            steps,
+            hints=_fit_slope_hints(w),
+        )
         what = f"w after {steps} steps (lr={lr})"
         if not w.is_leaf:
             check.fail(exercise, f"{what} is no longer a leaf: change w.data, not w itself.")
@@ -266,6 +281,32 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
     check.passed(exercise)
 
 
+def _fit_slope_hints(w: Variable) -> list[check.HintRule]:
+    """Hints for the errors fit_slope raises most often; `w` is the leaf it was given."""
+
+    def grad_is_none(error: BaseException) -> str | None:
+        if not isinstance(error, (AttributeError, TypeError)) or "NoneType" not in str(error):
+            return None
+        if w.grad is None:
+            return (
+                "Before the first backward(), w.grad is None: reset it after the update "
+                "(`w.grad = None`), or check for None before zeroing it."
+            )
+        return (
+            "Here w.grad was None although backward() ran: did you replace w with a new "
+            "Variable (`w = w - ...`)? Only the leaf you were given stores a .grad; change "
+            "w.data in place instead."
+        )
+
+    in_place = (
+        RuntimeError,
+        "in-place",
+        "Do the update under `with minigrad.no_grad():`, or change the data alone: "
+        "`w.data -= lr * w.grad.data`.",
+    )
+    return [grad_is_none, in_place]
+
+
 # --------------------------------------------------------------------------- Exercise 2.4
 
 
@@ -273,7 +314,7 @@ def check_2_4(derivative: Callable[[Callable, Variable], Any]) -> None:
     """derivative(f, x) returns df/dx with minigrad.grad, leaving every .grad untouched."""
     exercise = "2.4"
     if not callable(derivative):
-        check.fail(exercise, f"pass the function itself; got a {type(derivative).__name__}.")
+        check.fail(exercise, f"pass the function itself; got {check.with_article(derivative)}.")
     weight_value = 2.0
     marker = 0.25  # w.grad holds this before the calls: it must still hold it after
 
@@ -320,7 +361,7 @@ def check_2_4(derivative: Callable[[Callable, Variable], Any]) -> None:
 
 
 def _derivative_of(exercise: str, derivative: Callable, f: Callable, x: Variable) -> Any:
-    answer = derivative(f, x)
+    answer = check.call(exercise, "derivative(f, x)", derivative, f, x)
     if isinstance(answer, tuple):
         check.fail(
             exercise,

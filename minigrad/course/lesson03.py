@@ -42,14 +42,22 @@ def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
         )
     check.fail(
         exercise,
-        f"{name} should be a class that subclasses minigrad.Function; got a {type(fn).__name__}.",
+        f"{name} should be a class that subclasses minigrad.Function; got "
+        f"{check.with_article(fn)}.",
     )
 
 
-def _apply(exercise: str, cls: type[Function], args: tuple, call: str) -> Variable:
-    """Run cls.apply(*args); explain the usual reasons it fails."""
+def _apply(
+    exercise: str, cls: type[Function], args: tuple, call: str, returned: list | None = None
+) -> Variable:
+    """Run cls.apply(*args); explain the usual reasons it fails. With a list `returned`,
+    what backward returns is appended to it (see _spy)."""
+    if returned is not None:
+        cls = _spy(cls, returned)
     try:
         output = cls.apply(*args)
+    except NotImplementedError as error:
+        check.explain_error(exercise, call, error)
     except TypeError as error:
         text = str(error)
         if "returned None" in text:
@@ -76,7 +84,7 @@ def _apply(exercise: str, cls: type[Function], args: tuple, call: str) -> Variab
             )
         check.fail(exercise, f"{call} raised ValueError: {error}")
     except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-        check.fail(exercise, f"{call} raised {type(error).__name__}: {error}")
+        check.explain_error(exercise, call, error)
     if isinstance(output, tuple):
         check.fail(
             exercise,
@@ -84,14 +92,22 @@ def _apply(exercise: str, cls: type[Function], args: tuple, call: str) -> Variab
             f"it alone, not inside a tuple.",
         )
     if not isinstance(output, Variable):
-        check.fail(exercise, f"{call} returned a {type(output).__name__}, not a Variable.")
+        check.fail(exercise, f"{call} returned {check.with_article(output)}, not a Variable.")
     return output
 
 
 def _backward(
-    exercise: str, output: Variable, upstream: np.ndarray, count_hint: str, number_hint: str
+    exercise: str,
+    output: Variable,
+    upstream: np.ndarray,
+    count_hint: str,
+    number_hint: str,
+    returned: list | None = None,
+    returns: str = "grad_x",
 ) -> None:
-    """output.backward(upstream); explain the engine's complaints about the gradients."""
+    """output.backward(upstream); explain the engine's complaints about the gradients.
+    `returned` holds what backward returned (from _apply), `returns` what it should return,
+    e.g. "grad_a, grad_b"."""
     if output.grad_fn is None:
         check.fail(
             exercise,
@@ -100,28 +116,51 @@ def _backward(
         )
     try:
         output.backward(Variable(upstream))
-    except RuntimeError as error:
-        text = str(error)
-        counts = COUNT.search(text)
-        if "incorrect number of gradients" in text and counts:
-            check.fail(
-                exercise,
-                f"backward returned {counts.group(2)} gradients, expected {counts.group(1)}: "
-                f"{count_hint}",
-            )
-        if "was not a Variable" in text:
-            check.fail(exercise, number_hint)
-        if "invalid gradient" in text:
-            check.fail(
-                exercise,
-                f"a gradient has the wrong shape. {text} A gradient has its input's "
-                f"shape: multiply elementwise and do not sum.",
-            )
-        check.fail(exercise, f"backward raised RuntimeError: {text}")
-    except NotImplementedError as error:
-        check.fail(exercise, f"backward raised NotImplementedError: {error}")
     except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-        check.fail(exercise, f"backward raised {type(error).__name__}: {error}")
+        _explain_backward_error(exercise, error, count_hint, number_hint, returned, returns)
+
+
+def _explain_backward_error(
+    exercise: str,
+    error: Exception,
+    count_hint: str,
+    number_hint: str,
+    returned: list | None,
+    returns: str,
+) -> None:
+    """The CheckError for an error raised while backward ran."""
+    if check.is_stub(error):
+        check.not_written(exercise)
+    if returned and isinstance(returned[-1], list):
+        listed = f"backward returned a list of {_count(len(returned[-1]), 'value')}"
+        if "," not in returns:
+            check.fail(exercise, f"{listed}: return the gradient itself, `return {returns}`.")
+        check.fail(
+            exercise,
+            f"{listed}: return a tuple ({returns}), not a list; `return {returns}` makes one.",
+        )
+    text = str(error)
+    counts = COUNT.search(text)
+    if isinstance(error, RuntimeError) and "incorrect number of gradients" in text and counts:
+        got, expected = int(counts.group(2)), int(counts.group(1))
+        check.fail(
+            exercise,
+            f"backward returned {_count(got, 'gradient')}, expected {expected}: {count_hint}",
+        )
+    if isinstance(error, RuntimeError) and "was not a Variable" in text:
+        check.fail(exercise, number_hint)
+    if isinstance(error, RuntimeError) and "invalid gradient" in text:
+        check.fail(
+            exercise,
+            f"a gradient has the wrong shape. {text} A gradient has its input's "
+            f"shape: multiply elementwise and do not sum.",
+        )
+    check.explain_error(exercise, "backward", error)
+
+
+def _count(number: int, noun: str) -> str:
+    """'1 gradient', '2 gradients'."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _grad_of(exercise: str, leaf: Variable, name: str) -> np.ndarray:
@@ -145,7 +184,7 @@ def _gradcheck(exercise: str, fn: Callable[..., Any], inputs: tuple, call: str) 
             f"minigrad.gradcheck({call}) disagrees with your backward:\n{error}",
         )
     except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-        check.fail(exercise, f"minigrad.gradcheck({call}) raised {type(error).__name__}: {error}")
+        check.explain_error(exercise, f"minigrad.gradcheck({call})", error)
 
 
 def _leaf(values: Any, requires_grad: bool = True) -> Variable:
@@ -180,7 +219,8 @@ def check_3_1(cube: Any) -> None:
     for values, upstream in CUBE_CASES:
         x_data, g = np.array(values), np.array(upstream)
         x = _leaf(x_data)
-        y = _apply(exercise, cls, (x,), "Cube.apply(x)")
+        returned: list = []
+        y = _apply(exercise, cls, (x,), "Cube.apply(x)", returned)
         forward_mistakes = {
             "that is 3x², the derivative: forward returns x ** 3 itself.": 3 * x_data**2,
             "that is x ** 2: forward should cube x.": x_data**2,
@@ -194,6 +234,8 @@ def check_3_1(cube: Any) -> None:
             "Cube.forward has one input, x, so backward returns one gradient (not a tuple "
             "with extra entries).",
             "backward returned a gradient for an input that is not a Variable.",
+            returned,
+            "grad_x",
         )
         backward_mistakes = {
             "that is 3x² without grad_output: multiply by the gradient backward receives "
@@ -232,7 +274,8 @@ def _check_scaled_exp(exercise: str, cls: type[Function], name: str, where_to_sa
     for values, k, upstream in SCALED_EXP_CASES:
         x_data, g = np.array(values), np.array(upstream)
         x = _leaf(x_data)
-        y = _apply(exercise, cls, (x, k), call)
+        returned: list = []
+        y = _apply(exercise, cls, (x, k), call, returned)
         out = np.exp(k * x_data)
         forward_mistakes = {
             "that is exp(x): the factor k is missing inside the exp.": np.exp(x_data),
@@ -250,6 +293,8 @@ def _check_scaled_exp(exercise: str, cls: type[Function], name: str, where_to_sa
             "for x, then None for k.",
             "backward returned a gradient for k, which is a plain number and not a Variable: "
             "return None in its place (`return grad_x, None`).",
+            returned,
+            "grad_x, None",
         )
         backward_mistakes = {
             "that is exp(k·x) · grad_output: the chain factor k (the derivative of k·x) is "
@@ -347,13 +392,14 @@ def check_3_3(divide: Any) -> None:
     number_hint = "backward returned a gradient for an input that is not a Variable."
 
     a, b = _leaf(a_data), _leaf(b_data)
-    y = _apply(exercise, cls, (a, b), "Divide.apply(a, b)")
+    returned: list = []
+    y = _apply(exercise, cls, (a, b), "Divide.apply(a, b)", returned)
     forward_mistakes = {
         "that is b / a: the numerator is the first input, a.": b_data / a_data,
         "that is a * b: Divide computes a / b.": a_data * b_data,
     }
     check.expect_close(exercise, "Divide.apply(a, b)", y, a_data / b_data, forward_mistakes)
-    _backward(exercise, y, g, count_hint, number_hint)
+    _backward(exercise, y, g, count_hint, number_hint, returned, "grad_a, grad_b")
     grad_a, grad_b = _grad_of(exercise, a, "a"), _grad_of(exercise, b, "b")
     expected_a, expected_b = g / b_data, -g * a_data / b_data**2
     if np.allclose(grad_a, expected_b) and np.allclose(grad_b, expected_a):
@@ -399,7 +445,7 @@ def check_3_3(divide: Any) -> None:
         a = _leaf(a_data, requires_grad=skipped == 1)
         b = _leaf(b_data, requires_grad=skipped == 0)
         y = _apply(exercise, spy, (a, b), "Divide.apply(a, b)")
-        _backward(exercise, y, g, count_hint, number_hint)
+        _backward(exercise, y, g, count_hint, number_hint, returned, "grad_a, grad_b")
         pair = _returned_pair(exercise, returned)
         needed = "ab"[1 - skipped]
         if pair[skipped] is not None and pair[1 - skipped] is None:

@@ -8,37 +8,36 @@ switched off for the cells after it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.course import check
 from minigrad.course.check import as_array, expect_close, fail, passed
 from minigrad.variable import Parameter, Variable
 
-NOT_WRITTEN = object()  # what _call returns in place of a result when the body still raises
 
+def _call(
+    exercise: str,
+    what: str,
+    function: Callable,
+    *args: Any,
+    hints: Sequence[check.HintRule] = (),
+) -> tuple[Any, bool]:
+    """Call the learner's `function`; return its result and the grad mode it left behind.
 
-def _call(function: Callable, *args: Any) -> tuple[Any, bool]:
-    """Call `function`; return its result and the grad mode it left behind.
-
-    Whatever happens, the mode is restored to the one found before the call.
+    An error it raises becomes a CheckError (see check.call). Whatever happens, the mode
+    is restored to the one found before the call.
     """
     before = is_grad_enabled()
     try:
-        result = function(*args)
+        result = check.call(exercise, what, function, *args, hints=hints)
         left = is_grad_enabled()
-    except NotImplementedError:
-        result, left = NOT_WRITTEN, before
     finally:
         set_grad_enabled(before)
     return result, left
-
-
-def _written(exercise: str, name: str, result: Any) -> None:
-    if result is NOT_WRITTEN:
-        fail(exercise, f"`{name}` still raises NotImplementedError: replace it with your code.")
 
 
 # --------------------------------------------------------------------------- Exercise 4.1
@@ -58,8 +57,7 @@ def check_4_1(evaluate: Callable) -> None:
         return (x @ w + b).tanh()
 
     xs = [Variable(rng.standard_normal((4, 3))) for _ in range(3)]
-    predictions, left = _call(evaluate, model_fn, xs)
-    _written(exercise, "evaluate", predictions)
+    predictions, left = _call(exercise, "evaluate(model_fn, xs)", evaluate, model_fn, xs)
     if not left:
         fail(
             exercise,
@@ -73,7 +71,7 @@ def check_4_1(evaluate: Callable) -> None:
     more = [Variable(rng.standard_normal((2, 3))) for _ in range(2)]
     modes_seen.clear()
     with no_grad():
-        predictions, left = _call(evaluate, model_fn, more)
+        predictions, left = _call(exercise, "evaluate(model_fn, xs)", evaluate, model_fn, more)
     if left:
         fail(
             exercise,
@@ -96,7 +94,7 @@ def _expect_predictions(
     if isinstance(predictions, Variable) or not isinstance(predictions, (list, tuple)):
         fail(
             exercise,
-            f"evaluate returned a {type(predictions).__name__}; return a list with one "
+            f"evaluate returned {check.with_article(predictions)}; return a list with one "
             f"prediction per input: [model_fn(x) for x in xs], computed under no_grad.",
         )
     if len(predictions) != len(xs):
@@ -164,30 +162,40 @@ def _expect_step(exercise: str, sgd_step: Callable, params: list[Parameter], lr:
     before = [p.data.copy() for p in params]
     grads = [None if p.grad is None else p.grad.data.copy() for p in params]
     handed_over = list(params)
-    try:
-        result, left = _call(sgd_step, handed_over, lr)
-    except RuntimeError as error:
-        if "in-place" not in str(error):
-            raise
-        result = error
-    except (TypeError, AttributeError) as error:
-        if all(g is not None for g in grads):
-            raise
-        result = error
-    if isinstance(result, RuntimeError):
-        fail(
-            exercise,
-            f"sgd_step raised RuntimeError ({str(result).split('.')[0]}): did you forget "
-            f"no_grad? Changing a leaf that requires grad in place is only allowed inside "
-            f"`with minigrad.no_grad():`.",
-        )
-    if isinstance(result, (TypeError, AttributeError)):
-        fail(
-            exercise,
-            f"sgd_step raised {type(result).__name__} ({result}): a parameter the loss did "
-            f"not use has .grad None; skip it (`if p.grad is None: continue`).",
-        )
-    _written(exercise, "sgd_step", result)
+    in_place = (
+        RuntimeError,
+        "in-place",
+        "Did you forget no_grad? A parameter may be changed in place only inside "
+        "`with minigrad.no_grad():`, so that the update itself is not recorded.",
+    )
+
+    def about_none(error: BaseException) -> str | None:
+        # Blame a missing gradient only when the error is about None and a parameter's
+        # .grad really is None: reset before its update, or never set by the loss.
+        if not isinstance(error, (TypeError, AttributeError)) or "NoneType" not in str(error):
+            return None
+        for index, (param, grad, original) in enumerate(zip(params, grads, before)):
+            if grad is not None and param.grad is None and np.array_equal(param.data, original):
+                return (
+                    f"The gradient params[{index}].grad was reset before the update used it: "
+                    f"update p first, then reset p.grad."
+                )
+        unused = [f"params[{index}]" for index, grad in enumerate(grads) if grad is None]
+        if unused:
+            return (
+                f"A parameter the loss did not use ({', '.join(unused)}) has .grad None; skip "
+                f"it (`if p.grad is None: continue`)."
+            )
+        return None
+
+    _, left = _call(
+        exercise,
+        "sgd_step(params, lr)",
+        sgd_step,
+        handed_over,
+        lr,
+        hints=[in_place, about_none],
+    )
     if not left:
         fail(
             exercise,
@@ -264,8 +272,9 @@ def check_4_3(mse: Callable) -> None:
     recorded = {}
     for training in (True, False):
         w = Variable(w_data.copy(), requires_grad=True)
-        loss, left = _call(mse, w, xs, ys, training)
-        _written(exercise, "mse", loss)
+        loss, left = _call(
+            exercise, f"mse(w, xs, ys, training={training})", mse, w, xs, ys, training
+        )
         if left is not True:
             fail(
                 exercise,
@@ -307,7 +316,7 @@ def check_4_3(mse: Callable) -> None:
     # The flag decides, whatever mode the caller is in, and the caller's mode comes back.
     w = Variable(w_data.copy(), requires_grad=True)
     with no_grad():
-        loss, left = _call(mse, w, xs, ys, True)
+        loss, left = _call(exercise, "mse(w, xs, ys, training=True)", mse, w, xs, ys, True)
     if left is not False:
         fail(
             exercise,
@@ -330,7 +339,7 @@ def _expect_loss(exercise: str, loss: Any, expected: float, residual: np.ndarray
     if not isinstance(loss, Variable):
         fail(
             exercise,
-            f"mse returned a {type(loss).__name__}; return the loss as a Variable (not its "
+            f"mse returned {check.with_article(loss)}; return the loss as a Variable (not its "
             f".item() or .data), so that training code can call loss.backward().",
         )
     expect_close(
@@ -338,6 +347,8 @@ def _expect_loss(exercise: str, loss: Any, expected: float, residual: np.ndarray
         "the loss",
         loss,
         expected,
+        shape_hint="the loss is a single number, the mean over the samples: did you forget "
+        ".mean()?",
         mistakes={
             "did you take the sum instead of the mean?": np.sum(residual**2),
             "did you forget to square the residuals?": np.mean(residual),

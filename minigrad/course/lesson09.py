@@ -18,7 +18,7 @@ from minigrad.variable import Variable
 # exercises it almost always means the first minigrad.grad lacked create_graph=True.
 NO_GRAPH = "does not require grad"
 FORGOT_CREATE_GRAPH = (
-    "the second differentiation found no graph to walk: pass create_graph=True to the "
+    "The second differentiation found no graph to walk: pass create_graph=True to the "
     "first minigrad.grad, so the first derivative is recorded and can be differentiated."
 )
 
@@ -26,13 +26,10 @@ FORGOT_CREATE_GRAPH = (
 def _call(exercise: str, what: str, function: Callable[..., Any], *args: Any) -> Any:
     """Call the learner's function, turning the create_graph mistake into its hint."""
     if not callable(function):
-        check.fail(exercise, f"{what} should be a function; got {type(function).__name__}.")
-    try:
-        return function(*args)
-    except RuntimeError as error:
-        if NO_GRAPH in str(error):
-            check.fail(exercise, f"{what} raised RuntimeError: {FORGOT_CREATE_GRAPH}")
-        check.fail(exercise, f"{what} raised RuntimeError: {error}")
+        check.fail(exercise, f"{what} should be a function; got {check.with_article(function)}.")
+    return check.call(
+        exercise, what, function, *args, hints=[(RuntimeError, NO_GRAPH, FORGOT_CREATE_GRAPH)]
+    )
 
 
 def _as_result(exercise: str, what: str, result: Any) -> np.ndarray:
@@ -46,7 +43,7 @@ def _as_result(exercise: str, what: str, result: Any) -> np.ndarray:
     if not isinstance(result, Variable) and result is not None:
         check.fail(
             exercise,
-            f"{what} is a {type(result).__name__}, not a Variable: return the Variable that "
+            f"{what} is {check.with_article(result)}, not a Variable: return the Variable that "
             f"minigrad.grad gives you (no .item(), no .data).",
         )
     return check.as_array(exercise, what, result)
@@ -204,14 +201,18 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
     """clip_gradient(grad) returns a new gradient with every entry clipped to [-1, 1]."""
     exercise = "9.3"
     if not callable(clip_gradient):
-        check.fail(exercise, f"clip_gradient should be a function; got {type(clip_gradient)}.")
+        check.fail(
+            exercise,
+            f"clip_gradient should be a function; got {check.with_article(clip_gradient)}.",
+        )
     samples = [
         np.array([-3.0, -0.5, 0.0, 0.25, 2.0]),
         np.array([[1.5, -0.75], [-1.25, 0.5]]),
     ]
     for values in samples:
         grad = Variable(values.copy())
-        returned = clip_gradient(grad)
+        what = f"clip_gradient(Variable({values.tolist()}))"
+        returned = check.call(exercise, what, clip_gradient, grad)
         if not np.array_equal(grad.data, values):
             check.fail(
                 exercise,
@@ -225,7 +226,6 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
                 "clip_gradient returned None, so the gradient stays as it was: a hook "
                 "changes a gradient only through what it returns.",
             )
-        what = f"clip_gradient(Variable({values.tolist()}))"
         got = check.as_array(exercise, what, returned)
         mistakes = {
             "negative entries became 0: the lower bound is -1, not 0.": np.clip(values, 0, 1),
@@ -245,8 +245,11 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
     t = Variable([0.5, 1.0, -2.0], requires_grad=True)
     h = x * 4.0
     handle = h.register_hook(clip_gradient)
-    ((h + t) ** 2).sum().backward()
-    handle.remove()
+    try:
+        loss = ((h + t) ** 2).sum()
+        check.call(exercise, "backward with clip_gradient hooked on h = 4 * x", loss.backward)
+    finally:
+        handle.remove()
     shared = 2 * (4.0 * x.data + t.data)
     check.expect_close(exercise, "t.grad, the unhooked input beside h", t.grad, shared)
     check.expect_close(
@@ -262,13 +265,22 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
 # --------------------------------------------------------------------------- Exercise 9.4
 
 
+_NOT_RETURNED = (
+    RuntimeError,
+    "did not return",
+    "Forward called ctx.mark_dirty(x) but returned something else (a new array?): an "
+    "in-place Function changes x.data and returns x itself.",
+)
+
+
 def check_9_4(relu_in_place: type) -> None:
     """ReluInPlace: forward zeroes x's negative entries in x's own array and marks it dirty."""
     exercise = "9.4"
     if not (isinstance(relu_in_place, type) and hasattr(relu_in_place, "apply")):
         check.fail(
             exercise,
-            f"pass the Function class itself (ReluInPlace), not {type(relu_in_place).__name__}.",
+            f"pass the Function class itself (ReluInPlace), not "
+            f"{check.with_article(relu_in_place)}.",
         )
     samples = [
         (np.array([-1.0, 2.0, 0.5, -0.25]), np.array([1.0, 2.0, 3.0, 4.0])),
@@ -279,16 +291,7 @@ def check_9_4(relu_in_place: type) -> None:
         y = x.clone()  # a non-leaf, which may be changed in place
         version = y._version
         what = f"ReluInPlace.apply(y) for y = {values.tolist()}"
-        try:
-            out = relu_in_place.apply(y)
-        except RuntimeError as error:
-            if "did not return" in str(error):
-                check.fail(
-                    exercise,
-                    "forward called ctx.mark_dirty(x) but returned something else (a new "
-                    "array?): an in-place Function changes x.data and returns x itself.",
-                )
-            check.fail(exercise, f"{what} raised RuntimeError: {error}")
+        out = check.call(exercise, what, relu_in_place.apply, y, hints=[_NOT_RETURNED])
         expected = np.maximum(values, 0)
         if np.array_equal(y.data, values):
             check.fail(
@@ -306,10 +309,8 @@ def check_9_4(relu_in_place: type) -> None:
         if out is not y:
             check.fail(exercise, f"{what} returned a new Variable; return the input x itself.")
         check.expect_close(exercise, f"the output of {what}", out, expected)
-        try:
-            (out * Variable(weights)).sum().backward()
-        except RuntimeError as error:
-            check.fail(exercise, f"backward of {what} raised RuntimeError: {error}")
+        loss = (out * Variable(weights)).sum()
+        check.call(exercise, f"backward of {what}", loss.backward)
         mistakes = {
             "the gradient also flows where the input was negative: multiply it by the 0/1 "
             "mask of the output > 0.": weights * np.ones_like(values),

@@ -12,7 +12,9 @@ The student version replaces every region by
 `raise NotImplementedError("Exercise 2.1: compute the gradient of y with respect to x")`
 (indented like the region), clears all outputs, and tags the exercise cells and their
 check cells (first line `# Check Exercise N.k`) "raises-exception", so nbval accepts the
-error an unsolved exercise raises.
+error an unsolved exercise raises. A cell that names an exercise but has no solution
+region, and a check cell for an exercise that no earlier cell defines, are errors
+(ExerciseFormatError): both would leave the student version silently wrong.
 """
 
 from __future__ import annotations
@@ -67,18 +69,33 @@ def strip_solutions(source: str, where: str) -> str:
 def student_version(lesson: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     """A copy of `lesson` with solutions removed, outputs cleared and exercise cells tagged."""
     notebook = nbformat.from_dict(lesson)
+    exercises: set[str] = set()  # the exercises defined so far, e.g. "Exercise 2.1"
     for index, cell in enumerate(notebook.cells):
         cell.metadata.pop("execution", None)
         if cell.cell_type != "code":
             continue
         cell.outputs = []
         cell.execution_count = None
+        where = f"{name}, cell {index}"
         first_line = cell.source.split("\n", 1)[0]
+        exercise = EXERCISE_LINE.match(first_line)
+        check = CHECK_LINE.match(first_line)
         tags = [tag for tag in cell.metadata.get("tags", []) if tag != RAISES]
+        if exercise and BEGIN not in cell.source:
+            raise ExerciseFormatError(
+                f"{where} starts with {first_line!r} but has no {BEGIN!r} ... {END!r} region: "
+                f"mark the solution, or do not start the cell with '# Exercise N.k:'."
+            )
         if BEGIN in cell.source:
-            cell.source = strip_solutions(cell.source, f"{name}, cell {index}")
+            cell.source = strip_solutions(cell.source, where)
+            exercises.add(exercise.group(1))
             tags.append(RAISES)
-        elif CHECK_LINE.match(first_line):
+        elif check:
+            if check.group(1) not in exercises:
+                raise ExerciseFormatError(
+                    f"{where} is the check cell of {check.group(1)}, but no earlier cell "
+                    f"starts with '# {check.group(1)}: ...'."
+                )
             tags.append(RAISES)
         if tags:
             cell.metadata["tags"] = tags
@@ -88,7 +105,8 @@ def student_version(lesson: nbformat.NotebookNode, name: str) -> nbformat.Notebo
 
 
 def write_exercises(lessons: Path) -> list[Path]:
-    """Write lessons/exercises/NN_name.ipynb for every lesson that has an exercise."""
+    """Write the student version of every lesson lessons/NN_name.ipynb, with or without
+    exercises, to lessons/exercises/NN_name.ipynb."""
     out_dir = lessons / "exercises"
     out_dir.mkdir(exist_ok=True)
     written = []

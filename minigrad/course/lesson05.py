@@ -1,0 +1,525 @@
+"""Checks for lesson 05 (FunctionalLinear: the linear layer as one Function).
+
+Each check calls the learner's code on inputs of its own (a rectangular case, where a
+shape gives a mistake away, and a square one, where only the values can), compares with
+NumPy, and, for Functions, runs `minigrad.gradcheck` in float64.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.function import Function
+from minigrad.autodiff.gradcheck import GradcheckError, gradcheck
+from minigrad.course import check
+from minigrad.variable import Variable
+
+# (N, in_features, out_features, seed): rectangular first, so that a missing transpose or a
+# missing sum shows as a wrong shape; then square, where every product fits and only the
+# values tell the mistakes apart.
+RECTANGULAR = (5, 3, 4, 11)
+SQUARE = (3, 3, 3, 12)
+
+
+def _case(batch: int, in_features: int, out_features: int, seed: int) -> dict[str, np.ndarray]:
+    """Fresh float64 inputs x (N, in), W (out, in), b (out,) and grad_output (N, out)."""
+    rng = np.random.default_rng(seed)
+    return {
+        "x": rng.normal(size=(batch, in_features)),
+        "W": rng.normal(size=(out_features, in_features)),
+        "b": rng.normal(size=out_features),
+        "g": rng.normal(size=(batch, out_features)),
+    }
+
+
+def _leaf(values: np.ndarray, requires_grad: bool = True) -> Variable:
+    return Variable(np.array(values, dtype=np.float64), requires_grad=requires_grad)
+
+
+def _callable(exercise: str, fn: Any, name: str) -> Callable[..., Any]:
+    if isinstance(fn, type) and issubclass(fn, Function):
+        check.fail(exercise, f"{name} should be a plain function (def {name}(...):), not a class.")
+    if not callable(fn):
+        check.fail(exercise, f"{name} should be a function; got {type(fn).__name__}.")
+    return fn
+
+
+def _sentence(error: Exception) -> str:
+    """An error's message as one sentence ending with a single full stop."""
+    return str(error).rstrip(". ") + "."
+
+
+def _call(exercise: str, fn: Callable[..., Any], args: tuple, call: str, hint: str) -> Any:
+    """fn(*args); an error raised inside the learner's code becomes a hint."""
+    try:
+        return fn(*args)
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        if check.is_stub(error):
+            check.not_written(exercise)
+        check.fail(exercise, f"{call} raised {type(error).__name__}: {_sentence(error)} {hint}")
+
+
+def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
+    """`fn` as a Function subclass, or a CheckError saying what was passed instead."""
+    if isinstance(fn, type) and issubclass(fn, Function):
+        if fn.backward is Function.backward:
+            check.fail(
+                exercise, f"{name} has no backward: define `def backward(ctx, grad_output)`."
+            )
+        return fn
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, type) and issubclass(owner, Function):
+        check.fail(exercise, f"pass the class itself, `{name}`, not `{name}.apply`.")
+    check.fail(
+        exercise,
+        f"{name} should be a class that subclasses minigrad.Function; got {type(fn).__name__}.",
+    )
+
+
+def _gradcheck(exercise: str, fn: Callable[..., Any], inputs: tuple, call: str) -> None:
+    """minigrad.gradcheck on float64 inputs; its report becomes the hint."""
+    try:
+        gradcheck(fn, inputs)
+    except GradcheckError as error:
+        check.fail(exercise, f"minigrad.gradcheck({call}) disagrees with your backward:\n{error}")
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        check.fail(exercise, f"minigrad.gradcheck({call}) raised {type(error).__name__}: {error}")
+
+
+# --------------------------------------------------------------------------- Exercise 5.1
+
+PRODUCT_SHAPES = (
+    "Check each product's shapes: grad_x = grad_output @ W is (N, out) @ (out, in); "
+    "grad_W = grad_output.T @ x is (out, N) @ (N, in); grad_b = grad_output.sum(0)."
+)
+GRAD_NAMES = ("grad_x", "grad_W", "grad_b")
+
+
+def _three_gradients(exercise: str, result: Any, call: str) -> tuple:
+    if not isinstance(result, (tuple, list)):
+        check.fail(
+            exercise,
+            f"{call} returned a {type(result).__name__}; return three gradients, "
+            f"`return grad_x, grad_W, grad_b`.",
+        )
+    if len(result) != 3:
+        check.fail(
+            exercise,
+            f"{call} returned {len(result)} values; return three, (grad_x, grad_W, grad_b).",
+        )
+    return tuple(check.as_array(exercise, name, value) for name, value in zip(GRAD_NAMES, result))
+
+
+def _check_order(exercise: str, grads: tuple, expected: dict[str, np.ndarray]) -> None:
+    """The three right gradients, but in another order than (grad_x, grad_W, grad_b)."""
+    wanted = [expected[name] for name in GRAD_NAMES]
+    for order in itertools.permutations(range(3)):
+        if order == (0, 1, 2):
+            continue
+        if all(_same(grads[k], wanted[order[k]]) for k in range(3)):
+            names = ", ".join(GRAD_NAMES[index] for index in order)
+            check.fail(
+                exercise,
+                f"the three gradients are right but come in the order ({names}); return them "
+                f"in the order of the inputs x, W, b: (grad_x, grad_W, grad_b).",
+            )
+
+
+def _same(got: np.ndarray, wanted: np.ndarray) -> bool:
+    return np.shape(got) == np.shape(wanted) and np.allclose(got, wanted)
+
+
+def _shape_hints(exercise: str, grads: tuple, case: dict[str, np.ndarray]) -> None:
+    """Hints for the shapes the usual mistakes give, before the plain shape comparison."""
+    grad_x, grad_w, grad_b = grads
+    batch, in_features = case["x"].shape
+    out_features = case["W"].shape[0]
+    # Each hint only where its shape cannot be the right one (with in == out, the transpose
+    # of (out, in) is (out, in) again).
+    if np.shape(grad_w) == (in_features, out_features) and in_features != out_features:
+        check.fail(
+            exercise,
+            f"the gradient for `W` has shape {(in_features, out_features)}, expected "
+            f"{(out_features, in_features)}: did you forget a transpose? x.T @ grad_output "
+            f"is grad_W transposed; W's gradient is grad_output.T @ x.",
+        )
+    if np.shape(grad_w) == (batch, out_features, in_features):
+        check.fail(
+            exercise,
+            f"grad_W has shape {(batch, out_features, in_features)}: one gradient per sample. "
+            f"Sum them over the batch (dim 0), or compute grad_output.T @ x directly, to get "
+            f"W's shape {(out_features, in_features)}.",
+        )
+    if np.shape(grad_b) == (batch, out_features):
+        check.fail(
+            exercise,
+            f"grad_b has shape {(batch, out_features)}, expected ({out_features},): did you "
+            f"forget to sum the bias gradient over the batch? Every sample adds the same b, so "
+            f"its gradient is grad_output.sum(0).",
+        )
+    if np.shape(grad_b) == (in_features,) and in_features != out_features:
+        check.fail(
+            exercise,
+            f"grad_b has shape ({in_features},), which is in_features: did you sum x instead of "
+            f"grad_output? The bias gradient is grad_output.sum(0), of shape ({out_features},).",
+        )
+    if np.shape(grad_b) == (batch,) and batch != out_features:
+        check.fail(
+            exercise,
+            f"grad_b has shape ({batch},), one number per sample: you summed over dim 1 (the "
+            f"outputs). Sum over dim 0, the batch: grad_output.sum(0).",
+        )
+    if np.shape(grad_b) == ():
+        check.fail(
+            exercise,
+            f"grad_b is a single number: you summed over everything. Sum over the batch only, "
+            f"grad_output.sum(0), which has one entry per output ({out_features},).",
+        )
+    if np.shape(grad_x) == (batch, out_features) and in_features != out_features:
+        check.fail(
+            exercise,
+            f"grad_x has shape {(batch, out_features)}, the shape of grad_output, expected "
+            f"{(batch, in_features)} like x: multiply by W, grad_x = grad_output @ W.",
+        )
+
+
+def _value_mistakes(case: dict[str, np.ndarray]) -> dict[str, dict[str, np.ndarray]]:
+    """For each gradient, hint → the value a known mistake gives. Most of these products
+    only fit in the square case; those that do not fit are left out."""
+    x, w, g = case["x"], case["W"], case["g"]
+    formulas = {
+        "grad_x": {
+            "that is grad_output @ W.T: W needs no transpose here, grad_x = grad_output @ W "
+            "((N, out) @ (out, in)).": lambda: g @ w.T,
+            "that is x @ W: you used x where grad_output belongs; grad_x = grad_output @ W.": (
+                lambda: x @ w
+            ),
+            "that is W @ grad_output: wrong order of the product; grad_x = grad_output @ W.": (
+                lambda: w @ g
+            ),
+            "that is grad_output itself: the factor W is missing, grad_x = grad_output @ W.": (
+                lambda: g
+            ),
+        },
+        "grad_W": {
+            "that is x.T @ grad_output, grad_W transposed: did you forget a transpose (or "
+            "swap the order)? grad_W = grad_output.T @ x.": lambda: x.T @ g,
+            "that is grad_output @ x: wrong order of the product, or a missing transpose; "
+            "grad_W = grad_output.T @ x.": lambda: g @ x,
+            "that is x.T @ x: you used x where grad_output belongs; grad_W = grad_output.T @ x.": (
+                lambda: x.T @ x
+            ),
+            "that is grad_output.T @ grad_output: you used grad_output where x belongs; "
+            "grad_W = grad_output.T @ x.": lambda: g.T @ g,
+            "that is the mean over the batch; the gradient of a sum over samples is their sum: "
+            "grad_output.T @ x.": lambda: g.T @ x / len(x),
+        },
+        "grad_b": {
+            "that is grad_output summed over dim 1 (the outputs); sum over dim 0, the batch: "
+            "grad_output.sum(0).": lambda: g.sum(1),
+            "that is the mean over the batch; each sample adds its own share, so sum: "
+            "grad_output.sum(0).": lambda: g.mean(0),
+            "that is x summed over the batch: you used x instead of grad_output; "
+            "grad_b = grad_output.sum(0).": lambda: x.sum(0),
+        },
+    }
+    mistakes: dict[str, dict[str, np.ndarray]] = {}
+    for name, hints in formulas.items():
+        mistakes[name] = {}
+        for hint, formula in hints.items():
+            try:
+                mistakes[name][hint] = formula()
+            except ValueError:  # the product does not fit at these sizes
+                continue
+    return mistakes
+
+
+class _LinearWith(Function):
+    """y = x W^T + b, with the learner's linear_backward as its backward."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Variable, weight: Variable, bias: Variable) -> Variable:
+        ctx.save_for_backward(x, weight)
+        return x @ weight.T + bias
+
+    @classmethod
+    def with_backward(cls, backward_fn: Callable[..., Any]) -> type[Function]:
+        def backward(ctx: Any, grad_output: Variable) -> tuple:
+            x, weight = ctx.saved_tensors
+            return tuple(backward_fn(x, weight, grad_output))
+
+        return type("LinearWithYourBackward", (cls,), {"backward": staticmethod(backward)})
+
+
+def _diagnose_on_square(fn: Callable[..., Any]) -> str | None:
+    """When linear_backward fails on rectangular inputs, run it where every product fits
+    and name the known mistake its values match, if any."""
+    case = _case(*SQUARE)
+    args = tuple(_leaf(case[key], False) for key in ("x", "W", "g"))
+    try:
+        result = fn(*args)
+        grads = tuple(np.asarray(getattr(value, "data", value), dtype=float) for value in result)
+    except Exception:  # noqa: BLE001 - no diagnosis, the original error is reported
+        return None
+    if len(grads) != 3:
+        return None
+    for name, got in zip(GRAD_NAMES, grads):
+        for hint, wrong in _value_mistakes(case)[name].items():
+            if _same(got, wrong):
+                return f"{name}: {hint}"
+    return None
+
+
+def check_5_1(linear_backward: Any) -> None:
+    """linear_backward(x, W, grad_output) → (grad_x, grad_W, grad_b) of y = x Wᵀ + b."""
+    exercise = "5.1"
+    fn = _callable(exercise, linear_backward, "linear_backward")
+    call = "linear_backward(x, W, grad_output)"
+    for batch, in_features, out_features, seed in (RECTANGULAR, SQUARE):
+        case = _case(batch, in_features, out_features, seed)
+        x, w, g = case["x"], case["W"], case["g"]
+        expected = {"grad_x": g @ w, "grad_W": g.T @ x, "grad_b": g.sum(0)}
+        args = (_leaf(x, False), _leaf(w, False), _leaf(g, False))
+        shapes = f"x {x.shape}, W {w.shape}, grad_output {g.shape}"
+        try:
+            result = fn(*args)
+        except NotImplementedError:
+            check.not_written(exercise)
+        except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+            diagnosis = _diagnose_on_square(fn)
+            hint = (
+                f"On inputs with N = in = out, where every product fits, {diagnosis}"
+                if diagnosis
+                else PRODUCT_SHAPES
+            )
+            check.fail(
+                exercise,
+                f"{call} with {shapes} raised {type(error).__name__}: {_sentence(error)} {hint}",
+            )
+        grads = _three_gradients(exercise, result, call)
+        _check_order(exercise, grads, expected)
+        _shape_hints(exercise, grads, case)
+        mistakes = _value_mistakes(case)
+        for name, got in zip(GRAD_NAMES, grads):
+            check.expect_close(
+                exercise, f"{name} (with {shapes})", got, expected[name], mistakes[name]
+            )
+    case = _case(4, 3, 2, 13)
+    inputs = (_leaf(case["x"]), _leaf(case["W"]), _leaf(case["b"]))
+    wrapped = _LinearWith.with_backward(fn)
+    _gradcheck(exercise, wrapped.apply, inputs, "a Function whose backward is linear_backward")
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 5.2
+
+
+def check_5_2(per_sample_grad_norms: Any) -> None:
+    """per_sample_grad_norms(x, grad_output) → (N,): the norm of each sample's grad_W."""
+    exercise = "5.2"
+    fn = _callable(exercise, per_sample_grad_norms, "per_sample_grad_norms")
+    call = "per_sample_grad_norms(x, grad_output)"
+    for batch, in_features, out_features, seed in ((5, 3, 4, 21), (2, 6, 2, 22)):
+        case = _case(batch, in_features, out_features, seed)
+        x, g = case["x"], case["g"]
+        per_sample = g[:, :, None] * x[:, None, :]
+        expected = np.sqrt((per_sample**2).sum(axis=(1, 2)))
+        shapes = f"x {x.shape}, grad_output {g.shape}"
+        result = _call(
+            exercise,
+            fn,
+            (_leaf(x, False), _leaf(g, False)),
+            f"{call} with {shapes}",
+            "The per-sample gradients are grad_output.unsqueeze(-1) * x.unsqueeze(-2), of "
+            "shape (N, out, in).",
+        )
+        got = check.as_array(exercise, call, result)
+        got_shape = np.shape(got)
+        if got_shape in ((batch, out_features, in_features), (batch, in_features, out_features)):
+            check.fail(
+                exercise,
+                f"{call} has shape {got_shape}: those are the per-sample gradients themselves. "
+                f"Now reduce each to one number, its norm: the square root of the sum of "
+                f"squares over the last two dims.",
+            )
+        if got_shape in ((batch, out_features), (batch, in_features)):
+            check.fail(
+                exercise,
+                f"{call} has shape {got_shape}: you reduced over one dim only. Each sample's "
+                f"gradient is an (out, in) matrix; sum the squares over both dims (1 and 2).",
+            )
+        if got_shape in ((), (out_features, in_features)):
+            check.fail(
+                exercise,
+                f"{call} has shape {got_shape}: that is the batch's gradient, summed over the "
+                f"samples. Keep one norm per sample, shape ({batch},).",
+            )
+        summed = np.sqrt(((g.T @ x) ** 2).sum())
+        mistakes = {
+            "those are the squared norms: take the square root.": expected**2,
+            "that is only the norm of each row of grad_output: the gradient of sample n is "
+            "the outer product of grad_output[n] and x[n], so x's norm is a factor too.": (
+                np.linalg.norm(g, axis=1)
+            ),
+            "that is only the norm of each row of x: grad_output[n] is a factor too.": (
+                np.linalg.norm(x, axis=1)
+            ),
+            "that is the sum of absolute values; the norm is the square root of the sum of "
+            "squares.": np.abs(per_sample).sum(axis=(1, 2)),
+            "every entry is the norm of the whole batch's gradient: compute one per sample.": (
+                np.full(batch, summed)
+            ),
+        }
+        check.expect_close(exercise, f"{call} with {shapes}", got, expected, mistakes)
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 5.3
+
+GUARD = "With bias=None there is nothing to add: guard the addition with `if bias is not None:`."
+
+
+def _apply(exercise: str, cls: type[Function], args: tuple, call: str, hint: str) -> Variable:
+    output = _call(exercise, cls.apply, args, call, hint)
+    if isinstance(output, tuple):
+        check.fail(exercise, f"{call} returned a tuple; forward has one output, return it alone.")
+    if not isinstance(output, Variable):
+        check.fail(exercise, f"{call} returned a {type(output).__name__}, not a Variable.")
+    if output.grad_fn is None:
+        check.fail(
+            exercise,
+            f"{call} recorded nothing (no grad_fn): forward should return a floating-point "
+            f"result computed from its inputs.",
+        )
+    return output
+
+
+def _saved_zero_bias(output: Variable, out_features: int) -> bool:
+    """Whether forward saved an all-zero vector of the bias's shape (a made-up zero bias)."""
+    try:
+        saved = output.grad_fn.saved_tensors
+    except RuntimeError:
+        return False
+    for value in saved:
+        data = value.data if isinstance(value, Variable) else value
+        if isinstance(data, np.ndarray) and data.shape == (out_features,) and not data.any():
+            return True
+    return False
+
+
+def _backward(exercise: str, output: Variable, upstream: np.ndarray, with_bias: bool) -> None:
+    try:
+        output.backward(Variable(upstream))
+    except NotImplementedError:  # before RuntimeError, of which it is a subclass
+        check.not_written(exercise)
+    except RuntimeError as error:
+        text = str(error)
+        if "was not a Variable" in text and not with_bias:
+            check.fail(
+                exercise,
+                "with bias=None, backward returned a gradient for bias. There is no bias to "
+                "receive it: return None in its place (`return grad_x, grad_weight, None`). If "
+                "forward replaced the missing bias by zeros, skip the addition instead.",
+            )
+        if "incorrect number of gradients" in text:
+            check.fail(
+                exercise,
+                f"{text} forward has three inputs (x, weight, bias), so backward returns three "
+                f"values, None for a bias that is None.",
+            )
+        if "invalid gradient" in text:
+            check.fail(
+                exercise,
+                f"a gradient has the wrong shape: {text} grad_x has x's shape (N, in), grad_W "
+                f"W's (out, in), grad_b b's (out,).",
+            )
+        check.fail(exercise, f"backward raised RuntimeError: {text}")
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        where = "with bias=None " if not with_bias else ""
+        guard = (
+            " Compute grad_bias only when the saved bias is not None, and return None for it "
+            "otherwise."
+            if not with_bias
+            else ""
+        )
+        check.fail(
+            exercise, f"backward {where}raised {type(error).__name__}: {_sentence(error)}{guard}"
+        )
+
+
+def _grad_of(exercise: str, leaf: Variable, name: str) -> np.ndarray:
+    if leaf.grad is None:
+        check.fail(
+            exercise,
+            f"{name}.grad is None after backward: did backward return None for {name}, or "
+            f"return the gradients in another order than (x, weight, bias)?",
+        )
+    return np.asarray(leaf.grad.data, dtype=np.float64)
+
+
+def check_5_3(linear: Any) -> None:
+    """A linear Function whose bias may be None: forward skips it, backward returns None."""
+    exercise = "5.3"
+    name = "LinearOptionalBias"
+    cls = _function_class(exercise, linear, name)
+    case = _case(*RECTANGULAR)
+    x_data, w_data, b_data, g = case["x"], case["W"], case["b"], case["g"]
+    out_features = w_data.shape[0]
+
+    # With a bias: the ordinary layer.
+    x, w, b = _leaf(x_data), _leaf(w_data), _leaf(b_data)
+    y = _apply(exercise, cls, (x, w, b), f"{name}.apply(x, W, b)", "")
+    check.expect_close(
+        exercise,
+        f"{name}.apply(x, W, b)",
+        y,
+        x_data @ w_data.T + b_data,
+        {"the bias is missing: with a bias, add it.": x_data @ w_data.T},
+    )
+    _backward(exercise, y, g, with_bias=True)
+    check.expect_close(exercise, "x.grad", _grad_of(exercise, x, "x"), g @ w_data)
+    check.expect_close(exercise, "W.grad", _grad_of(exercise, w, "W"), g.T @ x_data)
+    check.expect_close(
+        exercise,
+        "b.grad",
+        _grad_of(exercise, b, "b"),
+        g.sum(0),
+        {"that is the mean over the batch; sum: grad_output.sum(0).": g.mean(0)},
+    )
+
+    # Without: forward must skip the bias, backward return None for it.
+    x, w = _leaf(x_data), _leaf(w_data)
+    y = _apply(
+        exercise,
+        cls,
+        (x, w, None),
+        f"{name}.apply(x, W, None)",
+        f"Forward crashed on the missing bias. {GUARD}",
+    )
+    check.expect_close(exercise, f"{name}.apply(x, W, None)", y, x_data @ w_data.T)
+    made_zero_bias = _saved_zero_bias(y, out_features)
+    _backward(exercise, y, g, with_bias=False)
+    check.expect_close(exercise, "x.grad (bias=None)", _grad_of(exercise, x, "x"), g @ w_data)
+    check.expect_close(exercise, "W.grad (bias=None)", _grad_of(exercise, w, "W"), g.T @ x_data)
+    if made_zero_bias:
+        check.fail(
+            exercise,
+            "the values are right, but forward saved a vector of zeros in place of the missing "
+            "bias: adding a zero bias costs an addition and a gradient nobody uses. "
+            f"{GUARD}",
+        )
+
+    case = _case(4, 3, 2, 31)
+    inputs = (_leaf(case["x"]), _leaf(case["W"]), _leaf(case["b"]))
+    _gradcheck(exercise, cls.apply, inputs, f"{name}.apply, (x, W, b)")
+    _gradcheck(
+        exercise,
+        lambda x_, w_: cls.apply(x_, w_, None),
+        inputs[:2],
+        f"lambda x, W: {name}.apply(x, W, None), (x, W)",
+    )
+    check.passed(exercise)

@@ -1,0 +1,405 @@
+"""Checks of lesson 06: the reference answers pass, the usual mistakes get their hint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.course import CheckError, lesson06
+
+FACTOR = 7.0  # a global number a wrong backward reads instead of ctx.f
+
+# --------------------------------------------------------------------------- Exercise 6.1
+
+
+def _grad_factor(gradient: Callable, forward: Callable = lambda x, f: x, save: bool = True) -> type:
+    """A GradFactor whose forward returns forward(x, f) and whose backward returns
+    gradient(ctx, grad_output); `save=False` leaves f off ctx."""
+
+    class MyGradFactor(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, f):
+            if save:
+                ctx.f = f
+            return forward(x, f)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return gradient(ctx, grad_output)
+
+    return MyGradFactor
+
+
+class GradFactorSetup(minigrad.Function):
+    @staticmethod
+    def forward(x, f):
+        return x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.f = inputs[1]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.f, None
+
+
+class GradFactorOnClass(minigrad.Function):
+    """Keeps f on the class, so the last call's f wins."""
+
+    factor = 1.0
+
+    @staticmethod
+    def forward(ctx, x, f):
+        GradFactorOnClass.factor = f
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * GradFactorOnClass.factor, None
+
+
+class GradFactorGlobal(minigrad.Function):
+    @staticmethod
+    def forward(ctx, x, f):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * FACTOR, None
+
+
+class GradFactorUndefinedName(minigrad.Function):
+    @staticmethod
+    def forward(ctx, x, f):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * f, None  # noqa: F821 - the planted mistake: f is forward's
+
+
+def test_6_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_1(_grad_factor(lambda ctx, g: (g * ctx.f, None)))
+    assert "Exercise 6.1: correct." in capsys.readouterr().out
+
+
+def test_6_1_setup_context_style_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_1(GradFactorSetup)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_6_1_forward_on_a_copy_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_1(_grad_factor(lambda ctx, g: (g * ctx.f, None), lambda x, f: x.clone()))
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("gradient", "forward", "save", "hint"),
+    [
+        (lambda ctx, g: (g * ctx.f, None), lambda x, f: x * f, True, "forward must return x"),
+        (lambda ctx, g: (g / ctx.f, None), lambda x, f: x, True, "do not divide"),
+        (lambda ctx, g: (g, None), lambda x, f: x, True, "must multiply it by f"),
+        (lambda ctx, g: (ctx.f, None), lambda x, f: x, True, "did you forget grad_output"),
+        (
+            lambda ctx, g: (minigrad.ones_like(g) * ctx.f, None),
+            lambda x, f: x,
+            True,
+            "that is f alone, without grad_output",
+        ),
+        (lambda ctx, g: g * ctx.f, lambda x, f: x, True, "backward returns two values"),
+        (
+            lambda ctx, g: (g * ctx.f, g.sum()),
+            lambda x, f: x,
+            True,
+            "return None in its place",
+        ),
+        (lambda ctx, g: (g * ctx.f, None), lambda x, f: x, False, r"ctx.f = f"),
+        (lambda ctx, g: (g * ctx.f * ctx.f, None), lambda x, f: x, True, "scale once"),
+    ],
+    ids=[
+        "forward-scaled",
+        "divides",
+        "unscaled",
+        "forgot-grad-output-scalar",
+        "forgot-grad-output-array",
+        "one-gradient",
+        "gradient-for-f",
+        "f-not-saved",
+        "f-squared",
+    ],
+)
+def test_6_1_mistakes_get_their_hint(
+    gradient: Callable, forward: Callable, save: bool, hint: str
+) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_1(_grad_factor(gradient, forward, save))
+
+
+def test_6_1_f_kept_on_the_class_is_caught() -> None:
+    with pytest.raises(CheckError, match="the f of the later call"):
+        lesson06.check_6_1(GradFactorOnClass)
+
+
+def test_6_1_global_number_is_named() -> None:
+    with pytest.raises(CheckError, match="reads the global variable 'FACTOR'"):
+        lesson06.check_6_1(GradFactorGlobal)
+
+
+def test_6_1_undefined_name_is_explained() -> None:
+    with pytest.raises(CheckError, match="backward cannot see forward's arguments"):
+        lesson06.check_6_1(GradFactorUndefinedName)
+
+
+def test_6_1_apply_instead_of_class() -> None:
+    with pytest.raises(CheckError, match="pass the class itself"):
+        lesson06.check_6_1(GradFactorSetup.apply)
+
+
+def test_6_1_scaling_the_later_weight_is_caught() -> None:
+    """A factor applied to everything (here: forward scaled, backward unscaled) also fails
+    somewhere with a hint, never a bare error."""
+    cls = _grad_factor(lambda ctx, g: (g, None), lambda x, f: x * f)
+    with pytest.raises(CheckError, match="Exercise 6.1"):
+        lesson06.check_6_1(cls)
+
+
+# --------------------------------------------------------------------------- Exercise 6.2
+
+
+def _xor(gradient: Callable, forward: Callable = lambda a, b: a + b - 2 * a * b) -> type:
+    """A RelaxedXor whose backward returns gradient(a, b, grad_output)."""
+
+    class RelaxedXor(minigrad.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return forward(a, b)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            a, b = ctx.saved_tensors
+            return gradient(a, b, grad_output)
+
+    return RelaxedXor
+
+
+def _reference_xor(a, b, g):
+    return g * (1 - 2 * b), g * (1 - 2 * a)
+
+
+def _reduce(gradient, shape, keepdims=True, mean=False):
+    """Reduce a broadcast gradient to `shape` by hand (sum or mean over broadcast axes)."""
+    data = np.asarray(gradient.data)
+    while data.ndim > len(shape):
+        data = data.mean(axis=0) if mean else data.sum(axis=0)
+    axes = tuple(i for i, size in enumerate(shape) if size == 1 and data.shape[i] != 1)
+    if axes:
+        data = (
+            data.mean(axis=axes, keepdims=keepdims)
+            if mean
+            else data.sum(axis=axes, keepdims=keepdims)
+        )
+    return minigrad.Variable(data)
+
+
+def test_6_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_2(_xor(_reference_xor))
+    assert "Exercise 6.2: correct." in capsys.readouterr().out
+
+
+def test_6_2_reducing_by_hand_passes(capsys: pytest.CaptureFixture) -> None:
+    def gradient(a, b, g):
+        ga, gb = _reference_xor(a, b, g)
+        return _reduce(ga, a.shape), _reduce(gb, b.shape)
+
+    lesson06.check_6_2(_xor(gradient))
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("gradient", "forward", "hint"),
+    [
+        (_reference_xor, lambda a, b: a + b - a * b, "that is OR"),
+        (_reference_xor, lambda a, b: 1 - (a + b - 2 * a * b), "that is XNOR"),
+        (lambda a, b, g: (g * (1 - 2 * a), g * (1 - 2 * b)), None, "the partials are swapped"),
+        (lambda a, b, g: (g, g), None, "-2b from the term -2ab is missing"),
+        (lambda a, b, g: (1 - 2 * b, 1 - 2 * a), None, "without grad_output"),
+        (lambda a, b, g: (g * (1 - b), g * (1 - a)), None, "the slope of OR"),
+        (lambda a, b, g: (g * (2 * b - 1), g * (2 * a - 1)), None, "the sign is flipped"),
+        (lambda a, b, g: (g * (1 - 2 * b), None), None, "b.grad is None"),
+        (lambda a, b, g: g * (1 - 2 * b), None, "backward returns \\(grad_a, grad_b\\)"),
+    ],
+    ids=[
+        "or",
+        "xnor",
+        "swapped",
+        "missing-2b",
+        "forgot-grad-output",
+        "or-slope",
+        "sign",
+        "none-for-b",
+        "one-gradient",
+    ],
+)
+def test_6_2_mistakes_get_their_hint(
+    gradient: Callable, forward: Callable | None, hint: str
+) -> None:
+    cls = _xor(gradient) if forward is None else _xor(gradient, forward)
+    with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_2(cls)
+
+
+def test_6_2_dropping_the_broadcast_axis_gets_the_shape_hint() -> None:
+    def gradient(a, b, g):
+        ga, gb = _reference_xor(a, b, g)
+        return _reduce(ga, a.shape, keepdims=False), _reduce(gb, b.shape, keepdims=False)
+
+    with pytest.raises(CheckError, match="keeping dims"):
+        lesson06.check_6_2(_xor(gradient))
+
+
+def test_6_2_averaging_over_the_broadcast_axis_is_named() -> None:
+    def gradient(a, b, g):
+        ga, gb = _reference_xor(a, b, g)
+        return _reduce(ga, a.shape, mean=True), _reduce(gb, b.shape, mean=True)
+
+    with pytest.raises(CheckError, match="mean over the broadcast axis"):
+        lesson06.check_6_2(_xor(gradient))
+
+
+# --------------------------------------------------------------------------- Exercise 6.3
+
+
+COEFFICIENTS = lesson06.GATE_COEFFICIENTS
+
+
+def relaxed_gates(a, b):
+    terms = minigrad.stack([minigrad.ones_like(a), a, b, a * b], dim=-1)
+    return terms @ COEFFICIENTS.T
+
+
+def reference_neuron(a, b, logits):
+    return (relaxed_gates(a, b) * minigrad.softmax(logits, dim=-1)).sum(-1)
+
+
+def test_6_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_3(reference_neuron)
+    assert "Exercise 6.3: correct." in capsys.readouterr().out
+
+
+def test_6_3_matmul_form_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_3(lambda a, b, z: relaxed_gates(a, b) @ minigrad.softmax(z, dim=-1))
+    assert "correct" in capsys.readouterr().out
+
+
+def _numpy_neuron(a, b, logits):
+    weights = np.exp(logits.data) / np.exp(logits.data).sum()
+    return minigrad.Variable(lesson06.relaxed_gates_numpy(a.data, b.data) @ weights)
+
+
+@pytest.mark.parametrize(
+    ("neuron", "hint"),
+    [
+        (lambda a, b, z: (relaxed_gates(a, b) * z).sum(-1), "raw logits"),
+        (lambda a, b, z: (relaxed_gates(a, b) * z.exp()).sum(-1), "without dividing"),
+        (lambda a, b, z: relaxed_gates(a, b).mean(-1), "plain average"),
+        (lambda a, b, z: relaxed_gates(a, b) * minigrad.softmax(z, dim=-1), "over the last axis"),
+        (
+            lambda a, b, z: (relaxed_gates(a, b) * minigrad.softmax(z, dim=-1)).sum(0),
+            "summed over the rows",
+        ),
+        (
+            lambda a, b, z: (relaxed_gates(a, b) * minigrad.softmax(z, dim=-1)).sum(),
+            "you summed everything",
+        ),
+        (lambda a, b, z: reference_neuron(b, a, z), "a and b are swapped"),
+        (
+            lambda a, b, z: relaxed_gates(a, b)[:, int(np.argmax(z.data))],
+            "the hardened neuron",
+        ),
+        (_numpy_neuron, "outside the graph"),
+        (lambda a, b, z: _numpy_neuron(a, b, z).data, "returned an ndarray, not a Variable"),
+        (minigrad.Function, "not a class"),
+    ],
+    ids=[
+        "raw-logits",
+        "exp-unnormalised",
+        "mean",
+        "no-sum",
+        "sum-batch",
+        "sum-all",
+        "swapped",
+        "argmax",
+        "numpy",
+        "returns-array",
+        "class",
+    ],
+)
+def test_6_3_mistakes_get_their_hint(neuron: Callable, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_3(neuron)
+
+
+def test_relaxed_gates_numpy_is_boolean_on_bits() -> None:
+    a = np.array([0.0, 0.0, 1.0, 1.0])
+    b = np.array([0.0, 1.0, 0.0, 1.0])
+    table = lesson06.relaxed_gates_numpy(a, b)  # (4 input pairs, 16 gates)
+    # Gate i's truth table, read as a 4-bit number (row 11 first), is i itself.
+    codes = (table * np.array([[1], [2], [4], [8]])[::-1]).sum(axis=0)
+    assert codes.tolist() == list(range(16))
+
+
+# --------------------------------------------------------------------------- unwritten exercises
+
+
+def _stub(exercise: str) -> Callable:
+    def raise_stub(*args, **kwargs):
+        raise NotImplementedError(f"Exercise {exercise}: the student version's placeholder")
+
+    return raise_stub
+
+
+class GradFactorStub(minigrad.Function):
+    forward = staticmethod(_stub("6.1"))
+    backward = staticmethod(_stub("6.1"))
+
+
+class GradFactorBackwardStub(minigrad.Function):
+    @staticmethod
+    def forward(ctx, x, f):
+        ctx.f = f
+        return x
+
+    backward = staticmethod(_stub("6.1"))
+
+
+class XorStub(minigrad.Function):
+    forward = staticmethod(_stub("6.2"))
+    backward = staticmethod(_stub("6.2"))
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "exercise"),
+    [
+        (lesson06.check_6_1, GradFactorStub, "6.1"),
+        (lesson06.check_6_1, GradFactorBackwardStub, "6.1"),
+        (lesson06.check_6_2, XorStub, "6.2"),
+        (lesson06.check_6_2, _xor(_stub("6.2")), "6.2"),
+        (lesson06.check_6_3, _stub("6.3"), "6.3"),
+    ],
+    ids=["6.1", "6.1-backward", "6.2", "6.2-backward", "6.3"],
+)
+def test_unwritten_exercises_say_so(check: Callable, answer: object, exercise: str) -> None:
+    pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"
+    with pytest.raises(CheckError, match=pattern):
+        check(answer)
+
+
+def test_6_1_backward_returning_a_list_is_explained() -> None:
+    cls = _grad_factor(lambda ctx, g: [g * ctx.f, None])
+    with pytest.raises(CheckError, match=r"return a tuple \(grad_x, None\), not a list"):
+        lesson06.check_6_1(cls)

@@ -29,16 +29,33 @@ def _text(value: Any, side: str) -> str:
 
 
 class Concat(Function):
-    """y = a + b for texts;  each input gets the feedback on y."""
+    """y = a + b for texts;  each input gets the feedback on y that concerns it.
+
+    Free-text feedback concerns the whole and goes to both; instructions of the feedback
+    language (minigrad.text.feedback) go where they can act, as for join().
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> str:
-        return _text(a, "left") + _text(b, "right")
+        left, right = _text(a, "left"), _text(b, "right")
+        ctx.parts = [(_role(a, "left"), left), (_role(b, "right"), right)]
+        return left + right
 
     @staticmethod
     def backward(ctx: FunctionCtx, feedback: Variable) -> tuple:
-        # A plain str operand is not a Variable, so it gets no feedback.
-        return tuple(feedback if needed else None for needed in ctx.needs_input_grad)
+        # Imported here: the feedback language is part of minigrad.text, loaded after this.
+        from minigrad.text.feedback import route
+
+        shares = route(feedback.data, ctx.parts, list(ctx.needs_input_grad))
+        grads = []
+        for needed, share in zip(ctx.needs_input_grad, shares):
+            # A plain str operand is not a Variable, so it gets no feedback.
+            grads.append(Variable(share, role=feedback.role) if needed and share else None)
+        return tuple(grads)
+
+
+def _role(value: Any, fallback: str) -> str:
+    return value.role if isinstance(value, Variable) and value.role else fallback
 
 
 class Slice(Function):

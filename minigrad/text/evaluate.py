@@ -16,7 +16,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.text import feedback
-from minigrad.text.feedback_engine import FeedbackEngine, default_engine
+from minigrad.text.feedback_engine import FeedbackEngine, check_engine, default_engine
 from minigrad.variable import Variable
 
 
@@ -30,6 +30,7 @@ class Rule:
         self, text: Variable | str, engine: FeedbackEngine | None = None
     ) -> tuple[Variable, Variable]:
         """Judge `text`: returns (score, explanation) Variables."""
+        check_engine(engine)
         return Evaluate.apply(text, self, engine)
 
     def __repr__(self) -> str:
@@ -87,7 +88,9 @@ class WordCount(Rule):
 
     def __init__(self, min_words: int | None = None, max_words: int | None = None) -> None:
         for label, value in (("min_words", min_words), ("max_words", max_words)):
-            if value is not None and (not isinstance(value, int) or value < 0):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
                 raise ValueError(f"WordCount: {label} must be an int >= 0 or None; got {value!r}.")
         if min_words is None and max_words is None:
             raise ValueError("WordCount needs min_words, max_words or both.")

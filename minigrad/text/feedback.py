@@ -105,25 +105,65 @@ def contains_word(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.IGNORECASE) is not None
 
 
-def route(feedback: str, inputs: list[tuple[str, str]]) -> list[str]:
-    """Share a feedback text out among inputs, given as (role, text) pairs.
+def route(
+    feedback: str, inputs: list[tuple[str, str]], trainable: list[bool] | None = None
+) -> list[str]:
+    """Share a feedback text on a whole out among its parts, given as (role, text) pairs.
 
-    A line that names an input's role in brackets ("[title] ...") goes to that input; a
-    line asking to remove a word goes to the inputs containing it; any other line
-    concerns the whole and goes to every input. Returns one feedback text per input.
+    Like a Jacobian, each line goes where it can act, in the part's own terms:
+    - a line naming a part's role in brackets ("[title] ...") goes to that part;
+    - "Remove the word X" goes to the parts that contain X;
+    - "Add the word X", or a pattern for the end, goes to the last trainable part; a
+      pattern for the start (^...) to the first;
+    - a word limit becomes the part's own: the whole's excess (or shortfall) is asked of
+      the longest (or last) trainable part, with the limit restated for that part;
+    - anything else concerns the whole and goes to every part.
+    Returns one feedback text per part ("" for none).
     """
+    if trainable is None:
+        trainable = [True] * len(inputs)
+    candidates = [i for i, ok in enumerate(trainable) if ok] or list(range(len(inputs)))
     shares: list[list[str]] = [[] for _ in inputs]
     for line in feedback.splitlines():
         if not line.strip():
             continue
         targets = [i for i, (role, _) in enumerate(inputs) if role and f"[{role}]" in line]
-        if not targets:
-            instructions = parse(line)
-            if instructions and instructions[0].kind == "remove":
-                word = str(instructions[0].argument)
-                targets = [i for i, (_, text) in enumerate(inputs) if contains_word(text, word)]
-        if not targets:
-            targets = list(range(len(inputs)))
-        for index in targets:
+        if targets:
+            for index in targets:
+                shares[index].append(line)
+            continue
+        instructions = parse(line)
+        instruction = instructions[0] if instructions else Instruction("note", line)
+        if instruction.kind == "remove":
+            word = str(instruction.argument)
+            targets = [i for i, (_, text) in enumerate(inputs) if contains_word(text, word)]
+        elif instruction.kind == "add" or (
+            instruction.kind == "pattern" and not str(instruction.argument).startswith("^")
+        ):
+            targets = candidates[-1:]
+        elif instruction.kind == "pattern":
+            targets = candidates[:1]
+        elif instruction.kind in ("at_most", "at_least"):
+            index, line = _restated_limit(instruction, inputs, candidates)
+            targets = [index]
+        for index in targets or range(len(inputs)):
             shares[index].append(line)
     return ["\n".join(lines) for lines in shares]
+
+
+def _restated_limit(
+    instruction: Instruction, inputs: list[tuple[str, str]], candidates: list[int]
+) -> tuple[int, str]:
+    """Which part should meet a word limit of the whole, and the limit in its own terms."""
+    limit, whole = instruction.argument
+    counts = [len(words_of(text)) for _, text in inputs]
+    if whole is None:
+        whole = sum(counts)
+    if instruction.kind == "at_most":
+        # The longest trainable part has the most words to give (ties: the last one).
+        index = max(reversed(candidates), key=lambda i: counts[i])
+        own_limit = max(counts[index] - (whole - limit), 0)
+        return index, at_most_words(own_limit, counts[index])
+    index = candidates[-1]
+    own_limit = counts[index] + (limit - whole)
+    return index, at_least_words(own_limit, counts[index])

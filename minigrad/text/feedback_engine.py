@@ -41,9 +41,16 @@ def default_engine() -> FeedbackEngine:
 def set_default_engine(engine: FeedbackEngine | None) -> None:
     """Use `engine` wherever none is given (None restores RuleBasedEngine)."""
     global _default
+    check_engine(engine)
+    _default = engine
+
+
+def check_engine(engine: object) -> None:
+    """A TypeError unless `engine` is None or an engine object (an instance, not a class)."""
+    if isinstance(engine, type):
+        raise TypeError(f"pass an engine object, not the class: {engine.__name__}().")
     if engine is not None and not isinstance(engine, FeedbackEngine):
         raise TypeError(
             f"an engine needs feedback(judgement, *, role) and rewrite(text, feedback, *, "
             f"role, constraints) methods; {type(engine).__name__} lacks them."
         )
-    _default = engine

@@ -43,7 +43,7 @@ class OpenAICompatibleEngine:
             )
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty str; got {model!r}.")
-        if not isinstance(timeout, (int, float)) or timeout <= 0:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}.")
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -78,6 +78,7 @@ class OpenAICompatibleEngine:
             "temperature": self.temperature,
         }
         headers = {"Content-Type": "application/json"}
+        key = ""
         if self.api_key_env:
             key = os.environ.get(self.api_key_env)
             if not key:
@@ -98,7 +99,7 @@ class OpenAICompatibleEngine:
         except urllib.error.HTTPError as error:
             raise RuntimeError(
                 f"{self.base_url} answered HTTP {error.code} ({error.reason}): "
-                f"{_server_message(error)}"
+                f"{_redact(_server_message(error), key)}"
             ) from None
         except TimeoutError:
             raise TimeoutError(
@@ -111,10 +112,19 @@ class OpenAICompatibleEngine:
                     f"{self.base_url} did not answer within {self.timeout:g} s."
                 ) from None
             raise ConnectionError(f"cannot reach {self.base_url}: {error.reason}.") from None
-        return _content_of(payload, self.base_url)
+        return _content_of(_redact_bytes(payload, key), self.base_url)
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleEngine(base_url={self.base_url!r}, model={self.model!r})"
+
+
+def _redact(text: str, key: str) -> str:
+    """A server may echo the key back ("Incorrect API key provided: ..."): hide it."""
+    return text.replace(key, "[redacted key]") if key else text
+
+
+def _redact_bytes(payload: bytes, key: str) -> bytes:
+    return payload.replace(key.encode("utf-8"), b"[redacted key]") if key else payload
 
 
 def _server_message(error: Any) -> str:

@@ -47,26 +47,49 @@ class RuleBasedEngine:
         # Constraints come last, so they win over the feedback.
         instructions = language.parse(feedback) + language.parse("\n".join(constraints))
         self.last_unhandled = []
-        words = text.split()
         keep = {str(i.argument).lower() for i in instructions if i.kind in ("add", "keep")}
-
-        for instruction in instructions:
-            if instruction.kind == "replace":
-                words = str(instruction.argument).split()
+        replacements = [str(i.argument) for i in instructions if i.kind == "replace"]
+        if replacements:
+            text = replacements[-1]  # verbatim: spaces and line breaks included
         for instruction in instructions:
             if instruction.kind == "remove" and str(instruction.argument).lower() not in keep:
-                words = [w for w in words if not _same_word(w, str(instruction.argument))]
+                text = _remove_word(text, str(instruction.argument))
+        words = text.split()
+        edited = False  # an untouched text keeps its own spacing and line breaks
         for instruction in instructions:
             if instruction.kind == "add" and not _has_word(words, str(instruction.argument)):
                 words.append(str(instruction.argument))
+                edited = True
             elif instruction.kind == "pattern":
-                words = self._apply_pattern(words, str(instruction.argument))
+                changed = self._apply_pattern(words, str(instruction.argument))
+                edited = edited or changed != words
+                words = changed
             elif instruction.kind == "note":
                 self.last_unhandled.append(str(instruction.argument))
+        # Only the last word limit counts: with momentum, older feedback comes first.
+        limits = [i for i in instructions if i.kind in ("at_most", "at_least")]
+        if limits:
+            resized = _resize(words, limits[-1], keep)
+            edited = edited or resized != words
+            words = resized
+        result = " ".join(words) if edited else text
+        self._report_unmet(result, instructions, keep)
+        return result
+
+    def _report_unmet(self, result: str, instructions: list, keep: set[str]) -> None:
+        """List the instructions the result still does not meet, so nothing fails silently."""
         for instruction in instructions:
-            if instruction.kind in ("at_most", "at_least"):
-                words = _resize(words, instruction, keep, len(text.split()))
-        return " ".join(words)
+            argument = str(instruction.argument)
+            protected = argument.lower() in keep
+            if (
+                instruction.kind == "remove"
+                and not protected
+                and language.contains_word(result, argument)
+            ):
+                self.last_unhandled.append(f'could not remove "{argument}"')
+            elif instruction.kind == "pattern" and not re.search(argument, result):
+                if not any(argument in note for note in self.last_unhandled):
+                    self.last_unhandled.append(f"the text still does not match /{argument}/")
 
     def _apply_pattern(self, words: list[str], pattern: str) -> list[str]:
         """Patterns it can satisfy: a plain literal, optionally anchored with ^ or $."""
@@ -79,6 +102,8 @@ class RuleBasedEngine:
             self.last_unhandled.append(f"the pattern /{pattern}/ is not a plain literal")
             return words
         literal = re.sub(r"\\(.)", r"\1", literal)  # \. means a plain "."
+        if at_start and at_end:
+            return literal.split()  # the pattern spells out the whole text
         if at_start:
             return literal.split() + words
         if at_end and words and not literal[:1].isalnum():
@@ -95,42 +120,65 @@ def _is_plain(literal: str) -> bool:
     return re.fullmatch(r"(?:[^.^$*+?()\[\]{}|\\]|\\.)*", literal) is not None
 
 
-def _same_word(candidate: str, word: str) -> bool:
-    return candidate.strip(".,;:!?\"'()").lower() == word.lower()
+def _remove_word(text: str, word: str) -> str:
+    """`text` without `word` (any case): a token that is the word with punctuation around it
+    ("Cheap!") goes whole; inside a token ("cheap/fast") only the word goes."""
+    escaped = re.escape(word)
+    removed = re.sub(rf"(?<!\S)[^\w\s]*{escaped}[^\w\s]*(?!\S)", "", text, flags=re.IGNORECASE)
+    removed = re.sub(rf"(?<![\w'-]){escaped}(?![\w'-])", "", removed, flags=re.IGNORECASE)
+    if removed == text:
+        return text
+    removed = re.sub(r"[ \t]{2,}", " ", removed)
+    return re.sub(r"[ \t]+\n", "\n", removed).strip()
+
+
+def _is_word(token: str) -> bool:
+    return re.search(r"\w", token) is not None
+
+
+def _bare(word: str) -> str:
+    return word.strip(".,;:!?\"'()").lower()
 
 
 def _has_word(words: list[str], word: str) -> bool:
     return language.contains_word(" ".join(words), word)
 
 
-def _resize(words: list[str], instruction: language.Instruction, keep: set[str], before: int):
-    """Meet a word limit. When the judged text was longer than this one (a template added
-    words around it), the limit is shifted by the difference: only the excess goes."""
-    limit, judged = instruction.argument
-    offset = judged - before if judged is not None and judged > before else 0
+def _resize(words: list[str], instruction: language.Instruction, keep: set[str]) -> list[str]:
+    """Meet a word limit; the limit is about this text itself (parts get theirs from route)."""
+    limit, _ = instruction.argument
     if instruction.kind == "at_most":
-        return _shorten(words, max(limit - offset, 0), keep)
-    return _lengthen(words, max(limit - offset, 0))
+        return _shorten(words, limit, keep)
+    return _lengthen(words, limit)
 
 
 def _shorten(words: list[str], limit: int, keep: set[str]) -> list[str]:
-    """Drop filler words, then the last words that are not kept, until `limit` remain."""
-    words = list(words)
+    """Drop filler words (first ones first), then the last words not kept, to `limit`."""
+    # Tokens without a letter or digit ("|", "-") are not words: never counted or dropped.
+    excess = sum(1 for w in words if _is_word(w)) - limit
+    if excess <= 0:
+        return list(words)
+    dropped: set[int] = set()
+    # One pass per filler word, in FILLER's order: linear in the text's length.
     for filler in FILLER:
-        while len(words) > limit and any(_same_word(w, filler) for w in words):
-            position = next(i for i, w in enumerate(words) if _same_word(w, filler))
-            del words[position]
-    position = len(words) - 1
-    while len(words) > limit and position >= 0:
-        if words[position].strip(".,;:!?\"'()").lower() not in keep:
-            del words[position]
-        position = min(position, len(words)) - 1
-    return words
+        for position, word in enumerate(words):
+            if len(dropped) == excess:
+                break
+            if position not in dropped and _bare(word) == filler:
+                dropped.add(position)
+    for position in range(len(words) - 1, -1, -1):
+        if len(dropped) == excess:
+            break
+        word = words[position]
+        if position not in dropped and _is_word(word) and _bare(word) not in keep:
+            dropped.add(position)
+    return [word for position, word in enumerate(words) if position not in dropped]
 
 
 def _lengthen(words: list[str], limit: int) -> list[str]:
     words = list(words)
     padding = iter(PADDING * (1 + limit // len(PADDING)))
-    while len(words) < limit:
+    count = sum(1 for w in words if _is_word(w))
+    for _ in range(limit - count):
         words.append(next(padding))
     return words

@@ -6,6 +6,7 @@ that concern it, so a template's fixed words never receive feedback they cannot 
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from minigrad.autodiff.function import Function, FunctionCtx
@@ -34,7 +35,8 @@ def _routed(ctx: FunctionCtx, feedback: Variable, skip: int) -> tuple:
     """One feedback Variable (or None) per input after the first `skip` plain arguments."""
     if feedback is None:
         return (None,) * (skip + len(ctx.parts))
-    shares = language.route(feedback.data, ctx.parts)
+    trainable = list(ctx.needs_input_grad[skip:])
+    shares = language.route(feedback.data, ctx.parts, trainable)
     grads: list[Any] = [None] * skip
     for (role, _), share, needed in zip(ctx.parts, shares, ctx.needs_input_grad[skip:]):
         grads.append(Variable(share, role=f"feedback to {role}") if needed and share else None)
@@ -49,6 +51,7 @@ class Format(Function):
         if not isinstance(template, str):
             raise TypeError(f"format: the template must be a str; got {type(template).__name__}.")
         texts = {name: _text_of(v, "format", f"{name}=") for name, v in zip(names, values)}
+        _check_fields(template)
         try:
             filled = template.format(**texts)
         except KeyError as error:
@@ -67,6 +70,22 @@ class Format(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, feedback: Variable) -> tuple:
         return _routed(ctx, feedback, skip=2)
+
+
+def _check_fields(template: str) -> None:
+    """Only plain named fields: {title}, not {title.upper} or {0} or {items[0]}."""
+    try:
+        fields = [
+            field for _, field, _, _ in string.Formatter().parse(template) if field is not None
+        ]
+    except ValueError as error:
+        raise ValueError(f"format: the template {template!r} is malformed: {error}.") from None
+    for field in fields:
+        if not field.isidentifier():
+            raise ValueError(
+                f"format: the field {{{field}}} is not a plain name; templates take named "
+                f"fields such as {{title}} (no attributes, indexes or positions)."
+            )
 
 
 def format(template: str, **values: Variable | str) -> Variable:  # noqa: A001 (afnio's name)
@@ -112,6 +131,8 @@ class Split(Function):
         if not pieces:
             raise ValueError("split: the text is empty (or only whitespace): nothing to split.")
         ctx.pieces = pieces
+        ctx.role = _role_of(x, "text")
+        ctx.whole_count = len(language.words_of(text))
         return tuple(pieces)
 
     @staticmethod
@@ -120,12 +141,25 @@ class Split(Function):
             return None, None
         lines = []
         for index, (piece, item) in enumerate(zip(ctx.pieces, feedbacks)):
-            if item is not None and item.data.strip():
-                for line in item.data.splitlines():
-                    lines.append(f'In part {index} ("{piece}"): {line}')
+            if item is None or not item.data.strip():
+                continue
+            for line in item.data.splitlines():
+                lines.append(f'In part {index} ("{piece}"): {_for_whole(ctx, piece, line)}')
         if not lines:
             return None, None
-        return Variable("\n".join(lines), role="feedback to the split text"), None
+        return Variable("\n".join(lines), role=f"feedback to {ctx.role}"), None
+
+
+def _for_whole(ctx: FunctionCtx, piece: str, line: str) -> str:
+    """A word limit on one piece, restated for the whole text (the other pieces stay)."""
+    instructions = language.parse(line)
+    if not instructions or instructions[0].kind not in ("at_most", "at_least"):
+        return line
+    limit, _ = instructions[0].argument
+    whole_limit = ctx.whole_count - len(language.words_of(piece)) + limit
+    if instructions[0].kind == "at_most":
+        return language.at_most_words(whole_limit, ctx.whole_count)
+    return language.at_least_words(whole_limit, ctx.whole_count)
 
 
 def split(x: Variable | str, separator: str | None = None) -> tuple[Variable, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from minigrad.autodiff.grad_mode import no_grad
-from minigrad.text.feedback_engine import FeedbackEngine, default_engine
+from minigrad.text.feedback_engine import FeedbackEngine, check_engine, default_engine
 from minigrad.variable import Variable
 
 
@@ -39,6 +39,7 @@ class TGD:
             raise TypeError("constraints must be a list of str, e.g. ['Keep the word \"x\".'].")
         if not isinstance(momentum, int) or isinstance(momentum, bool) or momentum < 0:
             raise ValueError(f"momentum is a number of past steps, an int >= 0; got {momentum!r}.")
+        check_engine(engine)
         self.engine = engine
         self.constraints = list(constraints)
         self.momentum = momentum
@@ -74,4 +75,6 @@ class TGD:
 
     def __repr__(self) -> str:
         engine = type(self.engine).__name__ if self.engine is not None else "default engine"
-        return f"TGD({len(self.parameters)} parameters, {engine}, momentum={self.momentum})"
+        count = len(self.parameters)
+        plural = "" if count == 1 else "s"
+        return f"TGD({count} parameter{plural}, {engine}, momentum={self.momentum})"

@@ -1,0 +1,735 @@
+"""Checks for lesson 07 (textual feedback).
+
+7.1 `Shout`, a text Function whose backward passes feedback through, naming the input's
+role; 7.2 `MaxCharacters`, a Rule whose instructions the RuleBasedEngine can act on;
+7.3 `optimize_page`, a TGD loop that rewrites a description inside a page template. Each
+check runs the learner's answer on texts of its own and compares with what it computes
+here; nothing leaves the machine (the default engine is the offline RuleBasedEngine).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from minigrad.autodiff.function import Function
+from minigrad.course import check
+from minigrad.text import feedback as language
+from minigrad.text.evaluate import Rule
+from minigrad.text.feedback_engine import default_engine, set_default_engine
+from minigrad.text.rule_based import RuleBasedEngine
+from minigrad.text.template import format as fill
+from minigrad.text.tgd import TGD
+from minigrad.variable import Variable
+
+# --------------------------------------------------------------------------- Exercise 7.1
+
+SHOUT_CASES = (
+    ("keep it simple", "slogan", 1, "Make it calmer."),
+    ("good morning, team", "greeting", 3, 'Remove the word "team".'),
+)
+
+
+def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
+    """`fn` as a Function subclass with a backward, or a CheckError saying what it is."""
+    if isinstance(fn, type) and issubclass(fn, Function):
+        if fn.backward is Function.backward:
+            check.fail(exercise, f"{name} has no backward: define `def backward(ctx, feedback)`.")
+        return fn
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, type) and issubclass(owner, Function):
+        check.fail(exercise, f"pass the class itself, `{name}`, not `{name}.apply`.")
+    if isinstance(fn, type):
+        check.fail(
+            exercise,
+            f"{name} should subclass minigrad.Function: `class {name}(minigrad.Function):`.",
+        )
+    check.fail(
+        exercise,
+        f"{name} should be a class that subclasses minigrad.Function; got "
+        f"{check.with_article(fn)}.",
+    )
+
+
+def _spy(cls: type[Function], returned: list) -> type[Function]:
+    """A subclass of `cls` that records what its backward returns."""
+
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        result = cls.backward(ctx, *grad_outputs)
+        returned.append(result)
+        return result
+
+    spy = type(cls.__name__, (cls,), {"backward": staticmethod(backward)})
+    spy.__qualname__ = cls.__qualname__
+    return spy
+
+
+def _shout_hints() -> list[check.HintRule]:
+    return [
+        (
+            AttributeError,
+            "upper",
+            "x is a Variable, not a str: its text is x.data, so write x.data.upper().",
+        ),
+        (
+            TypeError,
+            "can only concatenate",
+            "build the text from x.data (a str), e.g. x.data.upper() + '!' * times.",
+        ),
+    ]
+
+
+def _apply_shout(
+    exercise: str, cls: type[Function], x: Variable, times: int, returned: list
+) -> Variable:
+    """Shout.apply(x, times) through a spy; its output checked to be one text Variable."""
+    call = f"Shout.apply(x, {times})"
+    try:
+        output = _spy(cls, returned).apply(x, times)
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        if isinstance(error, TypeError) and "returned None" in str(error):
+            check.fail(exercise, f"{call}: forward returned None; did you forget `return`?")
+        if isinstance(error, TypeError) and "positional argument" in str(error):
+            check.fail(
+                exercise,
+                f"{call} raised TypeError: {error}. forward takes ctx first, then the two "
+                f"inputs: forward(ctx, x, times).",
+            )
+        check.explain_error(exercise, call, error, _shout_hints())
+    if isinstance(output, tuple):
+        check.fail(
+            exercise,
+            f"{call} returned a tuple of {len(output)}; forward has one output, the shouted "
+            f"text: return it alone.",
+        )
+    if not isinstance(output, Variable) or not output.is_text:
+        check.fail(
+            exercise, f"{call} should give a text Variable; got {check.with_article(output)}."
+        )
+    return output
+
+
+def _check_shouted(exercise: str, output: Variable, text: str, role: str, times: int) -> None:
+    """The forward value and role of Shout.apply(x, times)."""
+    call = f"Shout.apply(x, {times}) with x = {text!r}"
+    expected = text.upper() + "!" * times
+    got = output.data
+    if got != expected:
+        if got == text + "!" * times:
+            hint = "the text is not in capitals: use x.data.upper()."
+        elif got == text.upper():
+            hint = "the exclamation marks are missing: add '!' * times."
+        elif got.rstrip("!") == text.upper():
+            count = len(got) - len(got.rstrip("!"))
+            hint = f"it ends with {count} '!' but times is {times}: add '!' * times."
+        elif got == text[::-1].upper() + "!" * times or got == text[::-1]:
+            hint = "the text is reversed: that was Reverse; Shout keeps the order."
+        else:
+            hint = "Shout returns x.data.upper() followed by times exclamation marks."
+        check.fail(exercise, f"{call} gave {got!r}, expected {expected!r}: {hint}")
+    if output.role != role:
+        check.fail(
+            exercise,
+            f"the output of {call} has role {output.role!r}, expected {role!r}: give it the "
+            f"input's role, Variable(..., role=x.role), so feedback further on can name it.",
+        )
+    if output.grad_fn is None:
+        check.fail(
+            exercise,
+            "the output has no grad_fn, so nothing was recorded: call Shout.apply(x, times), "
+            "never Shout.forward directly.",
+        )
+
+
+def _run_backward(exercise: str, output: Variable, advice: str, returned: list) -> None:
+    """output.backward(feedback); the engine's complaints become hints."""
+    try:
+        output.backward(Variable(advice))
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        if check.is_stub(error):
+            check.not_written(exercise)
+        if returned and isinstance(returned[-1], list):
+            check.fail(
+                exercise,
+                "backward returned a list: return a tuple, `return feedback_for_x, None`.",
+            )
+        text = str(error)
+        if "incorrect number of gradients" in text:
+            check.fail(
+                exercise,
+                f"{text} Shout.forward has two inputs, x and times, so backward returns two "
+                f"values: the feedback for x, then None for times.",
+            )
+        if "was not a Variable" in text:
+            check.fail(
+                exercise,
+                "backward returned feedback for times, which is a plain int, not a Variable: "
+                "return None in its place (`return feedback_for_x, None`).",
+            )
+        if "numeric gradient" in text:
+            check.fail(
+                exercise,
+                "backward returned a number for x, which is text: the feedback for a text is "
+                "a text Variable.",
+            )
+        check.explain_error(exercise, "backward", error)
+
+
+def _returned_feedback(exercise: str, returned: list, role: str, advice: str) -> str:
+    """The feedback backward returned for x: a text Variable with the right role and text."""
+    if not returned:
+        check.fail(exercise, "backward was never called.")
+    result = returned[-1]
+    first = result[0] if isinstance(result, tuple) and result else result
+    if first is None:
+        check.fail(
+            exercise,
+            "backward returned None for x: return the feedback Variable (you may also assign "
+            "it to x.grad as afnio does; minigrad then adds it once).",
+        )
+    if isinstance(first, str):
+        check.fail(
+            exercise,
+            "backward returned a str for x; return a text Variable with a role, "
+            "Variable(text, role=f'feedback to {x.role}'): a str carries no role.",
+        )
+    if not isinstance(first, Variable) or not first.is_text:
+        check.fail(
+            exercise,
+            f"the feedback for x should be a text Variable; got {check.with_article(first)}.",
+        )
+    wanted_role = f"feedback to {role}"
+    if first.role != wanted_role:
+        if first.role is None:
+            hint = "it has no role; give it one: role=f'feedback to {x.role}'."
+        elif first.role == role:
+            hint = "that is the input's own role; feedback's role is f'feedback to {x.role}'."
+        else:
+            hint = "write it as role=f'feedback to {x.role}'."
+        check.fail(
+            exercise,
+            f"the feedback for x has role {first.role!r}, expected {wanted_role!r}: {hint}",
+        )
+    note = first.data
+    if advice not in note:
+        if advice.upper() in note:
+            hint = "you shouted the feedback too: pass its text through unchanged."
+        elif "None" in note:
+            hint = (
+                "it says 'None' where the feedback belongs: the text of the feedback "
+                "Variable is feedback.data (feedback.grad is None)."
+            )
+        else:
+            hint = "include the text it received, feedback.data."
+        check.fail(
+            exercise,
+            f"the feedback for x is {note!r}; it should contain the feedback given to the "
+            f"shouted text, {advice!r}: {hint}",
+        )
+    if role not in note:
+        check.fail(
+            exercise,
+            f"the feedback for x is {note!r}; it should name the input's role, {role!r}, e.g. "
+            f"f'For the {{x.role}}: {{feedback.data}}'.",
+        )
+    return note
+
+
+def _check_grad(exercise: str, x: Variable, expected: str, role: str, when: str) -> None:
+    """x.grad holds `expected`, each feedback once."""
+    if x.grad is None:
+        check.fail(exercise, f"x.grad is None {when}: did backward return the feedback?")
+    got = x.grad.data
+    if got == expected:
+        if x.grad.role != f"feedback to {role}":
+            check.fail(
+                exercise,
+                f"x.grad has role {x.grad.role!r}, expected 'feedback to {role}'.",
+            )
+        return
+    pieces = expected.split("\n\n")
+    if any(got.count(piece) > expected.count(piece) for piece in pieces):
+        check.fail(
+            exercise,
+            f"x.grad holds a feedback twice {when}: {got!r}. backward assigned x.grad one "
+            f"Variable and returned another, so both were added. Return the very Variable "
+            f"you assigned (`return x.grad, None`), or do not assign x.grad at all.",
+        )
+    if len(pieces) > 1 and got == pieces[-1]:
+        check.fail(
+            exercise,
+            f"x.grad holds only the last feedback {when}: {got!r}, expected {expected!r}. "
+            f"Do not overwrite x.grad with the new feedback alone: return it and let the "
+            f"engine join it to what is there.",
+        )
+    check.fail(exercise, f"x.grad is {got!r} {when}, expected {expected!r}.")
+
+
+def check_7_1(shout: Any) -> None:
+    """Shout(x, times): x.data.upper() + '!' * times; backward passes feedback to x, named."""
+    exercise = "7.1"
+    cls = _function_class(exercise, shout, "Shout")
+    for text, role, times, advice in SHOUT_CASES:
+        x = Variable(text, role=role, requires_grad=True)
+        returned: list = []
+        output = _apply_shout(exercise, cls, x, times, returned)
+        _check_shouted(exercise, output, text, role, times)
+        _run_backward(exercise, output, advice, returned)
+        note = _returned_feedback(exercise, returned, role, advice)
+        _check_grad(exercise, x, note, role, "after one backward")
+
+    # One input, two Shouts: the two feedbacks are joined on x.grad, each once.
+    role = "call to action"
+    x = Variable("buy now", role=role, requires_grad=True)
+    notes = []
+    for times, advice in ((1, "Say please."), (2, "Say why it is worth it.")):
+        returned = []
+        output = _apply_shout(exercise, cls, x, times, returned)
+        _run_backward(exercise, output, advice, returned)
+        notes.append(_returned_feedback(exercise, returned, role, advice))
+    _check_grad(exercise, x, "\n\n".join(notes), role, "after two backward passes")
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 7.2
+
+# (limit, text, expected score, expected (k, words) of the instruction or None)
+MAX_CHARACTER_CASES = (
+    (30, "A sturdy mug that keeps your coffee hot for hours.", 30 / 50, (6, 10)),
+    (30, "Handmade ceramic mug.", 1.0, None),
+    (12, "Keep calm and carry on", 12 / 22, (2, 5)),
+    (12, "Keep calm ok", 1.0, None),
+)
+
+
+def words_that_fit(text: str, limit: int) -> int:
+    """How many of the text's first words, joined by single spaces, fit in `limit` chars."""
+    count, length = 0, -1
+    for word in text.split():
+        if length + 1 + len(word) > limit:
+            break
+        length += 1 + len(word)
+        count += 1
+    return count
+
+
+def _rule_class(exercise: str, cls: Any) -> type:
+    if isinstance(cls, Rule):
+        check.fail(
+            exercise,
+            "pass the class, `MaxCharacters`, not an instance such as MaxCharacters(30): the "
+            "check makes its own with other limits.",
+        )
+    if not isinstance(cls, type):
+        check.fail(
+            exercise,
+            f"MaxCharacters should be a class (a Rule subclass); got {check.with_article(cls)}.",
+        )
+    if not issubclass(cls, Rule):
+        check.fail(
+            exercise,
+            "MaxCharacters should subclass minigrad.text.Rule: `class "
+            "MaxCharacters(minigrad.text.Rule):`. Rule gives it the call rule(text) -> (score, "
+            "explanation).",
+        )
+    if cls.judge is Rule.judge:
+        check.fail(exercise, "MaxCharacters has no judge method: define `def judge(self, text)`.")
+    return cls
+
+
+def _judged(exercise: str, rule: Any, text: str, limit: int) -> tuple[float, list[str]]:
+    """rule.judge(text), checked to be (a number, a list of str)."""
+    what = f"MaxCharacters({limit}).judge({text!r})"
+    result = check.call(exercise, what, rule.judge, text)
+    if not isinstance(result, tuple) or len(result) != 2:
+        check.fail(
+            exercise,
+            f"{what} returned {check.with_article(result)}; judge returns two things, "
+            f"(score, lines): `return score, lines`.",
+        )
+    score, lines = result
+    if (
+        isinstance(score, Variable)
+        or not isinstance(score, (int, float))
+        or isinstance(score, bool)
+    ):
+        check.fail(
+            exercise,
+            f"{what} returned a score that is {check.with_article(score)}; the score is a "
+            f"plain float between 0 and 1.",
+        )
+    if isinstance(lines, str):
+        check.fail(
+            exercise,
+            f"{what} returned the instructions as a str, {lines!r}; return a list of lines, "
+            f"[line] (an empty list when nothing needs to change). Checklist extends its "
+            f"list with yours, and a str would be split into single characters.",
+        )
+    if not isinstance(lines, (list, tuple)) or not all(isinstance(line, str) for line in lines):
+        check.fail(
+            exercise,
+            f"{what} returned instructions {lines!r}; they should be a list of str.",
+        )
+    return float(score), list(lines)
+
+
+def _check_score(exercise: str, what: str, score: float, text: str, limit: int) -> None:
+    expected = min(1.0, limit / len(text))
+    if not 0.0 <= score <= 1.0:
+        if math.isclose(score, len(text) / limit):
+            hint = "that is len(text) / limit; the score is limit / len(text)."
+        elif math.isclose(score, 100 * expected):
+            hint = "that is a percentage; a score lies between 0 and 1."
+        else:
+            hint = f"a score lies between 0 and 1; here it is limit / len(text) = {expected:.4g}."
+        check.fail(exercise, f"{what} gave the score {score:.4g}, outside [0, 1]: {hint}")
+    if math.isclose(score, expected, rel_tol=1e-9, abs_tol=1e-12):
+        return
+    if expected < 1.0 and score == 0.0:
+        hint = (
+            "a text over the limit still gets partial credit, limit / len(text), so a "
+            "shorter text scores better than a longer one."
+        )
+    elif expected == 1.0:
+        hint = "a text within the limit (len(text) <= limit) scores 1.0."
+    else:
+        hint = f"over the limit the score is limit / len(text) = {limit} / {len(text)}."
+    check.fail(exercise, f"{what} gave the score {score:.4g}, expected {expected:.4g}: {hint}")
+
+
+def _check_lines(
+    exercise: str, what: str, lines: list[str], text: str, limit: int, wanted: tuple | None
+) -> None:
+    if wanted is None:
+        if lines:
+            check.fail(
+                exercise,
+                f"{what} returned {lines!r} for a text of {len(text)} characters, within the "
+                f"limit {limit}: nothing needs to change, so return an empty list.",
+            )
+        return
+    if not lines:
+        check.fail(
+            exercise,
+            f"{what} returned no instruction for a text of {len(text)} characters, over the "
+            f"limit {limit}: say how to shorten it.",
+        )
+    if len(lines) != 1:
+        check.fail(exercise, f"{what} returned {len(lines)} lines; return one instruction.")
+    (line,) = lines
+    instructions = language.parse(line)
+    if not instructions or instructions[0].kind != "at_most":
+        check.fail(
+            exercise,
+            f"the RuleBasedEngine cannot act on {line!r}: it reads only the feedback "
+            f"language. Write the line with minigrad.text.feedback.at_most_words(k, count).",
+        )
+    k, count = instructions[0].argument
+    want_k, want_count = wanted
+    if k != want_k:
+        if k == limit:
+            hint = (
+                "that is the limit in characters, but the instruction counts words: k is "
+                "how many of the first words fit."
+            )
+        elif k == want_k + 1:
+            hint = (
+                "one word too many: the first k words, joined by spaces, must fit within "
+                "the limit; did you count the word that gets cut in half?"
+            )
+        elif k == want_k - 1:
+            hint = "one word too few: one more word still fits within the limit."
+        else:
+            hint = "k is the number of first words that, joined by spaces, fit the limit."
+        check.fail(
+            exercise,
+            f"{what} asks for at most {k} words, expected {want_k}: {hint}",
+        )
+    if count != want_count:
+        check.fail(
+            exercise,
+            f"{what} says the text has {count} words; it has {want_count} "
+            f"(len(text.split())). When the judged text is a page made of parts, format and "
+            f"join use that number to restate the limit for the part that must shrink.",
+        )
+
+
+def _check_in_use(exercise: str, cls: type) -> None:
+    """Through Evaluate (rule(text)) and TGD with the RuleBasedEngine, for real."""
+    limit, start = 30, "A sturdy mug that keeps your coffee hot for hours."
+    rule = cls(limit)
+    tagline = Variable(start, role="tagline", requires_grad=True)
+    optimizer = TGD([tagline], engine=RuleBasedEngine())
+    for _ in range(4):
+        optimizer.zero_grad()
+        score, explanation = check.call(exercise, "rule(tagline)", rule, tagline, RuleBasedEngine())
+        if score.item() == 1.0:
+            break
+        explanation.backward()
+        if tagline.grad is None or not tagline.grad.data.strip():
+            check.fail(
+                exercise,
+                "explanation.backward() gave the tagline no feedback: the RuleBasedEngine "
+                "keeps only lines it can read, so write the instruction in the feedback "
+                "language.",
+            )
+        optimizer.step()
+    if len(tagline.data) > limit:
+        check.fail(
+            exercise,
+            f"four TGD steps with MaxCharacters({limit}) left {tagline.data!r} "
+            f"({len(tagline.data)} characters): the instruction should make the engine "
+            f"shorten the text until it fits.",
+        )
+
+
+def check_7_2(max_characters: Any) -> None:
+    """MaxCharacters(limit): score min(1, limit/len), one at_most_words instruction."""
+    exercise = "7.2"
+    cls = _rule_class(exercise, max_characters)
+    for limit, text, _, wanted in MAX_CHARACTER_CASES:
+        rule = check.call(
+            exercise,
+            f"MaxCharacters({limit})",
+            cls,
+            limit,
+            hints=[
+                (
+                    TypeError,
+                    "argument",
+                    "MaxCharacters takes the limit: def __init__(self, limit).",
+                )
+            ],
+        )
+        what = f"MaxCharacters({limit}).judge({text!r})"
+        score, lines = _judged(exercise, rule, text, limit)
+        _check_score(exercise, what, score, text, limit)
+        _check_lines(exercise, what, lines, text, limit, wanted)
+    _check_in_use(exercise, cls)
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 7.3
+
+PAGE_TEMPLATE = "{name}: {description}"
+PAGE_NAME = "Pocket Lamp"
+PAGE_CONSTRAINTS = ('Keep the word "brass".', 'Keep the word "rechargeable".')
+PAGE_STARTS = (
+    "This small plastic lamp lights your desk for hours in polished brass",
+    "Our rechargeable brass lamp lights your desk at work or at home",
+)
+
+
+def page_checklist() -> Rule:
+    """The checklist the 7.3 check judges pages with."""
+    from minigrad.text.evaluate import Checklist, MustExclude, MustInclude, Regex, WordCount
+
+    return Checklist(
+        [
+            MustInclude(["brass", "rechargeable"]),
+            MustExclude(["plastic"]),
+            WordCount(max_words=12),
+            Regex(r"\.$"),
+        ]
+    )
+
+
+def reference_rows(
+    name: str, start: str, checklist: Rule, constraints: Sequence[str], max_steps: int
+) -> list[tuple[str, float]]:
+    """What optimize_page should return, computed with an engine of its own."""
+    description = Variable(start, role="product description", requires_grad=True)
+    optimizer = TGD([description], engine=RuleBasedEngine(), constraints=list(constraints))
+    rows = []
+    for step in range(max_steps + 1):
+        optimizer.zero_grad()
+        page = fill(PAGE_TEMPLATE, name=name, description=description)
+        score, explanation = checklist(page, RuleBasedEngine())
+        rows.append((page.data, score.item()))
+        if score.item() == 1.0 or step == max_steps:
+            break
+        explanation.backward()
+        optimizer.step()
+    return rows
+
+
+class _Recorder(RuleBasedEngine):
+    """The RuleBasedEngine, noting what each rewrite was asked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, str, str, list[str]]] = []
+
+    def rewrite(
+        self, text: str, feedback: str, *, role: str = "text", constraints: Sequence[str] = ()
+    ) -> str:
+        self.calls.append((text, feedback, role, list(constraints)))
+        return super().rewrite(text, feedback, role=role, constraints=constraints)
+
+
+def _run_optimize(
+    exercise: str, optimize_page: Callable, start: str, max_steps: int, recorder: _Recorder
+) -> Any:
+    """optimize_page(...) with `recorder` as the default engine (restored afterwards)."""
+    previous = default_engine()
+    set_default_engine(recorder)
+    try:
+        return check.call(
+            exercise,
+            "optimize_page(name, start, checklist, constraints)",
+            optimize_page,
+            PAGE_NAME,
+            start,
+            page_checklist(),
+            list(PAGE_CONSTRAINTS),
+            max_steps,
+            hints=[
+                (
+                    ValueError,
+                    "requires_grad=True",
+                    "TGD only rewrites texts that require grad: make the description with "
+                    "requires_grad=True.",
+                ),
+                (
+                    RuntimeError,
+                    "does not require grad",
+                    "the explanation was not recorded: the description must require grad, "
+                    "go into format as the Variable itself (description=description, not "
+                    "description.data, which is a plain str and gets no feedback), and "
+                    "nothing may run under no_grad.",
+                ),
+            ],
+        )
+    finally:
+        set_default_engine(previous)
+
+
+def _check_rows_shape(exercise: str, rows: Any) -> list[tuple[str, float]]:
+    if not isinstance(rows, list):
+        check.fail(
+            exercise,
+            f"optimize_page returned {check.with_article(rows)}; return the list of rows, "
+            f"one (page text, score) tuple per step.",
+        )
+    if not rows:
+        check.fail(exercise, "optimize_page returned an empty list: record the first page too.")
+    for index, row in enumerate(rows):
+        if not isinstance(row, tuple) or len(row) != 2:
+            check.fail(
+                exercise,
+                f"row {index} is {row!r}; each row is a tuple (page text, score).",
+            )
+        page, score = row
+        if isinstance(page, Variable):
+            check.fail(
+                exercise,
+                f"row {index} holds the page as a Variable; store its text, page.data.",
+            )
+        if isinstance(score, Variable):
+            check.fail(
+                exercise,
+                f"row {index} holds the score as a Variable; store the number, score.item().",
+            )
+        if not isinstance(page, str) or not isinstance(score, (int, float)):
+            check.fail(exercise, f"row {index} is {row!r}; each row is (page text, score).")
+    return rows
+
+
+def _check_fresh_feedback(exercise: str, recorder: _Recorder, *, same_rows: bool) -> None:
+    """Each rewrite saw one step's feedback: feedbacks joined by a blank line mean that
+    .grad kept accumulating because zero_grad was not called."""
+    if not any("\n\n" in call[1] for call in recorder.calls):
+        return
+    message = (
+        "the engine was asked to apply feedback from earlier steps as well (feedbacks "
+        "joined by a blank line): call optimizer.zero_grad() every step, so each step "
+        "starts from fresh feedback."
+    )
+    if same_rows:
+        message += (
+            " Your pages came out right anyway, because the RuleBasedEngine applies only "
+            "the newest word limit and skips advice already followed; a language model "
+            "would act on the stale advice again."
+        )
+    check.fail(exercise, message)
+
+
+def _diagnose_rows(
+    exercise: str, rows: list, expected: list, recorder: _Recorder, max_steps: int
+) -> None:
+    """The likely mistake behind rows that differ from the reference."""
+    if rows[0][0] != expected[0][0]:
+        check.fail(
+            exercise,
+            f"the first row's page is {rows[0][0]!r}, expected {expected[0][0]!r}: the first "
+            f"row is the starting page, filled from the template {PAGE_TEMPLATE!r} before any "
+            f"step.",
+        )
+    _check_fresh_feedback(exercise, recorder, same_rows=False)
+    if recorder.calls and any(not call[3] for call in recorder.calls):
+        check.fail(
+            exercise,
+            "TGD rewrote the description without the constraints: pass them, "
+            "TGD([description], constraints=constraints).",
+        )
+    pages = {page for page, _ in rows}
+    if len(rows) > 1 and len(pages) == 1:
+        if recorder.calls:
+            check.fail(
+                exercise,
+                "TGD rewrote the description, but every row shows the same page: fill the "
+                "template inside the loop, so each step judges the current description.",
+            )
+        check.fail(
+            exercise,
+            "the page never changed, because TGD's step found no feedback: call "
+            "explanation.backward() before optimizer.step(), and optimizer.zero_grad() "
+            "before backward, not between backward and step.",
+        )
+    reached = [index for index, (_, score) in enumerate(rows) if score == 1.0]
+    if reached and reached[0] < len(rows) - 1:
+        check.fail(
+            exercise,
+            f"the score reached 1.0 at row {reached[0]}, but the loop went on to "
+            f"{len(rows)} rows: stop as soon as the score is 1.0.",
+        )
+    if len(rows) > max_steps + 1:
+        check.fail(
+            exercise,
+            f"{len(rows)} rows for max_steps={max_steps}: at most max_steps steps, so at "
+            f"most max_steps + 1 rows (the start and one per step).",
+        )
+    for index, (row, wanted) in enumerate(zip(rows, expected)):
+        if row[0] != wanted[0] or not math.isclose(row[1], wanted[1]):
+            check.fail(
+                exercise,
+                f"row {index} is {row!r}, expected {wanted!r}.",
+            )
+    check.fail(exercise, f"optimize_page returned {len(rows)} rows, expected {len(expected)}.")
+
+
+def check_7_3(optimize_page: Callable) -> None:
+    """optimize_page(name, start, checklist, constraints, max_steps): the rows of a TGD loop."""
+    exercise = "7.3"
+    if not callable(optimize_page):
+        check.fail(
+            exercise,
+            f"optimize_page should be a function; got {check.with_article(optimize_page)}.",
+        )
+    for start in PAGE_STARTS:
+        for max_steps in (8, 1):
+            expected = reference_rows(
+                PAGE_NAME, start, page_checklist(), PAGE_CONSTRAINTS, max_steps
+            )
+            recorder = _Recorder()
+            rows = _run_optimize(exercise, optimize_page, start, max_steps, recorder)
+            rows = _check_rows_shape(exercise, rows)
+            same = len(rows) == len(expected) and all(
+                row[0] == wanted[0] and math.isclose(row[1], wanted[1])
+                for row, wanted in zip(rows, expected)
+            )
+            if not same:
+                _diagnose_rows(exercise, rows, expected, recorder, max_steps)
+            _check_fresh_feedback(exercise, recorder, same_rows=True)
+    check.passed(exercise)

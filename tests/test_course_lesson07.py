@@ -1,0 +1,423 @@
+"""Checks of lesson 07: the reference answers pass, the usual mistakes get their hint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import minigrad
+from minigrad.course import CheckError, lesson07
+from minigrad.text import feedback as language
+
+# --------------------------------------------------------------------------- Exercise 7.1
+
+
+def _note(x: minigrad.Variable, feedback: minigrad.Variable) -> str:
+    return f"For the {x.role}, before shouting: {feedback.data}"
+
+
+def _shout(
+    forward: Callable = lambda x, times: minigrad.Variable(
+        x.data.upper() + "!" * times, role=x.role
+    ),
+    backward: Callable | None = None,
+) -> type:
+    """A Shout whose forward returns forward(x, times) and whose backward returns
+    backward(x, feedback); by default the reference answer."""
+    if backward is None:
+
+        def backward(x, feedback):
+            return minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}"), None
+
+    class Shout(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, times):
+            ctx.save_for_backward(x)
+            return forward(x, times)
+
+        @staticmethod
+        def backward(ctx, feedback):
+            (x,) = ctx.saved_variables
+            return backward(x, feedback)
+
+    return Shout
+
+
+class ShoutAfnioStyle(minigrad.Function):
+    """Assigns x.grad and returns the same Variable, as in afnio's documentation."""
+
+    @staticmethod
+    def forward(ctx, x, times):
+        ctx.save_for_backward(x)
+        return minigrad.Variable(x.data.upper() + "!" * times, role=x.role, requires_grad=True)
+
+    @staticmethod
+    def backward(ctx, feedback):
+        (x,) = ctx.saved_variables
+        x.grad = minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}")
+        return x.grad, None
+
+
+def _assign_another(x, feedback):
+    """Assigns x.grad one Variable and returns an equal but different one."""
+    x.grad = minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}")
+    return minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}"), None
+
+
+def _assign_and_return_none(x, feedback):
+    x.grad = minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}")
+    return None, None
+
+
+def _variable(text: str, role: str | None) -> minigrad.Variable:
+    return minigrad.Variable(text, role=role)
+
+
+def test_7_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_1(_shout())
+    assert "Exercise 7.1: correct." in capsys.readouterr().out
+
+
+def test_7_1_afnio_style_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_1(ShoutAfnioStyle)
+    assert "Exercise 7.1: correct." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("shout", "hint"),
+    [
+        (_shout(lambda x, t: _variable(x.data + "!" * t, x.role)), "not in capitals"),
+        (_shout(lambda x, t: _variable(x.data.upper(), x.role)), "exclamation marks are missing"),
+        (_shout(lambda x, t: _variable(x.data.upper() + "!", x.role)), "but times is 3"),
+        (_shout(lambda x, t: x.data.upper() + "!" * t), "has role None, expected 'slogan'"),
+        (_shout(lambda x, t: x.upper() + "!" * t), r"x.data.upper\(\)"),
+        (
+            _shout(backward=lambda x, f: (_note(x, f), None)),
+            "returned a str for x; return a text Variable with a role",
+        ),
+        (
+            _shout(backward=lambda x, f: _variable(_note(x, f), f"feedback to {x.role}")),
+            "returns two values: the feedback for x, then None for times",
+        ),
+        (
+            _shout(backward=lambda x, f: [_variable(_note(x, f), f"feedback to {x.role}"), None]),
+            "return a tuple",
+        ),
+        (
+            _shout(backward=lambda x, f: (_variable(_note(x, f), None), _variable("2", None))),
+            "return None in its place",
+        ),
+        (_shout(backward=lambda x, f: (_variable(_note(x, f), None), None)), "it has no role"),
+        (
+            _shout(backward=lambda x, f: (_variable(_note(x, f), x.role), None)),
+            "that is the input's own role",
+        ),
+        (
+            _shout(
+                backward=lambda x, f: (
+                    _variable(f"For the {x.role}: {f.grad}", f"feedback to {x.role}"),
+                    None,
+                )
+            ),
+            r"feedback.data \(feedback.grad is None\)",
+        ),
+        (
+            _shout(backward=lambda x, f: (_variable(f.data, f"feedback to {x.role}"), None)),
+            "should name the input's role",
+        ),
+        (
+            _shout(
+                backward=lambda x, f: (
+                    _variable(f"For the {x.role}: {f.data.upper()}", f"feedback to {x.role}"),
+                    None,
+                )
+            ),
+            "you shouted the feedback too",
+        ),
+        (_shout(backward=lambda x, f: (minigrad.Variable(1.0), None)), "a text Variable"),
+        (_shout(backward=_assign_another), "holds a feedback twice"),
+        (_shout(backward=_assign_and_return_none), "returned None for x"),
+    ],
+)
+def test_7_1_mistakes_get_a_hint(shout: type, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson07.check_7_1(shout)
+
+
+def test_7_1_wrong_kind_of_answer() -> None:
+    with pytest.raises(CheckError, match="not `Shout.apply`"):
+        lesson07.check_7_1(_shout().apply)
+    with pytest.raises(CheckError, match="should subclass minigrad.Function"):
+        lesson07.check_7_1(str)
+    with pytest.raises(CheckError, match="should be a class"):
+        lesson07.check_7_1(lambda x, times: x)
+
+
+def test_7_1_unwritten_stub() -> None:
+    class Shout(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, times):
+            raise NotImplementedError("Exercise 7.1: write Shout")
+
+        @staticmethod
+        def backward(ctx, feedback):
+            raise NotImplementedError("Exercise 7.1: write Shout")
+
+    with pytest.raises(CheckError, match="not written yet"):
+        lesson07.check_7_1(Shout)
+
+
+# --------------------------------------------------------------------------- Exercise 7.2
+
+
+def _words_that_fit(text: str, limit: int) -> int:
+    count, length = 0, -1
+    for word in text.split():
+        if length + 1 + len(word) > limit:
+            break
+        length += 1 + len(word)
+        count += 1
+    return count
+
+
+def _max_characters(
+    score: Callable = lambda text, limit: min(1.0, limit / len(text)),
+    lines: Callable = lambda text, limit: [
+        language.at_most_words(_words_that_fit(text, limit), len(text.split()))
+    ],
+    base: type = minigrad.text.Rule,
+) -> type:
+    """A MaxCharacters whose judge returns score(text, limit) and, over the limit,
+    lines(text, limit); by default the reference answer."""
+
+    class MaxCharacters(base):
+        def __init__(self, limit):
+            self.limit = limit
+
+        def judge(self, text):
+            if len(text) <= self.limit:
+                return score(text, self.limit), []
+            return score(text, self.limit), lines(text, self.limit)
+
+    return MaxCharacters
+
+
+def test_7_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_2(_max_characters())
+    assert "Exercise 7.2: correct." in capsys.readouterr().out
+
+
+def test_7_2_words_that_fit_agrees() -> None:
+    for limit, text, _, wanted in lesson07.MAX_CHARACTER_CASES:
+        if wanted is not None:
+            assert lesson07.words_that_fit(text, limit) == wanted[0]
+            assert _words_that_fit(text, limit) == wanted[0]
+
+
+class JudgesWithText(minigrad.text.Rule):
+    """Returns its instruction as one str."""
+
+    def __init__(self, limit):
+        self.limit = limit
+
+    def judge(self, text):
+        if len(text) <= self.limit:
+            return 1.0, []
+        return self.limit / len(text), language.at_most_words(2, len(text.split()))
+
+
+class AlwaysInstructs(minigrad.text.Rule):
+    """Asks to shorten even a text within the limit."""
+
+    def __init__(self, limit):
+        self.limit = limit
+
+    def judge(self, text):
+        fit = _words_that_fit(text, self.limit)
+        return min(1.0, self.limit / len(text)), [language.at_most_words(fit, len(text.split()))]
+
+
+@pytest.mark.parametrize(
+    ("rule", "hint"),
+    [
+        (_max_characters(score=lambda t, n: len(t) / n), "that is len\\(text\\) / limit"),
+        (_max_characters(score=lambda t, n: 100 * min(1.0, n / len(t))), "a percentage"),
+        (_max_characters(score=lambda t, n: float(len(t) <= n)), "partial credit"),
+        (_max_characters(score=lambda t, n: -1.0), "outside \\[0, 1\\]"),
+        (
+            _max_characters(score=lambda t, n: minigrad.Variable(min(1.0, n / len(t)))),
+            "plain float",
+        ),
+        (JudgesWithText, "instructions as a str"),
+        (AlwaysInstructs, "return an empty list"),
+        (_max_characters(lines=lambda t, n: []), "returned no instruction"),
+        (_max_characters(lines=lambda t, n: ["Make it shorter."]), "cannot act on"),
+        (
+            _max_characters(lines=lambda t, n: [f"Use at most {n} characters (it has {len(t)})."]),
+            "at_most_words",
+        ),
+        (
+            _max_characters(lines=lambda t, n: [language.at_most_words(n, len(t.split()))]),
+            "the instruction counts words",
+        ),
+        (
+            _max_characters(
+                lines=lambda t, n: [language.at_most_words(len(t[:n].split()), len(t.split()))]
+            ),
+            "cut in half",
+        ),
+        (
+            _max_characters(
+                lines=lambda t, n: [language.at_most_words(_words_that_fit(t, n), len(t))]
+            ),
+            "len\\(text.split\\(\\)\\)",
+        ),
+        (_max_characters(base=object), "should subclass minigrad.text.Rule"),
+    ],
+)
+def test_7_2_mistakes_get_a_hint(rule: type, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson07.check_7_2(rule)
+
+
+def test_7_2_wrong_kind_of_answer() -> None:
+    with pytest.raises(CheckError, match="not an instance"):
+        lesson07.check_7_2(_max_characters()(30))
+    with pytest.raises(CheckError, match="should be a class"):
+        lesson07.check_7_2(lambda text: (1.0, []))
+
+
+def test_7_2_one_word_too_few() -> None:
+    rule = _max_characters(
+        lines=lambda t, n: [language.at_most_words(_words_that_fit(t, n) - 1, len(t.split()))]
+    )
+    with pytest.raises(CheckError, match="one more word still fits"):
+        lesson07.check_7_2(rule)
+
+
+# --------------------------------------------------------------------------- Exercise 7.3
+
+
+def _optimize(
+    *,
+    zero_grad: bool = True,
+    constraints: bool = True,
+    page_inside: bool = True,
+    backward: bool = True,
+    stop: bool = True,
+    requires_grad: bool = True,
+    item: bool = True,
+    pass_data: bool = False,
+) -> Callable:
+    """An optimize_page with one planted mistake (or none, by default)."""
+
+    def optimize_page(name, start, checklist, given_constraints, max_steps=8):
+        description = minigrad.Variable(
+            start, role="product description", requires_grad=requires_grad
+        )
+        optimizer = minigrad.text.TGD(
+            [description], constraints=given_constraints if constraints else []
+        )
+        page = minigrad.text.format("{name}: {description}", name=name, description=description)
+        rows = []
+        for step in range(max_steps + 1):
+            if zero_grad:
+                optimizer.zero_grad()
+            if page_inside:
+                page = minigrad.text.format(
+                    "{name}: {description}",
+                    name=name,
+                    description=description.data if pass_data else description,
+                )
+            score, explanation = checklist(page)
+            rows.append((page.data, score.item() if item else score))
+            if (stop and score.item() == 1.0) or step == max_steps:
+                break
+            if backward:
+                explanation.backward()
+            optimizer.step()
+        return rows
+
+    return optimize_page
+
+
+def test_7_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_3(_optimize())
+    assert "Exercise 7.3: correct." in capsys.readouterr().out
+
+
+def test_7_3_reference_rows_improve() -> None:
+    for start in lesson07.PAGE_STARTS:
+        rows = lesson07.reference_rows(
+            lesson07.PAGE_NAME, start, lesson07.page_checklist(), lesson07.PAGE_CONSTRAINTS, 8
+        )
+        assert rows[-1][1] == 1.0 and rows[0][1] < 1.0
+
+
+@pytest.mark.parametrize(
+    ("optimize", "hint"),
+    [
+        (_optimize(zero_grad=False), "call optimizer.zero_grad\\(\\) every step"),
+        (_optimize(constraints=False), "without the constraints"),
+        (_optimize(page_inside=False), "fill the template inside the loop"),
+        (_optimize(backward=False), "call explanation.backward\\(\\) before optimizer.step"),
+        (_optimize(stop=False), "stop as soon as the score is 1.0"),
+        (_optimize(requires_grad=False), "requires_grad=True"),
+        (_optimize(item=False), "score.item\\(\\)"),
+        (_optimize(pass_data=True), "not description.data"),
+    ],
+)
+def test_7_3_mistakes_get_a_hint(optimize: Callable, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson07.check_7_3(optimize)
+
+
+def test_7_3_forgotten_zero_grad_is_caught_even_when_the_pages_agree() -> None:
+    # The RuleBasedEngine applies only the newest word limit, so stale feedback leaves the
+    # pages as they should be; the check still sees the accumulated feedback.
+    with pytest.raises(CheckError, match="came out right anyway"):
+        lesson07.check_7_3(_optimize(zero_grad=False))
+
+
+def test_7_3_momentum_is_not_a_mistake(capsys: pytest.CaptureFixture) -> None:
+    def with_momentum(name, start, checklist, constraints, max_steps=8):
+        description = minigrad.Variable(start, role="product description", requires_grad=True)
+        optimizer = minigrad.text.TGD([description], constraints=constraints, momentum=1)
+        rows = []
+        for step in range(max_steps + 1):
+            optimizer.zero_grad()
+            page = minigrad.text.format("{name}: {description}", name=name, description=description)
+            score, explanation = checklist(page)
+            rows.append((page.data, score.item()))
+            if score.item() == 1.0 or step == max_steps:
+                break
+            explanation.backward()
+            optimizer.step()
+        return rows
+
+    lesson07.check_7_3(with_momentum)
+    assert "Exercise 7.3: correct." in capsys.readouterr().out
+
+
+def test_7_3_default_engine_is_restored() -> None:
+    before = minigrad.text.default_engine()
+    with pytest.raises(CheckError):
+        lesson07.check_7_3(_optimize(zero_grad=False))
+    assert minigrad.text.default_engine() is before
+
+
+def test_7_3_first_row_is_the_start() -> None:
+    def skips_start(name, start, checklist, constraints, max_steps=8):
+        rows = _optimize()(name, start, checklist, constraints, max_steps)
+        return rows[1:] or rows
+
+    with pytest.raises(CheckError, match="the first row is the starting page"):
+        lesson07.check_7_3(skips_start)
+
+
+def test_7_3_wrong_kind_of_answer() -> None:
+    with pytest.raises(CheckError, match="should be a function"):
+        lesson07.check_7_3([("page", 1.0)])
+    with pytest.raises(CheckError, match="return the list of rows"):
+        lesson07.check_7_3(lambda name, start, checklist, constraints, max_steps: None)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import device as devices
+
 # Variables whose data is a NumPy array of one of these kinds may require grad.
 _DIFFERENTIABLE_KINDS = "f"
 _PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
@@ -63,7 +65,9 @@ def _to_data(data: Any) -> Any:
     if isinstance(data, str):
         return data
     if isinstance(data, Variable):
-        return data.data.copy() if isinstance(data.data, np.ndarray) else data.data
+        return data.data if isinstance(data.data, str) else data.data.copy()
+    if devices.is_on_cuda(data):
+        return data  # already an array in GPU memory (see minigrad/device.py)
     if isinstance(data, np.ndarray):
         array = data
     else:
@@ -240,7 +244,8 @@ class Variable:
 
     @property
     def device(self) -> str:
-        return "cpu"
+        """Where the data lives: "cpu" (a NumPy array) or "cuda" (GPU memory)."""
+        return devices.device_of(self.data)
 
     @property
     def _version(self) -> int:
@@ -292,23 +297,24 @@ class Variable:
                 "Can't call numpy() on a Variable that requires grad. "
                 "Use var.detach().numpy() instead."
             )
+        if self.device == "cuda":
+            return self.data.to_host()  # a copy: NumPy cannot see GPU memory
         return self.data
 
     def tolist(self) -> Any:
         return self.data if self.is_text else self.data.tolist()
 
     def to(self, device: str) -> Variable:
-        """Move to a device. Only "cpu" exists until the CUDA kernels land."""
-        if not isinstance(device, str):
-            raise TypeError(f"device must be a str such as 'cpu'; got {type(device).__name__}.")
-        if device == "cpu":
+        """This Variable on `device` ("cpu" or "cuda"): itself if it is there already, else a
+        copy that stays in the graph (its gradient goes back to this device)."""
+        device = devices.check_device(device)
+        if self.is_text:
+            if device == "cpu":
+                return self
+            raise TypeError("text Variables live on the cpu; only numeric ones move to cuda.")
+        if device == self.device:
             return self
-        if device.startswith("cuda"):
-            raise NotImplementedError(
-                "Variables on 'cuda' need minigrad's CUDA kernels, which this version does "
-                "not ship yet; keep the Variable on 'cpu'."
-            )
-        raise ValueError(f"unknown device {device!r}; expected 'cpu' or 'cuda'.")
+        return ops.ToDevice.apply(self, device)
 
     def cpu(self) -> Variable:
         return self.to("cpu")
@@ -389,13 +395,13 @@ class Variable:
     # ------------------------------------------------------------------ display
 
     def __repr__(self) -> str:
+        on_cuda = not self.is_text and self.device == "cuda"
         if self.is_text:
             body = repr(self.data)
         else:
-            body = np.array2string(
-                self.data, separator=", ", prefix="Variable(", **_PREVIEW_OPTIONS
-            )
-        extras = []
+            values = self.data.to_host() if on_cuda else self.data
+            body = np.array2string(values, separator=", ", prefix="Variable(", **_PREVIEW_OPTIONS)
+        extras = ["device='cuda'"] if on_cuda else []
         if not self.is_text and self.data.dtype != np.float64:
             extras.append(f"dtype={self.data.dtype}")
         if self.role is not None:

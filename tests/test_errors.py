@@ -394,8 +394,6 @@ ATTRIBUTES = [
         allof("device must be a str", "int"),
     ),
     # Without CUDA support (NotImplementedError today, a "no GPU" error later): a RuntimeError.
-    ("cuda-unavailable", lambda: Variable(1.0).cuda(), RuntimeError, allof("(?i:cuda)")),
-    ("to-cuda-unavailable", lambda: Variable(1.0).to("cuda:0"), RuntimeError, allof("cuda")),
     (
         "size-dim-out-of-range",
         lambda: ones(3).size(5),

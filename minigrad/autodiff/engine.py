@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import device as devices
 from minigrad.autodiff import anomaly
 from minigrad.autodiff.function import BackwardNode, as_gradient
 from minigrad.autodiff.grad_mode import _state as _grad_state
@@ -334,6 +335,9 @@ def _zeros_for(metadata: Any) -> Variable | None:
         return None  # not a Variable (a plain value forward passed through): no gradient
     if metadata == "text":
         return Variable._make("")
+    if len(metadata) == 3:  # (shape, dtype, "cuda"): the zeros go where the output was
+        shape, dtype, device = metadata
+        return Variable._make(devices.zeros(shape, dtype, device))
     shape, dtype = metadata
     return Variable._make(np.zeros(shape, dtype=dtype))
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from minigrad.autodiff import anomaly
 from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.device import is_on_cuda
 from minigrad.variable import Variable
 
 BACKWARD_TWICE = (
@@ -272,6 +273,8 @@ def as_gradient(value: Any, source: str) -> Variable:
         return Variable._make(value)
     if isinstance(value, (np.ndarray, np.generic, int, float)) and not isinstance(value, bool):
         return Variable._make(np.asarray(value))
+    if is_on_cuda(value):
+        return Variable._make(value)
     raise TypeError(
         f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
         f"a NumPy array, a number or a str (or None)."
@@ -420,7 +423,7 @@ def _wrap_outputs(cls: type, raw: Any) -> tuple:
     values = raw if isinstance(raw, tuple) else (raw,)
     outputs = []
     for value in values:
-        if isinstance(value, np.ndarray):
+        if isinstance(value, np.ndarray) or is_on_cuda(value):
             value = Variable._make(value)
         elif isinstance(value, str):
             value = Variable._make(value)
@@ -484,7 +487,12 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
         is_text = type(data) is str
         # Shape and dtype let the engine hand backward zeros for an output that got no
         # gradient, non-differentiable ones included (as PyTorch does).
-        metadata.append("text" if is_text else (data.shape, data.dtype))
+        if is_text:
+            metadata.append("text")
+        elif is_on_cuda(data):
+            metadata.append((data.shape, data.dtype, "cuda"))
+        else:
+            metadata.append((data.shape, data.dtype))
         if (not is_text and data.dtype.kind != "f") or _is_input(output, node.non_differentiable):
             output._requires_grad = False
             refs.append(None)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.device import is_on_cuda
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.variable import Variable
 
@@ -40,4 +41,4 @@ def compare(name: str, a: Variable, b: Any) -> Variable:
         raise ValueError(
             f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
         ) from None
-    return Variable._make(np.asarray(result))
+    return Variable._make(result if is_on_cuda(result) else np.asarray(result))

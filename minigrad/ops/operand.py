@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.device import is_on_cuda
 from minigrad.variable import Variable
 
 
@@ -21,7 +22,7 @@ def numeric(value: Any, op: str) -> Any:
                 f"Variables support + (concatenation) and the functions in minigrad.text."
             )
         return value.data
-    if isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+    if isinstance(value, (np.ndarray, np.generic, int, float, complex)) or is_on_cuda(value):
         return value
     if isinstance(value, (list, tuple)):
         array = np.asarray(value)
@@ -35,6 +36,12 @@ def numeric(value: Any, op: str) -> Any:
     raise TypeError(
         f"{op} expects a Variable, a NumPy array or a number; got {type(value).__name__}."
     )
+
+
+def array_of(value: Any, op: str) -> Any:
+    """The operand as an array: a NumPy array, or the GPU array of a Variable on cuda."""
+    data = numeric(value, op)
+    return data if is_on_cuda(data) else np.asarray(data)
 
 
 def shape_of(value: Any) -> tuple:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.device import is_on_cuda
 from minigrad.ops.operand import normalize_dims, numeric, single_dim
 from minigrad.variable import Variable
 
@@ -78,7 +79,9 @@ class Max(Function):
         ctx.dims = normalize_dims(dim, data.ndim)
         ctx.input_shape = data.shape
         values = np.max(data, axis=ctx.dims, keepdims=True)
-        if dim is None or data.ndim == 0:
+        if dim is None or data.ndim == 0 or is_on_cuda(data):
+            # Ties share the gradient. (On the CPU, max along a dim gives it all to the
+            # first maximum, as PyTorch does; the GPU kernels have no scatter for that.)
             is_max = data == values
             share = (is_max / is_max.sum(axis=ctx.dims, keepdims=True)).astype(data.dtype)
         else:
@@ -102,7 +105,9 @@ def max_along(x: Variable, dim: int | None = None, keepdim: bool = False) -> Any
         return Max.apply(x, None, keepdim)
     axis = single_dim(dim, x.ndim) if x.ndim else None
     values = Max.apply(x, dim, keepdim)
-    indices = np.argmax(x.data, axis=axis)
+    indices = x.data.argmax(axis=axis)
     if keepdim and axis is not None:
-        indices = np.expand_dims(indices, axis)
-    return MaxResult(values, Variable._make(np.asarray(indices)))
+        indices = indices.reshape(values.shape)
+    return MaxResult(
+        values, Variable._make(indices if is_on_cuda(indices) else np.asarray(indices))
+    )

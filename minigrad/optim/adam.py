@@ -45,7 +45,7 @@ class Adam(Optimizer):
             for index, param in enumerate(self.params):
                 if param.grad is None:
                     continue
-                grad = np.asarray(param.grad.data)
+                grad = param.grad.data
                 if self.weight_decay:
                     grad = grad + self.weight_decay * param.data
                 state = self.state.setdefault(index, {"step": 0})

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numpy as np
-
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 from minigrad.variable import Variable
@@ -34,7 +32,7 @@ class SGD(Optimizer):
             for index, param in enumerate(self.params):
                 if param.grad is None:
                     continue  # not used in the last backward: leave it alone
-                grad = np.asarray(param.grad.data)
+                grad = param.grad.data
                 if self.weight_decay:
                     grad = grad + self.weight_decay * param.data
                 if self.momentum:

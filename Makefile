@@ -18,14 +18,14 @@ NBVAL_ARGS := $(if $(NOTEBOOKS),$(NOTEBOOKS) --nbval --nbval-current-env \
 EXERCISES  := $(wildcard lessons/exercises/*.ipynb)
 PYTEST_ARGS ?=
 
-.PHONY: help setup graphviz kernel lab test bench figures exercises clean
+.PHONY: help setup graphviz kernel lab test bench bench-gpu figures exercises clean
 
 help:
 	@echo "make lab        set up (.venv, dependencies, Graphviz, Jupyter kernel) and open JupyterLab on lessons/"
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
 	@echo "make kernel     register the Jupyter kernel 'Python (minigrad)'"
-	@echo "make bench | figures | exercises | clean"
+	@echo "make bench | bench-gpu | figures | exercises | clean"
 
 setup: $(STAMP) graphviz
 
@@ -73,6 +73,12 @@ test: setup
 
 bench: setup
 	$(BIN)/python benchmarks/run.py
+
+# On a machine with an NVIDIA GPU (CUDA 13 driver): the kernels against cuBLAS (through
+# CuPy, when installed) and against the device's copy bandwidth. Never part of `make test`.
+bench-gpu: setup
+	$(BIN)/pip install -q -e ".[gpu]"
+	NUMBA_ENABLE_CUDASIM=0 $(BIN)/python benchmarks/gpu.py
 
 # The README's figures and the backward-step strip, drawn by minigrad.viz (needs `dot`).
 figures: setup

@@ -140,3 +140,69 @@ def test_cuda_without_gpu_or_simulator_says_what_to_get() -> None:
     )
     message = result.stdout
     assert "NUMBA_ENABLE_CUDASIM=1" in message and "GPU" in message, result.stderr
+
+
+_A = np.random.default_rng(0).normal(size=(3, 4)) + 2.0
+_B = np.random.default_rng(1).normal(size=(4,)) + 2.0
+BUILT_IN_OPS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow-number": lambda a, b: a**2,
+    "pow-variable": lambda a, b: a**b,
+    "neg": lambda a, b: -a,
+    "matmul": lambda a, b: a @ b,
+    "sum": lambda a, b: a.sum(),
+    "sum-dim": lambda a, b: a.sum(dim=1, keepdim=True),
+    "mean": lambda a, b: a.mean(dim=0),
+    "max": lambda a, b: a.max(),
+    "max-dim": lambda a, b: a.max(dim=1)[0],
+    "exp": lambda a, b: a.exp(),
+    "log": lambda a, b: a.log(),
+    "tanh": lambda a, b: a.tanh(),
+    "sigmoid": lambda a, b: a.sigmoid(),
+    "relu": lambda a, b: (a - 2).relu(),
+    "sqrt": lambda a, b: a.sqrt(),
+    "abs": lambda a, b: (a - 2).abs(),
+    "reshape": lambda a, b: a.reshape(4, 3),
+    "view": lambda a, b: a.view(2, 6),
+    "transpose": lambda a, b: a.transpose(0, 1),
+    "T": lambda a, b: a.T,
+    "permute": lambda a, b: a.permute(1, 0),
+    "unsqueeze-squeeze": lambda a, b: a.unsqueeze(0).squeeze(0),
+    "expand": lambda a, b: b.unsqueeze(0).expand(3, 4),
+    "index": lambda a, b: a[1],
+    "slice": lambda a, b: a[:, 1:3],
+    "cat": lambda a, b: minigrad.cat([a, a], dim=0),
+    "stack": lambda a, b: minigrad.stack([a, a]),
+    "softmax": lambda a, b: a.softmax(dim=1),
+    "log_softmax": lambda a, b: a.log_softmax(dim=1),
+    "clone": lambda a, b: a.clone(),
+}
+
+
+def _forward_backward(op, device: str) -> tuple:
+    a, b = leaf(_A, device), leaf(_B, device)
+    out = op(a, b)
+    out.sum().backward()
+    assert out.device == device
+    grads = [None if v.grad is None else v.grad.numpy() for v in (a, b)]
+    return out.detach().numpy(), grads
+
+
+@pytest.mark.parametrize("name", list(BUILT_IN_OPS))
+def test_every_built_in_op_runs_on_the_device_like_on_the_cpu(name: str) -> None:
+    value_cpu, grads_cpu = _forward_backward(BUILT_IN_OPS[name], "cpu")
+    value_gpu, grads_gpu = _forward_backward(BUILT_IN_OPS[name], "cuda")
+    np.testing.assert_allclose(value_gpu, value_cpu, rtol=1e-12)
+    for on_gpu, on_cpu in zip(grads_gpu, grads_cpu):
+        assert (on_gpu is None) == (on_cpu is None)
+        if on_cpu is not None:
+            np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-12, atol=1e-14)
+
+
+def test_what_the_device_cannot_do_yet_says_so() -> None:
+    a = leaf(_A, "cuda")
+    with pytest.raises(NotImplementedError, match="not supported on cuda yet"):
+        a[np.array([0, 2, 0])]

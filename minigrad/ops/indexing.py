@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import device as devices
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import numeric
 from minigrad.variable import Variable
@@ -86,9 +87,15 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, grad: Variable, index: Any, shape: tuple) -> np.ndarray:
         ctx.index = index
-        result = np.zeros(shape, dtype=grad.data.dtype)
+        device = grad.device
+        result = devices.zeros(shape, grad.data.dtype, device)
         if _is_basic(index):
             result[index] = grad.data  # ints and slices never pick an element twice
+        elif device == "cuda":
+            raise NotImplementedError(
+                "the gradient of indexing with integer arrays is not supported on cuda yet "
+                "(the kernels have no scatter-add); index on the CPU (.cpu()) or use slices."
+            )
         else:
             np.add.at(result, index, grad.data)  # integer arrays may repeat: add, don't assign
         return result

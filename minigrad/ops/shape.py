@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx, broadcasts_to
-from minigrad.ops.operand import numeric, single_dim
+from minigrad.ops.operand import array_of, numeric, single_dim
 from minigrad.variable import Variable
 
 
@@ -210,7 +210,7 @@ class Cat(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, dim: int, *tensors: Any) -> np.ndarray:
-        arrays = [np.asarray(numeric(t, "cat")) for t in tensors]
+        arrays = [array_of(t, "cat") for t in tensors]
         if any(a.ndim == 0 for a in arrays):
             raise ValueError(
                 "zero-dimensional Variables cannot be concatenated; use minigrad.stack to "
@@ -240,7 +240,7 @@ class Stack(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, dim: int, *tensors: Any) -> np.ndarray:
-        arrays = [np.asarray(numeric(t, "stack")) for t in tensors]
+        arrays = [array_of(t, "stack") for t in tensors]
         ctx.dim = single_dim(dim, arrays[0].ndim + 1)
         try:
             return np.stack(arrays, axis=ctx.dim)

@@ -1143,10 +1143,22 @@ NUMERIC = Variable(np.array([1.0, 2.0]), requires_grad=True)
         (lambda: mt.format("{x}", x=NUMERIC), r"format: x= must be text.*numeric.*\(2,\)"),
         (lambda: mt.join(["a", NUMERIC]), r"join: part 1 must be text.*numeric"),
         (lambda: mt.split(NUMERIC), r"split: the input must be text.*numeric"),
-        (lambda: MustInclude(["a"])(NUMERIC), r"MustInclude judges text; got a numeric"),
-        (lambda: WordCount(max_words=1)(NUMERIC), r"WordCount judges text; got a numeric"),
-        (lambda: Checklist([Regex("a")])(NUMERIC), r"Checklist judges text; got a numeric"),
-        (lambda: ExactMatch("a")(3), r"ExactMatch judges text; got int"),
+        (
+            lambda: MustInclude(["a"])(NUMERIC),
+            r"MustInclude: its input must be text \(a text Variable or a str\); got a numeric",
+        ),
+        (
+            lambda: WordCount(max_words=1)(NUMERIC),
+            r"WordCount: its input must be text \(a text Variable or a str\); got a numeric",
+        ),
+        (
+            lambda: Checklist([Regex("a")])(NUMERIC),
+            r"Checklist: its input must be text \(a text Variable or a str\); got a numeric",
+        ),
+        (
+            lambda: ExactMatch("a")(3),
+            r"ExactMatch: its input must be text \(a text Variable or a str\); got int",
+        ),
         (lambda: Evaluate.apply("text", "not a rule", None), "expects a Rule"),
     ],
     ids=[

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from minigrad.autodiff.function import Function
 from minigrad.variable import Variable
 
 # A rule that turns an exception raised by the learner's code into a hint: either a
@@ -196,3 +197,25 @@ def _short(array: np.ndarray) -> str:
         array, threshold=8, edgeitems=2, formatter={"float_kind": lambda v: format(v, ".4g")}
     )
     return text.replace("\n", " ")
+
+
+def function_class(
+    exercise: str, value: Any, name: str, backward_signature: str = "ctx, grad_output"
+) -> type[Function]:
+    """`value` as a Function subclass with a backward, or a CheckError saying what it is."""
+    if isinstance(value, type) and issubclass(value, Function):
+        if value.backward is Function.backward:
+            fail(exercise, f"{name} has no backward: define `def backward({backward_signature})`.")
+        return value
+    owner = getattr(value, "__self__", None)
+    if isinstance(owner, type) and issubclass(owner, Function):
+        fail(exercise, f"pass the class itself, `{name}`, not `{name}.apply`.")
+    if isinstance(value, type):
+        fail(
+            exercise,
+            f"{name} should subclass minigrad.Function: `class {name}(minigrad.Function):`.",
+        )
+    fail(
+        exercise,
+        f"{name} should be a class that subclasses minigrad.Function; got {with_article(value)}.",
+    )

@@ -26,25 +26,7 @@ COUNT = re.compile(r"expected (\d+), got (\d+)")
 
 def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
     """`fn` as a Function subclass, or a CheckError saying what was passed instead."""
-    if isinstance(fn, type) and issubclass(fn, Function):
-        if fn.backward is Function.backward:
-            check.fail(
-                exercise, f"{name} has no backward: define `def backward(ctx, grad_output)`."
-            )
-        return fn
-    owner = getattr(fn, "__self__", None)
-    if isinstance(owner, type) and issubclass(owner, Function):
-        check.fail(exercise, f"pass the class itself, `{name}`, not `{name}.apply`.")
-    if isinstance(fn, type):
-        check.fail(
-            exercise,
-            f"{name} should subclass minigrad.Function: `class {name}(minigrad.Function):`.",
-        )
-    check.fail(
-        exercise,
-        f"{name} should be a class that subclasses minigrad.Function; got "
-        f"{check.with_article(fn)}.",
-    )
+    return check.function_class(exercise, fn, name)
 
 
 def _apply(

@@ -33,23 +33,7 @@ SHOUT_CASES = (
 
 def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
     """`fn` as a Function subclass with a backward, or a CheckError saying what it is."""
-    if isinstance(fn, type) and issubclass(fn, Function):
-        if fn.backward is Function.backward:
-            check.fail(exercise, f"{name} has no backward: define `def backward(ctx, feedback)`.")
-        return fn
-    owner = getattr(fn, "__self__", None)
-    if isinstance(owner, type) and issubclass(owner, Function):
-        check.fail(exercise, f"pass the class itself, `{name}`, not `{name}.apply`.")
-    if isinstance(fn, type):
-        check.fail(
-            exercise,
-            f"{name} should subclass minigrad.Function: `class {name}(minigrad.Function):`.",
-        )
-    check.fail(
-        exercise,
-        f"{name} should be a class that subclasses minigrad.Function; got "
-        f"{check.with_article(fn)}.",
-    )
+    return check.function_class(exercise, fn, name, "ctx, feedback")
 
 
 def _spy(cls: type[Function], returned: list) -> type[Function]:

@@ -17,6 +17,7 @@ import numpy as np
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.text import feedback
 from minigrad.text.feedback_engine import FeedbackEngine, check_engine, default_engine
+from minigrad.text.template import text_of
 from minigrad.variable import Variable
 
 
@@ -167,7 +168,7 @@ class Evaluate(Function):
     def forward(ctx: FunctionCtx, x: Any, rule: Rule, engine: FeedbackEngine | None) -> tuple:
         if not isinstance(rule, Rule):
             raise TypeError(f"Evaluate expects a Rule (e.g. MustInclude([...])); got {rule!r}.")
-        text = _judged_text(x, type(rule).__name__)
+        text = text_of(x, type(rule).__name__, "its input")
         score, lines = rule.judge(text)
         summary = f"{type(rule).__name__}: score {score:.2f}."
         explanation = "\n".join([summary, *lines]) if lines else f"{summary} Nothing to change."
@@ -184,19 +185,6 @@ class Evaluate(Function):
         engine = ctx.engine if ctx.engine is not None else default_engine()
         advice = engine.feedback(judgement.data, role=ctx.role)
         return Variable(advice, role=f"feedback to {ctx.role}"), None, None
-
-
-def _judged_text(value: Any, who: str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Variable) and value.is_text:
-        return value.data
-    kind = (
-        f"a numeric Variable of shape {value.shape}"
-        if isinstance(value, Variable)
-        else (type(value).__name__)
-    )
-    raise TypeError(f"{who} judges text; got {kind}. Pass a text Variable or a str.")
 
 
 def _text_argument(value: Any, who: str, label: str) -> str:

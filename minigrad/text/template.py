@@ -14,7 +14,8 @@ from minigrad.text import feedback as language
 from minigrad.variable import Variable
 
 
-def _text_of(value: Any, who: str, position: str) -> str:
+def text_of(value: Any, who: str, position: str) -> str:
+    """The str behind a text Variable or a str; a TypeError naming what came instead."""
     if isinstance(value, str):
         return value
     if isinstance(value, Variable) and value.is_text:
@@ -50,7 +51,7 @@ class Format(Function):
     def forward(ctx: FunctionCtx, template: str, names: tuple, *values: Any) -> str:
         if not isinstance(template, str):
             raise TypeError(f"format: the template must be a str; got {type(template).__name__}.")
-        texts = {name: _text_of(v, "format", f"{name}=") for name, v in zip(names, values)}
+        texts = {name: text_of(v, "format", f"{name}=") for name, v in zip(names, values)}
         _check_fields(template)
         try:
             filled = template.format(**texts)
@@ -101,7 +102,7 @@ class Join(Function):
     def forward(ctx: FunctionCtx, separator: str, *parts: Any) -> str:
         if not isinstance(separator, str):
             raise TypeError(f"join: the separator must be a str; got {type(separator).__name__}.")
-        texts = [_text_of(p, "join", f"part {i}") for i, p in enumerate(parts)]
+        texts = [text_of(p, "join", f"part {i}") for i, p in enumerate(parts)]
         ctx.parts = [(_role_of(p, f"part {i}"), t) for i, (p, t) in enumerate(zip(parts, texts))]
         return separator.join(texts)
 
@@ -122,7 +123,7 @@ class Split(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Any, separator: str | None) -> tuple:
-        text = _text_of(x, "split", "the input")
+        text = text_of(x, "split", "the input")
         if separator is not None and (not isinstance(separator, str) or not separator):
             raise ValueError(
                 f"split: the separator must be a non-empty str or None; got {separator!r}."

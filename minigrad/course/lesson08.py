@@ -192,8 +192,7 @@ def check_8_1(scale_kernel: Any) -> None:
                 thread, block = where
                 i = block * threads + thread
                 place = (
-                    f" in thread {thread} of block {block} "
-                    f"(i = {block}·{threads} + {thread} = {i})"
+                    f" in thread {thread} of block {block} (i = {block}·{threads} + {thread} = {i})"
                 )
                 if i < n:
                     hint = (

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minigrad import device as devices
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.variable import Parameter, Variable
 
@@ -193,6 +194,24 @@ class Module:
     def eval(self) -> Module:
         """Evaluation mode (train(False)); returns self."""
         return self.train(False)
+
+    def to(self, device: str) -> Module:
+        """Move every Parameter (and its gradient) to `device`, in place; returns self.
+
+        The Parameters stay the same objects, so an optimizer made before still updates them.
+        """
+        device = devices.check_device(device)
+        for param in self.parameters():
+            param.data = devices.move(param.data, device)
+            if param.grad is not None:
+                param.grad = Variable(devices.move(param.grad.data, device))
+        return self
+
+    def cuda(self) -> Module:
+        return self.to("cuda")
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)

@@ -421,3 +421,14 @@ def test_7_3_wrong_kind_of_answer() -> None:
         lesson07.check_7_3([("page", 1.0)])
     with pytest.raises(CheckError, match="return the list of rows"):
         lesson07.check_7_3(lambda name, start, checklist, constraints, max_steps: None)
+
+
+def test_7_2_counting_letters_without_the_spaces_gets_its_own_hint() -> None:
+    """A learner who sums len(word) and forgets the spaces between words gets k too big."""
+    rule = _max_characters(
+        lines=lambda t, n: [
+            language.at_most_words(lesson07._fits_without_spaces(t, n), len(t.split()))
+        ]
+    )
+    with pytest.raises(CheckError, match="leave out the spaces between words"):
+        lesson07.check_7_2(rule)

@@ -149,6 +149,11 @@ def expect_shape(
             hint = (
                 "it has more entries than expected; did you forget to sum or average over an axis?"
             )
+        elif tuple(n for n in got_shape if n != 1) == tuple(n for n in expected if n != 1):
+            hint = (
+                "the same entries with an extra or missing axis of length 1; drop keepdim "
+                "(or use .squeeze()/.unsqueeze()) to match."
+            )
         elif np.size(got) == int(np.prod(expected)):
             hint = "the right number of entries in the wrong arrangement; check the reshape."
         else:

@@ -75,6 +75,13 @@ def _gradcheck(exercise: str, fn: Callable[..., Any], inputs: tuple, call: str) 
     except GradcheckError as error:
         check.fail(exercise, f"minigrad.gradcheck({call}) disagrees with your backward:\n{error}")
     except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        if "Can't call numpy()" in str(error):
+            check.fail(
+                exercise,
+                f"minigrad.gradcheck({call}) raised {type(error).__name__}: {error} Your code "
+                f"calls .numpy() on a Variable; work with Variable operations (@, .T, "
+                f".sum(0)) or with .data, which gradcheck can follow.",
+            )
         check.fail(exercise, f"minigrad.gradcheck({call}) raised {type(error).__name__}: {error}")
 
 

@@ -417,10 +417,11 @@ def _check_lines(
                 "that is the limit in characters, but the instruction counts words: k is "
                 "how many of the first words fit."
             )
-        elif k == want_k + 1:
+        elif k == want_k + 1 or k == _fits_without_spaces(text, limit):
             hint = (
-                "one word too many: the first k words, joined by spaces, must fit within "
-                "the limit; did you count the word that gets cut in half?"
+                "one word too many: the first k words, joined by single spaces "
+                "(' '.join(words[:k])), must fit within the limit; did you count the word "
+                "that gets cut in half, or leave out the spaces between words?"
             )
         elif k == want_k - 1:
             hint = "one word too few: one more word still fits within the limit."
@@ -717,3 +718,15 @@ def check_7_3(optimize_page: Callable) -> None:
                 _diagnose_rows(exercise, rows, expected, recorder, max_steps)
             _check_fresh_feedback(exercise, recorder, same_rows=True)
     check.passed(exercise)
+
+
+def _fits_without_spaces(text: str, limit: int) -> int:
+    """How many first words fit when the spaces between them are (wrongly) not counted."""
+    total, fitting = 0, 0
+    for word in text.split():
+        total += len(word)
+        if total > limit:
+            break
+        fitting += 1
+    return fitting
+

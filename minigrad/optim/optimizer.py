@@ -21,7 +21,11 @@ class Optimizer:
             )
         self.params = list(params)
         if not self.params:
-            raise ValueError("optimizer got an empty parameter list; pass model.parameters().")
+            raise ValueError(
+                "optimizer got an empty parameter list; pass model.parameters(). (It is a "
+                "generator, used up by the first optimizer it is given: call "
+                "model.parameters() again for a second one.)"
+            )
         for index, param in enumerate(self.params):
             if not isinstance(param, Variable) or not param.is_leaf or not param.requires_grad:
                 raise ValueError(

@@ -139,9 +139,10 @@ class Checklist(Rule):
     def __init__(self, rules: Sequence[Rule]) -> None:
         rules = list(rules) if isinstance(rules, (list, tuple)) else rules
         if not isinstance(rules, list) or not rules or not all(isinstance(r, Rule) for r in rules):
+            got = [type(r).__name__ for r in rules] if isinstance(rules, list) else rules
             raise TypeError(
                 "Checklist expects a non-empty list of rules, e.g. "
-                "[MustInclude(['minigrad']), WordCount(max_words=5)]."
+                f"[MustInclude(['minigrad']), WordCount(max_words=5)]; got {got!r}."
             )
         self.rules = rules
 

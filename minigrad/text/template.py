@@ -114,7 +114,10 @@ class Join(Function):
 def join(parts: list[Variable | str], separator: str = " ") -> Variable:
     """The parts joined with `separator` between them."""
     if not isinstance(parts, (list, tuple)) or not parts:
-        raise TypeError("join expects a non-empty list of texts.")
+        raise TypeError(
+            f"join expects a non-empty list of texts, e.g. join([title, body]); got "
+            f"{type(parts).__name__ if parts else 'an empty list'}."
+        )
     return Join.apply(separator, *parts)
 
 

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 from numba import cuda  # module level: the simulator finds `cuda` in the kernel's globals
 
+from minigrad.device import DeviceMismatchError
+
 from .device_array import DeviceArray, check_dtype, empty
 from .launch import launch_1d
 from .layout import broadcast_shapes, broadcast_strides, coalesce
@@ -396,10 +398,11 @@ def as_operand(value: Any, op: str) -> Any:
     if isinstance(value, np.ndarray):
         if value.ndim == 0:  # a 0-d array is a number (as a 0-dim CPU tensor in PyTorch)
             return value[()]
-        raise TypeError(
+        raise DeviceMismatchError(
+            op,
             f"{op}: cannot mix devices: a DeviceArray on cuda and a NumPy array on cpu "
             f"(shape {value.shape}); move the array with DeviceArray.from_host(...) or the "
-            f"DeviceArray with .to_host()."
+            f"DeviceArray with .to_host().",
         )
     if isinstance(value, (np.generic, bool, int, float)):
         return value

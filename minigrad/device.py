@@ -15,9 +15,27 @@ import numpy as np
 DEVICES = ("cpu", "cuda")
 
 
+class DeviceMismatchError(TypeError):
+    """The kernels were handed arrays from two devices (`op` names the operation)."""
+
+    def __init__(self, op: str, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+def mixed_devices(error: DeviceMismatchError) -> RuntimeError:
+    """The same error told in terms of Variables, with what to do about it."""
+    return RuntimeError(
+        f"{error.op}: expected all Variables on the same device, but found one on cuda and "
+        f"one on cpu. Move one of them first: x.to('cuda') or x.to('cpu') (for a model, "
+        f"model.to(...))."
+    )
+
+
 def is_on_cuda(data: Any) -> bool:
     """Whether `data` lives in GPU memory (checked without importing the kernels)."""
-    return getattr(data, "device", None) == "cuda" and not isinstance(data, np.ndarray)
+    # NumPy arrays answer first and cheaply: this runs for every operation's output.
+    return type(data) is not np.ndarray and getattr(data, "device", None) == "cuda"
 
 
 def device_of(data: Any) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 
 from minigrad.autodiff import anomaly
 from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.device import is_on_cuda
+from minigrad.device import DeviceMismatchError, is_on_cuda, mixed_devices
 from minigrad.variable import Variable
 
 BACKWARD_TWICE = (
@@ -340,6 +340,9 @@ class Function:
             else:
                 raw = cls.forward(ctx, *args, **kwargs)
                 outputs = _wrap_outputs(cls, raw)
+        except DeviceMismatchError as error:
+            # The kernels noticed two devices; say it about Variables, whatever the op.
+            raise mixed_devices(error) from None
         finally:
             _grad_state.enabled = previous
 

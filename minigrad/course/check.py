@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from minigrad.autodiff.function import Function
+from minigrad.autodiff.gradcheck import GradcheckError, gradcheck
 from minigrad.variable import Variable
 
 # A rule that turns an exception raised by the learner's code into a hint: either a
@@ -224,3 +225,19 @@ def function_class(
         exercise,
         f"{name} should be a class that subclasses minigrad.Function; got {with_article(value)}.",
     )
+
+
+def gradcheck_or_hint(
+    exercise: str,
+    function: Callable[..., Any],
+    inputs: tuple,
+    call: str,
+    hints: Sequence[HintRule] = (),
+) -> None:
+    """minigrad.gradcheck on float64 inputs; a disagreement or an error becomes the hint."""
+    try:
+        gradcheck(function, inputs)
+    except GradcheckError as error:
+        fail(exercise, f"minigrad.gradcheck({call}) disagrees with your backward:\n{error}")
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+        explain_error(exercise, f"minigrad.gradcheck({call})", error, hints)

@@ -729,4 +729,3 @@ def _fits_without_spaces(text: str, limit: int) -> int:
             break
         fitting += 1
     return fitting
-

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.ops.operand import array_of, check_same_device
+from minigrad.ops.operand import array_of
 from minigrad.variable import Variable
 
 
@@ -20,7 +20,6 @@ class MatMul(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        check_same_device("matmul", a, b)
         left, right = array_of(a, "matmul"), array_of(b, "matmul")
         if left.ndim == 0 or right.ndim == 0:
             raise ValueError(

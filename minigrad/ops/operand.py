@@ -44,24 +44,6 @@ def array_of(value: Any, op: str) -> Any:
     return data if is_on_cuda(data) else np.asarray(data)
 
 
-def check_same_device(op: str, *values: Any) -> None:
-    """Arrays of one operation must live on one device; numbers (and 0-d arrays) go anywhere."""
-    seen = set()
-    for value in values:
-        data = value.data if isinstance(value, Variable) else value
-        if type(data) is np.ndarray:
-            if data.ndim:
-                seen.add("cpu")
-        elif is_on_cuda(data):
-            seen.add("cuda")
-    if len(seen) > 1:
-        raise RuntimeError(
-            f"{op}: expected all Variables on the same device, but found one on cuda and one "
-            f"on cpu. Move one of them first: x.to('cuda') or x.to('cpu') (for a model, "
-            f"model.to(...))."
-        )
-
-
 def shape_of(value: Any) -> tuple:
     return np.shape(value.data if isinstance(value, Variable) else value)
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numba import cuda  # module level: the simulator finds `cuda` in the kernel's globals
 
-from minigrad.device import DeviceMismatchError
+from minigrad.devices import DeviceMismatchError
 
 from .device_array import DeviceArray, check_dtype, empty
 from .launch import launch_1d

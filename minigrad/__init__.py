@@ -31,16 +31,32 @@ from minigrad.autodiff import (
     once_differentiable,
     set_grad_enabled,
 )
-from minigrad.factories import (
-    arange,
+from minigrad.devices import device
+
+# PyTorch's dtype names: minigrad.float, minigrad.int and minigrad.bool shadow the builtins
+# only as attributes of this module, as torch.float does.
+from minigrad.dtypes import (
+    bool,
     bool_,
-    empty,
+    double,
+    float,
     float16,
     float32,
     float64,
-    full,
+    half,
+    int,
+    int8,
+    int16,
     int32,
     int64,
+    long,
+    short,
+    uint8,
+)
+from minigrad.factories import (
+    arange,
+    empty,
+    full,
     manual_seed,
     ones,
     ones_like,
@@ -50,22 +66,10 @@ from minigrad.factories import (
     zeros,
     zeros_like,
 )
-from minigrad.functions import (
-    exp,
-    log,
-    log_softmax,
-    matmul,
-    relu,
-    reshape,
-    sigmoid,
-    softmax,
-    sqrt,
-    squeeze,
-    tanh,
-    transpose,
-    unsqueeze,
-)
-from minigrad.ops import cat, stack
+from minigrad.ops.table import functions as _op_functions
+
+# The top-level functions of the op table: minigrad.exp(x), minigrad.cat([...]), ...
+globals().update(_op_functions())
 
 __version__ = "0.1.0"
 
@@ -98,25 +102,29 @@ __all__ = [
     "autodiff",
     "autograd",
     "backward",
+    "bool",
     "bool_",
-    "cat",
     "detect_anomaly",
+    "device",
+    "double",
     "empty",
     "enable_grad",
-    "exp",
+    "float",
     "float16",
     "float32",
     "float64",
     "full",
     "grad",
     "gradcheck",
+    "half",
+    "int",
+    "int16",
     "int32",
     "int64",
+    "int8",
     "is_grad_enabled",
-    "log",
-    "log_softmax",
+    "long",
     "manual_seed",
-    "matmul",
     "no_grad",
     "once_differentiable",
     "ones",
@@ -124,19 +132,12 @@ __all__ = [
     "ops",
     "rand",
     "randn",
-    "relu",
-    "reshape",
     "set_grad_enabled",
-    "sigmoid",
-    "softmax",
-    "sqrt",
-    "squeeze",
-    "stack",
-    "tanh",
+    "short",
     "tensor",
     "text",
-    "transpose",
-    "unsqueeze",
+    "uint8",
     "zeros",
     "zeros_like",
 ]
+__all__ += sorted(_op_functions())

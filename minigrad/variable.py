@@ -8,12 +8,12 @@ to the operation's inputs. `backward()` walks those nodes and fills each leaf's 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minigrad import device as devices
+from minigrad import devices
 
 # Variables whose data is a NumPy array of one of these kinds may require grad.
 _DIFFERENTIABLE_KINDS = "f"
@@ -67,7 +67,7 @@ def _to_data(data: Any) -> Any:
     if isinstance(data, Variable):
         return data.data if isinstance(data.data, str) else data.data.copy()
     if devices.is_on_cuda(data):
-        return data  # already an array in GPU memory (see minigrad/device.py)
+        return data  # already an array in GPU memory (see minigrad/devices.py)
     if isinstance(data, np.ndarray):
         array = data
     else:
@@ -94,7 +94,7 @@ class Variable:
     """
 
     __slots__ = (
-        "data",
+        "_data",
         "_grad",
         "grad_fn",
         "_requires_grad",
@@ -126,7 +126,7 @@ class Variable:
         for label, value in (("role", role), ("name", name)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{label} must be a str or None; got {type(value).__name__}.")
-        self.data = _to_data(data)
+        self._data = _to_data(data)
         self._grad = None
         self.grad_fn = None
         self._output_nr = 0
@@ -143,7 +143,7 @@ class Variable:
     def _make(cls, data: Any, version_counter: VersionCounter | None = None) -> Variable:
         """The fast constructor operations use: `data` is already an array or a str."""
         variable = object.__new__(Variable)
-        variable.data = data
+        variable._data = data
         variable._grad = None
         variable.grad_fn = None
         variable._requires_grad = False
@@ -157,6 +157,23 @@ class Variable:
         return variable
 
     # ------------------------------------------------------------------ attributes
+
+    @property
+    def data(self) -> Any:
+        """The values: a NumPy array, a str (text), or a GPU array. Assignable, as in PyTorch,
+        with a Variable, an array or a number; the new value is not recorded in any graph."""
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        new = value.data if isinstance(value, Variable) else _to_data(value)
+        if isinstance(new, str) != isinstance(self._data, str):
+            kinds = ("text", "numeric") if isinstance(new, str) else ("numeric", "text")
+            raise TypeError(
+                f"cannot assign {kinds[0]} data to a {kinds[1]} Variable; make a new "
+                f"Variable instead."
+            )
+        self._data = new
 
     @property
     def requires_grad(self) -> bool:
@@ -243,9 +260,11 @@ class Variable:
         return len(self.shape)
 
     @property
-    def device(self) -> str:
-        """Where the data lives: "cpu" (a NumPy array) or "cuda" (GPU memory)."""
-        return devices.device_of(self.data)
+    def device(self) -> devices.device:
+        """Where the data lives: device("cpu") (a NumPy array) or device("cuda") (GPU memory).
+
+        It compares equal to the str: `x.device == "cuda"`."""
+        return devices.CUDA if devices.is_on_cuda(self._data) else devices.CPU
 
     @property
     def _version(self) -> int:
@@ -289,38 +308,24 @@ class Variable:
         return self.data.item()
 
     def numpy(self) -> np.ndarray:
-        """The data as a NumPy array (shared, not copied)."""
+        """The data as a NumPy array (shared, not copied).
+
+        As in PyTorch, a Variable that requires grad refuses while grad mode is on (NumPy
+        would lose the graph silently); inside a Function's forward or under no_grad it
+        is allowed."""
         if self.is_text:
             raise TypeError("a text Variable has no NumPy form; use .item() or .data for its str.")
-        if self.requires_grad:
+        if self._requires_grad and grad_mode._state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on a Variable that requires grad. "
                 "Use var.detach().numpy() instead."
             )
-        if self.device == "cuda":
-            return self.data.to_host()  # a copy: NumPy cannot see GPU memory
-        return self.data
+        if devices.is_on_cuda(self._data):
+            return self._data.to_host()  # a copy: NumPy cannot see GPU memory
+        return self._data
 
     def tolist(self) -> Any:
         return self.data if self.is_text else self.data.tolist()
-
-    def to(self, device: str) -> Variable:
-        """This Variable on `device` ("cpu" or "cuda"): itself if it is there already, else a
-        copy that stays in the graph (its gradient goes back to this device)."""
-        device = devices.check_device(device)
-        if self.is_text:
-            if device == "cpu":
-                return self
-            raise TypeError("text Variables live on the cpu; only numeric ones move to cuda.")
-        if device == self.device:
-            return self
-        return ops.ToDevice.apply(self, device)
-
-    def cpu(self) -> Variable:
-        return self.to("cpu")
-
-    def cuda(self) -> Variable:
-        return self.to("cuda")
 
     def detach(self) -> Variable:
         """A new leaf sharing this data (and its version counter), cut from the graph."""
@@ -334,10 +339,6 @@ class Variable:
         self.grad_fn = None
         self._requires_grad = False
         return self
-
-    def clone(self) -> Variable:
-        """A differentiable copy with its own data."""
-        return ops.Clone.apply(self)
 
     # ------------------------------------------------------------------ graph helpers
 
@@ -516,61 +517,9 @@ class Variable:
             return True
         return ops.compare("ne", self, other)
 
-    # ------------------------------------------------------------------ math
-
-    def exp(self) -> Variable:
-        return ops.Exp.apply(self)
-
-    def log(self) -> Variable:
-        return ops.Log.apply(self)
-
-    def tanh(self) -> Variable:
-        return ops.Tanh.apply(self)
-
-    def sigmoid(self) -> Variable:
-        return ops.Sigmoid.apply(self)
-
-    def relu(self) -> Variable:
-        return ops.Relu.apply(self)
-
-    def sqrt(self) -> Variable:
-        return ops.Sqrt.apply(self)
-
-    def abs(self) -> Variable:
-        return ops.Abs.apply(self)
-
-    def pow(self, exponent: Any) -> Variable:
-        return ops.Pow.apply(self, exponent)
-
-    def matmul(self, other: Any) -> Variable:
-        return ops.MatMul.apply(self, other)
-
-    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Variable:
-        return ops.Sum.apply(self, dim, keepdim)
-
-    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Variable:
-        return ops.Mean.apply(self, dim, keepdim)
-
-    def max(self, dim: int | None = None, keepdim: bool = False) -> Any:
-        """The largest value; with `dim`, a (values, indices) pair as in PyTorch."""
-        return ops.max_along(self, dim, keepdim)
-
-    def softmax(self, dim: int) -> Variable:
-        return ops.Softmax.apply(self, dim)
-
-    def log_softmax(self, dim: int) -> Variable:
-        return ops.LogSoftmax.apply(self, dim)
-
     # ------------------------------------------------------------------ shapes
-
-    def reshape(self, *shape: Any) -> Variable:
-        return ops.Reshape.apply(self, _shape_arguments(shape))
-
-    def view(self, *shape: Any) -> Variable:
-        return ops.Reshape.apply(self, _shape_arguments(shape))
-
-    def transpose(self, dim0: int, dim1: int) -> Variable:
-        return ops.Transpose.apply(self, dim0, dim1)
+    # Named ops (x.exp(), x.sum(dim), x.reshape(...), ...) are attached from the op table
+    # in minigrad/ops/table.py; the operators above and the views below stay here.
 
     @property
     def T(self) -> Variable:  # noqa: N802 (PyTorch's name)
@@ -583,22 +532,6 @@ class Variable:
     def mT(self) -> Variable:  # noqa: N802 (PyTorch's name)
         """The last two dimensions swapped: a batch of matrix transposes."""
         return ops.Transpose.apply(self, -2, -1)
-
-    def permute(self, *dims: Any) -> Variable:
-        return ops.Permute.apply(self, _shape_arguments(dims))
-
-    def unsqueeze(self, dim: int) -> Variable:
-        return ops.Unsqueeze.apply(self, dim)
-
-    def squeeze(self, dim: int | None = None) -> Variable:
-        return ops.Squeeze.apply(self, dim)
-
-    def expand(self, *sizes: Any) -> Variable:
-        return ops.Expand.apply(self, _shape_arguments(sizes))
-
-    def sum_to_size(self, *shape: Any) -> Variable:
-        """Sum broadcast dimensions away until the shape is `shape` (backward of broadcasting)."""
-        return ops.SumToSize.apply(self, _shape_arguments(shape))
 
     def __getitem__(self, index: Any) -> Variable:
         if self.is_text:
@@ -679,18 +612,6 @@ class Variable:
         original._requires_grad = self._requires_grad
         return original
 
-    def add_(self, other: Any) -> Variable:
-        return self._inplace(lambda v: v + other)
-
-    def sub_(self, other: Any) -> Variable:
-        return self._inplace(lambda v: v - other)
-
-    def mul_(self, other: Any) -> Variable:
-        return self._inplace(lambda v: v * other)
-
-    def div_(self, other: Any) -> Variable:
-        return self._inplace(lambda v: v / other)
-
     def zero_(self) -> Variable:
         return self.fill_(0)
 
@@ -701,10 +622,18 @@ class Variable:
         """Overwrite every element with `source` (broadcast); the old values get no gradient."""
         return self._inplace(lambda v: ops.Copy.apply(v, source))
 
-    __iadd__ = add_
-    __isub__ = sub_
-    __imul__ = mul_
-    __itruediv__ = div_
+    # x += y is x.add_(y); add_ and friends come from the op table (inplace=True).
+    def __iadd__(self, other: Any) -> Variable:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Variable:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Variable:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Variable:
+        return self.div_(other)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._inplace(lambda v: ops.IndexPut.apply(v, index, value))
@@ -756,13 +685,6 @@ class AccumulateGrad:
 
 def _is_text(value: Any) -> bool:
     return isinstance(value, Variable) and isinstance(value.data, str)
-
-
-def _shape_arguments(args: tuple) -> tuple:
-    """Accept both v.reshape(2, 3) and v.reshape((2, 3))."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
 
 
 # The operations import Variable, so they are imported after it is defined.

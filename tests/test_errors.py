@@ -391,7 +391,7 @@ ATTRIBUTES = [
         "to-int",
         lambda: Variable(1.0).to(3),
         TypeError,
-        allof("device must be a str", "int"),
+        allof("device must be .cpu., .cuda. or minigrad.device", "int"),
     ),
     # Without CUDA support (NotImplementedError today, a "no GPU" error later): a RuntimeError.
     (

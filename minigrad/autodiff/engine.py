@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import device as devices
+from minigrad import devices
 from minigrad.autodiff import anomaly
 from minigrad.autodiff.function import BackwardNode, as_gradient
 from minigrad.autodiff.grad_mode import _state as _grad_state

@@ -18,7 +18,7 @@ import numpy as np
 
 from minigrad.autodiff import anomaly
 from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.device import DeviceMismatchError, is_on_cuda, mixed_devices
+from minigrad.devices import DeviceMismatchError, is_on_cuda, mixed_devices
 from minigrad.variable import Variable
 
 BACKWARD_TWICE = (

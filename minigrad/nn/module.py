@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minigrad import device as devices
+from minigrad import devices
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.variable import Parameter, Variable
 

@@ -2,7 +2,7 @@
 
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
-from minigrad.ops.device import ToDevice
+from minigrad.ops.conversion import Cast, ToDevice
 from minigrad.ops.indexing import Copy, Index, IndexPut, ScatterAdd
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.reduction import Max, MaxResult, Mean, Sum, max_along
@@ -56,6 +56,7 @@ __all__ = [
     "SumToSize",
     "Tanh",
     "ToDevice",
+    "Cast",
     "Transpose",
     "Unsqueeze",
     "cat",

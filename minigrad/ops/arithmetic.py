@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import numeric, shape_of
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 
@@ -112,6 +113,28 @@ class Pow(Function):
         return grad_a, grad_b
 
 
+class RoundedDiv(Function):
+    """z = a / b rounded toward zero ("trunc") or down ("floor");  dz/da = dz/db = 0.
+
+    A step function of its inputs: its derivative is 0 wherever it exists, as in PyTorch.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any, rounding_mode: str) -> np.ndarray:
+        if rounding_mode == "floor":
+            return _broadcast("div", np.floor_divide, a, b)
+        quotient = _broadcast("div", np.true_divide, a, b)
+        if np.result_type(numeric(a, "div"), numeric(b, "div")).kind in "iub":
+            return _broadcast("div", lambda x, y: np.trunc(x / y).astype(quotient.dtype), a, b)
+        return np.trunc(quotient)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        zeros = grad * 0
+        needs_a, needs_b, _ = ctx.needs_input_grad
+        return (zeros if needs_a else None), (zeros if needs_b else None), None
+
+
 class Neg(Function):
     """z = -a;  dz/da = -1."""
 
@@ -122,3 +145,51 @@ class Neg(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
         return -grad
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+def _scaled(other: Any, alpha: Any) -> Any:
+    """alpha * other, skipping the multiplication for the usual alpha = 1."""
+    return other if alpha == 1 else Mul.apply(other, alpha)
+
+
+@register("add", inplace=True)
+def add(x: Any, other: Any, *, alpha: Any = 1) -> Variable:
+    """x + alpha * other."""
+    return Add.apply(x, _scaled(other, alpha))
+
+
+@register("sub", inplace=True, aliases=("subtract",))
+def sub(x: Any, other: Any, *, alpha: Any = 1) -> Variable:
+    """x - alpha * other."""
+    return Sub.apply(x, _scaled(other, alpha))
+
+
+@register("mul", inplace=True, aliases=("multiply",))
+def mul(x: Any, other: Any) -> Variable:
+    return Mul.apply(x, other)
+
+
+@register("div", inplace=True, aliases=("divide", "true_divide"))
+def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Variable:
+    """x / other; rounding_mode "trunc" or "floor" rounds the quotient (zero gradient)."""
+    if rounding_mode is None:
+        return Div.apply(x, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"{rounding_mode!r}."
+        )
+    return RoundedDiv.apply(x, other, rounding_mode)
+
+
+@register("pow", inplace=True)
+def power(x: Any, exponent: Any) -> Variable:
+    return Pow.apply(x, exponent)
+
+
+@register("neg", inplace=True, aliases=("negative",))
+def neg(x: Any) -> Variable:
+    return Neg.apply(x)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import device as devices
+from minigrad import devices
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import numeric
 from minigrad.variable import Variable

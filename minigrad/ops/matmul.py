@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import array_of
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 
@@ -62,3 +63,11 @@ class MatMul(Function):
             grad_b = a_matrix.mT @ grad
             grad_b = grad_b.squeeze(-1) if b.ndim == 1 else grad_b
         return grad_a, grad_b
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+@register("matmul")
+def matmul(x: Any, other: Any) -> Variable:
+    return MatMul.apply(x, other)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.device import is_on_cuda
+from minigrad.devices import is_on_cuda
 from minigrad.variable import Variable
 
 

@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.device import is_on_cuda
+from minigrad.devices import is_on_cuda
 from minigrad.ops.operand import normalize_dims, numeric, single_dim
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
@@ -111,3 +112,19 @@ def max_along(x: Variable, dim: int | None = None, keepdim: bool = False) -> Any
     return MaxResult(
         values, Variable._make(indices if is_on_cuda(indices) else np.asarray(indices))
     )
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+@register("sum")
+def reduce_sum(x: Variable, dim: Any = None, keepdim: bool = False) -> Variable:
+    return Sum.apply(x, dim, keepdim)
+
+
+@register("mean")
+def reduce_mean(x: Variable, dim: Any = None, keepdim: bool = False) -> Variable:
+    return Mean.apply(x, dim, keepdim)
+
+
+register("max")(max_along)

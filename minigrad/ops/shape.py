@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx, broadcasts_to
 from minigrad.ops.operand import array_of, numeric, single_dim
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 
@@ -265,3 +266,59 @@ def cat(tensors: list[Variable] | tuple[Variable, ...], dim: int = 0) -> Variabl
 def stack(tensors: list[Variable] | tuple[Variable, ...], dim: int = 0) -> Variable:
     """Stack Variables of equal shape along a new dimension `dim`."""
     return Stack.apply(dim, *_as_variable_list(tensors, "stack"))
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+def shape_arguments(args: tuple) -> tuple:
+    """Accept both v.reshape(2, 3) and v.reshape((2, 3))."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+@register("reshape")
+def reshape(x: Variable, *shape: Any) -> Variable:
+    return Reshape.apply(x, shape_arguments(shape))
+
+
+@register("view", function=False)
+def view(x: Variable, *shape: Any) -> Variable:
+    """Same as reshape: minigrad's reshapes of NumPy arrays are views whenever NumPy can."""
+    return Reshape.apply(x, shape_arguments(shape))
+
+
+@register("transpose", aliases=("swapaxes", "swapdims"))
+def transpose(x: Variable, dim0: int, dim1: int) -> Variable:
+    return Transpose.apply(x, dim0, dim1)
+
+
+@register("permute")
+def permute(x: Variable, *dims: Any) -> Variable:
+    return Permute.apply(x, shape_arguments(dims))
+
+
+@register("unsqueeze")
+def unsqueeze(x: Variable, dim: int) -> Variable:
+    return Unsqueeze.apply(x, dim)
+
+
+@register("squeeze")
+def squeeze(x: Variable, dim: int | None = None) -> Variable:
+    return Squeeze.apply(x, dim)
+
+
+@register("expand", function=False)
+def expand(x: Variable, *sizes: Any) -> Variable:
+    return Expand.apply(x, shape_arguments(sizes))
+
+
+@register("sum_to_size", function=False)
+def sum_to_size(x: Variable, *shape: Any) -> Variable:
+    """Sum broadcast dimensions away until the shape is `shape` (backward of broadcasting)."""
+    return SumToSize.apply(x, shape_arguments(shape))
+
+
+register("cat", method=False, aliases=("concat", "concatenate"))(cat)
+register("stack", method=False)(stack)

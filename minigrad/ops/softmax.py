@@ -6,10 +6,13 @@ log_softmax:  y = x - log(sum(exp(x)));   dx = dy - exp(y) * sum(dy)
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import numeric, single_dim
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 
@@ -53,3 +56,21 @@ class LogSoftmax(Function):
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         (y,) = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+def _cast(x: Variable, dtype: Any) -> Variable:
+    """PyTorch's dtype= argument of softmax: cast the input first."""
+    return x if dtype is None else x.to(dtype)
+
+
+@register("softmax")
+def softmax(x: Variable, dim: int, dtype: Any = None) -> Variable:
+    return Softmax.apply(_cast(x, dtype), dim)
+
+
+@register("log_softmax")
+def log_softmax(x: Variable, dim: int, dtype: Any = None) -> Variable:
+    return LogSoftmax.apply(_cast(x, dtype), dim)

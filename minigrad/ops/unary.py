@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import numeric
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 
@@ -138,3 +139,47 @@ class Clone(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
         return grad
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+@register("exp", inplace=True)
+def exp(x: Variable) -> Variable:
+    return Exp.apply(x)
+
+
+@register("log", inplace=True)
+def log(x: Variable) -> Variable:
+    return Log.apply(x)
+
+
+@register("tanh", inplace=True)
+def tanh(x: Variable) -> Variable:
+    return Tanh.apply(x)
+
+
+@register("sigmoid", inplace=True)
+def sigmoid(x: Variable) -> Variable:
+    return Sigmoid.apply(x)
+
+
+@register("relu", inplace=True)
+def relu(x: Variable) -> Variable:
+    return Relu.apply(x)
+
+
+@register("sqrt", inplace=True)
+def sqrt(x: Variable) -> Variable:
+    return Sqrt.apply(x)
+
+
+@register("abs", inplace=True, aliases=("absolute",))
+def absolute(x: Variable) -> Variable:
+    return Abs.apply(x)
+
+
+@register("clone")
+def clone(x: Variable) -> Variable:
+    """A differentiable copy with its own data."""
+    return Clone.apply(x)

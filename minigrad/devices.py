@@ -1,0 +1,121 @@
+"""Devices: where a Variable's numbers live, "cpu" (a NumPy array) or "cuda" (GPU memory).
+
+Data on "cuda" is a `minigrad.kernels.DeviceArray`: it answers the NumPy calls the built-in
+operations make by launching Numba-CUDA kernels, so the same forward and backward code
+runs on either device. The kernels (and numba) are imported the first time a Variable
+moves to "cuda", never by `import minigrad`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+DEVICES = ("cpu", "cuda")
+
+
+class device:  # noqa: N801 (PyTorch's name)
+    """A place for data: `minigrad.device("cpu")`, `device("cuda")` or `device("cuda:0")`.
+
+    It compares equal to its own spelling as a str (`x.device == "cuda"`), so code written
+    with strings and code written with `torch.device(...)` both work. minigrad has one GPU
+    at most, so "cuda" and "cuda:0" name the same place.
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec: Any, index: int | None = None) -> None:
+        if isinstance(spec, device):
+            spec, index = spec.type, spec.index if index is None else index
+        self.type = check_device(spec)
+        if isinstance(spec, str) and ":" in spec:
+            index = int(spec.split(":", 1)[1])
+        if index is not None and (self.type != "cuda" or index != 0):
+            raise ValueError(
+                f"minigrad has one GPU at most: expected device 'cpu', 'cuda' or 'cuda:0'; "
+                f"got {spec!r} with index {index}."
+            )
+        self.index = index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (str, device)):
+            try:
+                return self.type == check_device(other)
+            except (TypeError, ValueError):
+                return False
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type={self.type!r})"
+        return f"device(type={self.type!r}, index={self.index})"
+
+
+class DeviceMismatchError(TypeError):
+    """The kernels were handed arrays from two devices (`op` names the operation)."""
+
+    def __init__(self, op: str, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+def mixed_devices(error: DeviceMismatchError) -> RuntimeError:
+    """The same error told in terms of Variables, with what to do about it."""
+    return RuntimeError(
+        f"{error.op}: expected all Variables on the same device, but found one on cuda and "
+        f"one on cpu. Move one of them first: x.to('cuda') or x.to('cpu') (for a model, "
+        f"model.to(...))."
+    )
+
+
+def is_on_cuda(data: Any) -> bool:
+    """Whether `data` lives in GPU memory (checked without importing the kernels)."""
+    # NumPy arrays answer first and cheaply: this runs for every operation's output.
+    return type(data) is not np.ndarray and getattr(data, "device", None) == "cuda"
+
+
+def device_of(data: Any) -> str:
+    return "cuda" if is_on_cuda(data) else "cpu"
+
+
+def check_device(spec: Any) -> str:
+    """'cpu' or 'cuda' from a str or a `device` ("cuda:0" is 'cuda'), or a clear error."""
+    if isinstance(spec, device):
+        return spec.type
+    if not isinstance(spec, str):
+        raise TypeError(
+            f"device must be 'cpu', 'cuda' or minigrad.device(...); got {type(spec).__name__}."
+        )
+    name = "cuda" if spec in ("cuda", "cuda:0") else spec
+    if name not in DEVICES:
+        raise ValueError(f"unknown device {spec!r}; expected 'cpu', 'cuda' or 'cuda:0'.")
+    return name
+
+
+def move(data: Any, device: str) -> Any:
+    """`data` on `device`: a copy when it has to cross, the same object when it is there."""
+    if device_of(data) == device:
+        return data
+    if device == "cpu":
+        return data.to_host()
+    from minigrad.kernels.device_array import DeviceArray, require_device
+
+    require_device()  # no GPU and no simulator: says which of the two to get
+    return DeviceArray.from_host(np.ascontiguousarray(data))
+
+
+def zeros(shape: tuple, dtype: Any, device: str) -> Any:
+    """An array of zeros on `device`."""
+    return move(np.zeros(shape, dtype=dtype), device)
+
+
+# The two places, made once: Variable.device hands these out instead of a new object a call.
+CPU = device("cpu")
+CUDA = device("cuda")

@@ -1,0 +1,101 @@
+"""The op table: each built-in operation is declared once and attached wherever PyTorch
+spells it.
+
+An op file writes a plain function that runs the op (it calls a Function's `apply`) and
+registers it:
+
+    @register("exp")
+    def exp(x: Variable) -> Variable:
+        "y = exp(x); see Exp."
+        return Exp.apply(x)
+
+From that one entry the table attaches
+
+- the Variable method `x.exp()` (the function itself: its first argument is `self`),
+- the top-level function `minigrad.exp(x)`,
+- the in-place variant `x.exp_()` when the entry says `inplace=True`,
+- and the same under each alias (`clip` for `clamp`).
+
+`method=` and `function=` take False (PyTorch has no such spelling) or another callable
+(the spellings differ, e.g. `x.where(cond, y)` beside `minigrad.where(cond, x, y)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from minigrad.variable import Variable
+
+
+class Op(NamedTuple):
+    """One row of the table: a name and the callables attached for it."""
+
+    name: str
+    method: Callable | None
+    function: Callable | None
+    inplace: bool
+    aliases: tuple[str, ...]
+
+
+OPS: dict[str, Op] = {}
+
+
+def register(
+    name: str,
+    *,
+    method: Callable | bool = True,
+    function: Callable | bool = True,
+    inplace: bool = False,
+    aliases: tuple[str, ...] = (),
+) -> Callable[[Callable], Callable]:
+    """Declare the op `name`: attach the decorated function as method, function and variant."""
+
+    def declare(run: Callable) -> Callable:
+        if name in OPS:
+            raise ValueError(f"the op {name!r} is registered twice; each op has one entry.")
+        as_method = run if method is True else (method or None)
+        as_function = run if function is True else (function or None)
+        OPS[name] = Op(name, as_method, as_function, inplace, tuple(aliases))
+        for spelling in (name, *aliases):
+            if as_method is not None:
+                setattr(Variable, spelling, as_method)
+            if inplace:
+                setattr(Variable, spelling + "_", _inplace_variant(spelling, as_method))
+        return run
+
+    return declare
+
+
+def _inplace_variant(name: str, method: Callable) -> Callable:
+    """x.name_(...): compute x.name(...) and write it into x's own array."""
+
+    def inplace(self: Variable, *args: Any, **kwargs: Any) -> Variable:
+        return self._inplace(lambda current: method(current, *args, **kwargs))
+
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = f"In-place x.{name}(...): the result is written into x."
+    return inplace
+
+
+def functions() -> dict[str, Callable]:
+    """The top-level functions, `minigrad.<name>`, under every spelling."""
+    table = {}
+    for op in OPS.values():
+        if op.function is None:
+            continue
+        for spelling in (op.name, *op.aliases):
+            table[spelling] = op.function
+    return table
+
+
+def methods() -> dict[str, Callable]:
+    """The Variable methods attached from the table, in-place variants included."""
+    table = {}
+    for op in OPS.values():
+        for spelling in (op.name, *op.aliases):
+            if op.method is not None:
+                table[spelling] = op.method
+            if op.inplace:
+                table[spelling + "_"] = getattr(Variable, spelling + "_")
+    return table

@@ -1,5 +1,10 @@
-"""The built-in numeric operations, each an ordinary Function subclass."""
+"""The built-in numeric operations, each an ordinary Function subclass.
 
+Importing an op module registers its ops in the op table (minigrad/ops/table.py), which
+attaches them to Variable and to the top-level minigrad namespace.
+"""
+
+from minigrad.ops import linalg, pointwise, selection, statistics, table
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
 from minigrad.ops.conversion import Cast, ToDevice
@@ -23,6 +28,11 @@ from minigrad.ops.softmax import LogSoftmax, Softmax
 from minigrad.ops.unary import Abs, Clone, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
 
 __all__ = [
+    "linalg",
+    "pointwise",
+    "selection",
+    "statistics",
+    "table",
     "Abs",
     "Add",
     "Cat",

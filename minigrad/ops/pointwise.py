@@ -1,0 +1,3 @@
+"""Elementwise functions beyond the basics: trigonometry, rounding, clamping, where."""
+
+from __future__ import annotations

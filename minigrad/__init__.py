@@ -11,6 +11,8 @@ Names follow PyTorch (`import minigrad as torch`) and afnio for text.
 import importlib
 from typing import Any
 
+from minigrad.missing import missing_name
+
 # Variable first: the autodiff core and the operations all build on it.
 from minigrad.variable import Parameter, Tensor, Variable
 
@@ -26,6 +28,8 @@ from minigrad.autodiff import (
     enable_grad,
     grad,
     gradcheck,
+    gradgradcheck,
+    inference_mode,
     is_grad_enabled,
     no_grad,
     once_differentiable,
@@ -55,18 +59,30 @@ from minigrad.dtypes import (
 )
 from minigrad.factories import (
     arange,
+    as_tensor,
     empty,
+    empty_like,
+    eye,
+    from_numpy,
     full,
+    full_like,
+    linspace,
+    logspace,
     manual_seed,
+    normal,
     ones,
     ones_like,
     rand,
+    rand_like,
+    randint,
     randn,
+    randn_like,
     tensor,
     zeros,
     zeros_like,
 )
 from minigrad.ops.table import functions as _op_functions
+from minigrad.serialization import load, save
 
 # The top-level functions of the op table: minigrad.exp(x), minigrad.cat([...]), ...
 globals().update(_op_functions())
@@ -87,7 +103,9 @@ def __getattr__(name: str) -> Any:
             raise AttributeError(
                 f"minigrad.{name} is not part of this version of minigrad yet"
             ) from None
-    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+    if name.startswith("_"):
+        raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+    raise missing_name("torch", name, globals())
 
 
 __all__ = [
@@ -99,6 +117,7 @@ __all__ = [
     "Tensor",
     "Variable",
     "arange",
+    "as_tensor",
     "autodiff",
     "autograd",
     "backward",
@@ -108,30 +127,44 @@ __all__ = [
     "device",
     "double",
     "empty",
+    "empty_like",
     "enable_grad",
+    "eye",
     "float",
     "float16",
     "float32",
     "float64",
+    "from_numpy",
     "full",
+    "full_like",
     "grad",
     "gradcheck",
+    "gradgradcheck",
     "half",
+    "inference_mode",
     "int",
     "int16",
     "int32",
     "int64",
     "int8",
     "is_grad_enabled",
+    "linspace",
+    "load",
+    "logspace",
     "long",
     "manual_seed",
     "no_grad",
+    "normal",
     "once_differentiable",
     "ones",
     "ones_like",
     "ops",
     "rand",
+    "rand_like",
+    "randint",
     "randn",
+    "randn_like",
+    "save",
     "set_grad_enabled",
     "short",
     "tensor",

@@ -28,9 +28,10 @@ class device:  # noqa: N801 (PyTorch's name)
     def __init__(self, spec: Any, index: int | None = None) -> None:
         if isinstance(spec, device):
             spec, index = spec.type, spec.index if index is None else index
-        self.type = check_device(spec)
         if isinstance(spec, str) and ":" in spec:
-            index = int(spec.split(":", 1)[1])
+            spec, number = spec.split(":", 1)
+            index = int(number) if number.isdigit() else number
+        self.type = check_device(spec)
         if index is not None and (self.type != "cuda" or index != 0):
             raise ValueError(
                 f"minigrad has one GPU at most: expected device 'cpu', 'cuda' or 'cuda:0'; "

@@ -1,7 +1,9 @@
 """Factories: new leaf Variables filled with zeros, ones, a value, a range or random numbers.
 
-Every factory takes `requires_grad=`; grad modes never change it (the factory exception).
-Random factories draw from one generator that `manual_seed` resets, so runs repeat.
+Every factory takes `dtype=`, `device=` and `requires_grad=`, as in PyTorch; grad modes
+never change `requires_grad` (the factory exception). Random factories draw from one
+generator that `manual_seed` resets, so runs repeat. Without `dtype=`, floating data is
+float64 (NumPy's default; PyTorch's is float32).
 """
 
 from __future__ import annotations
@@ -10,23 +12,27 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import devices
+from minigrad.dtypes import as_dtype
+from minigrad.ops.table import register
 from minigrad.variable import Variable
-
-float16, float32, float64 = np.float16, np.float32, np.float64
-int32, int64 = np.int32, np.int64
-bool_ = np.bool_
 
 _generator = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
-    """Reset the random generator used by rand and randn, so results repeat."""
+    """Reset the random generator used by rand, randn, randint and normal, so results repeat."""
     global _generator
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"manual_seed expects an int; got {seed!r} ({type(seed).__name__}).")
     if seed < 0:
         raise ValueError(f"manual_seed expects a non-negative int; got {seed}.")
     _generator = np.random.default_rng(int(seed))
+
+
+def generator() -> np.random.Generator:
+    """The generator the random factories (and dropout, DataLoader shuffling) draw from."""
+    return _generator
 
 
 def _size(size: tuple, factory: str) -> tuple[int, ...]:
@@ -41,95 +47,365 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
     return tuple(int(dim) for dim in size)
 
 
-def _dtype(dtype: Any) -> np.dtype:
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        raise TypeError(
-            f"dtype {dtype!r} is not a NumPy dtype; use e.g. minigrad.float32, "
-            f"minigrad.float64, minigrad.int64 or 'float32'."
-        ) from None
-
-
-def _leaf(data: np.ndarray, dtype: Any, requires_grad: bool) -> Variable:
+def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
+    """The new leaf: data cast to `dtype`, on `device`."""
     if dtype is not None:
-        data = data.astype(_dtype(dtype))
+        data = np.asarray(data).astype(as_dtype(dtype), copy=False)
+    if device is not None and devices.check_device(device) == "cuda":
+        data = devices.move(np.asarray(data), "cuda")
     return Variable(data, requires_grad=requires_grad)
 
 
-def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    return _leaf(np.zeros(_size(size, "zeros")), dtype, requires_grad)
+# --------------------------------------------------------------------------- filled
 
 
-def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    return _leaf(np.ones(_size(size, "ones")), dtype, requires_grad)
+def zeros(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _leaf(np.zeros(_size(size, "zeros")), dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Variable:
+def ones(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _leaf(np.ones(_size(size, "ones")), dtype, device, requires_grad)
+
+
+def empty(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
     """Uninitialised memory, as in PyTorch: fill it before reading it."""
-    return _leaf(np.empty(_size(size, "empty")), dtype, requires_grad)
+    return _leaf(np.empty(_size(size, "empty")), dtype, device, requires_grad)
 
 
 def full(
-    size: Any, fill_value: float, *, dtype: Any = None, requires_grad: bool = False
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Variable:
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
-    return _leaf(np.full(shape, fill_value), dtype, requires_grad)
+    return _leaf(np.full(shape, fill_value), dtype, device, requires_grad)
 
 
-def rand(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    """Uniform numbers in [0, 1)."""
-    return _leaf(_generator.random(_size(size, "rand")), dtype, requires_grad)
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """The n x m identity matrix (ones on the diagonal)."""
+    rows, columns = _size((n, n if m is None else m), "eye")
+    return _leaf(np.eye(rows, columns), dtype, device, requires_grad)
 
 
-def randn(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    """Standard normal numbers (mean 0, standard deviation 1)."""
-    return _leaf(_generator.standard_normal(_size(size, "randn")), dtype, requires_grad)
+# --------------------------------------------------------------------------- ranges
+
+
+def _number(value: Any, factory: str, label: str) -> Any:
+    if isinstance(value, Variable) and value.numel() == 1:
+        return value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{factory}: {label} must be a number; got {value!r}.")
+    return value
 
 
 def arange(
-    start: float,
-    end: float | None = None,
-    step: float = 1,
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
     *,
     dtype: Any = None,
+    device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
     """start, start + step, ... up to (not including) end; arange(n) is 0 .. n-1."""
     if end is None:
         start, end = 0, start
-    for label, value in (("start", start), ("end", end), ("step", step)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise TypeError(f"arange: {label} must be a number; got {value!r}.")
+    start, end = _number(start, "arange", "start"), _number(end, "arange", "end")
+    step = _number(step, "arange", "step")
     if step == 0:
         raise ValueError("arange: step must be nonzero.")
-    return _leaf(np.arange(start, end, step), dtype, requires_grad)
+    return _leaf(np.arange(start, end, step), dtype, device, requires_grad)
 
 
-def _numeric_data(other: Any, factory: str) -> np.ndarray:
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """`steps` evenly spaced numbers from start to end, both included."""
+    start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
+    (count,) = _size((steps,), "linspace")
+    return _leaf(np.linspace(start, end, count), dtype, device, requires_grad)
+
+
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """base ** linspace(start, end, steps)."""
+    start, end = _number(start, "logspace", "start"), _number(end, "logspace", "end")
+    (count,) = _size((steps,), "logspace")
+    return _leaf(np.logspace(start, end, count, base=base), dtype, device, requires_grad)
+
+
+# --------------------------------------------------------------------------- random
+
+
+def rand(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """Uniform numbers in [0, 1)."""
+    return _leaf(_generator.random(_size(size, "rand")), dtype, device, requires_grad)
+
+
+def randn(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """Standard normal numbers (mean 0, standard deviation 1)."""
+    return _leaf(_generator.standard_normal(_size(size, "randn")), dtype, device, requires_grad)
+
+
+def randint(
+    low: int,
+    high: int | None = None,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64."""
+    if size is None:  # randint(high, size): PyTorch's short form
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() needs a size, e.g. randint(0, 10, (3,)).")
+    if high is None:
+        raise TypeError("randint() needs high, e.g. randint(0, 10, (3,)).")
+    if high <= low:
+        raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
+    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
+    values = _generator.integers(low, high, shape, dtype=np.int64)
+    return _leaf(values, dtype, device, requires_grad)
+
+
+def normal(
+    mean: Any = 0.0,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """Normal numbers with the given mean and std (numbers or Variables that broadcast)."""
+    mean_data = mean.data if isinstance(mean, Variable) else mean
+    std_data = std.data if isinstance(std, Variable) else std
+    if np.any(np.asarray(std_data) < 0):
+        raise ValueError(f"normal expects std >= 0; got {std_data}.")
+    if size is None:
+        shape = np.broadcast_shapes(np.shape(mean_data), np.shape(std_data))
+    else:
+        shape = _size(size if isinstance(size, (tuple, list)) else (size,), "normal")
+    values = _generator.normal(mean_data, std_data, shape)
+    return _leaf(values, dtype, device, requires_grad)
+
+
+# --------------------------------------------------------------------------- like another
+
+
+def _numeric(other: Any, factory: str) -> Variable:
     if not isinstance(other, Variable) or other.is_text:
         raise TypeError(
             f"{factory} expects a numeric Variable; got "
             f"{'a text Variable' if isinstance(other, Variable) else type(other).__name__}."
         )
-    return other.data
+    return other
 
 
-def zeros_like(other: Variable, *, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    return _leaf(np.zeros_like(_numeric_data(other, "zeros_like")), dtype, requires_grad)
-
-
-def ones_like(other: Variable, *, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    return _leaf(np.ones_like(_numeric_data(other, "ones_like")), dtype, requires_grad)
-
-
-def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Variable:
-    """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
-    copied = (
-        data
-        if isinstance(data, str)
-        else np.array(data.data if isinstance(data, Variable) else data)
+def _like(
+    other: Any, factory: str, make: Any, dtype: Any, device: Any, requires_grad: bool
+) -> Variable:
+    """A leaf of other's shape, dtype and device (unless told otherwise), filled by `make`."""
+    other = _numeric(other, factory)
+    data = make(other.shape)
+    return _leaf(
+        data,
+        other.dtype if dtype is None else dtype,
+        other.device if device is None else device,
+        requires_grad,
     )
-    if dtype is not None and not isinstance(copied, str):
-        copied = copied.astype(_dtype(dtype))
-    return Variable(copied, requires_grad=requires_grad)
+
+
+def zeros_like(
+    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _like(other, "zeros_like", np.zeros, dtype, device, requires_grad)
+
+
+def ones_like(
+    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _like(other, "ones_like", np.ones, dtype, device, requires_grad)
+
+
+def empty_like(
+    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _like(other, "empty_like", np.empty, dtype, device, requires_grad)
+
+
+def full_like(
+    other: Variable,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    def filled(shape: tuple) -> np.ndarray:
+        return np.full(shape, fill_value)
+
+    return _like(other, "full_like", filled, dtype, device, requires_grad)
+
+
+def rand_like(
+    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _like(other, "rand_like", _generator.random, dtype, device, requires_grad)
+
+
+def randn_like(
+    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    return _like(other, "randn_like", _generator.standard_normal, dtype, device, requires_grad)
+
+
+# --------------------------------------------------------------------------- from data
+
+
+def tensor(
+    data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
+    if isinstance(data, str):
+        return Variable(data, requires_grad=requires_grad)
+    if isinstance(data, Variable):
+        source = data.data.to_host() if devices.is_on_cuda(data.data) else data.data
+    else:
+        source = data
+    return _leaf(np.array(source), dtype, device, requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Variable:
+    """data as a Variable, sharing memory when it already is one or a NumPy array of the
+    requested dtype (no copy), as in PyTorch."""
+    if isinstance(data, Variable):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == as_dtype(dtype)):
+        shared = Variable._make(data)
+        return shared if device is None else shared.to(device)
+    return _leaf(np.asarray(data), dtype, device, False)
+
+
+def from_numpy(array: np.ndarray) -> Variable:
+    """A Variable over the same memory as `array`: changing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a NumPy array; got {type(array).__name__}.")
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"from_numpy: can't convert an array of dtype {array.dtype}; the supported dtypes "
+            f"are bool, integers and floats."
+        )
+    return Variable._make(array)
+
+
+# --------------------------------------------------------------------------- x.new_*
+
+
+@register("new_zeros", function=False)
+def new_zeros(
+    x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """Zeros with x's dtype and device (unless given)."""
+    return _leaf(
+        np.zeros(_size(size, "new_zeros")),
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )
+
+
+@register("new_ones", function=False)
+def new_ones(
+    x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """Ones with x's dtype and device (unless given)."""
+    return _leaf(
+        np.ones(_size(size, "new_ones")),
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )
+
+
+@register("new_empty", function=False)
+def new_empty(
+    x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """Uninitialised memory with x's dtype and device (unless given)."""
+    return _leaf(
+        np.empty(_size(size, "new_empty")),
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )
+
+
+@register("new_full", function=False)
+def new_full(
+    x: Variable,
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """fill_value everywhere, with x's dtype and device (unless given)."""
+    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "new_full")
+    return _leaf(
+        np.full(shape, fill_value),
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )
+
+
+@register("new_tensor", function=False)
+def new_tensor(
+    x: Variable, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """A copy of `data` as a new leaf with x's dtype and device (unless given)."""
+    source = data.data if isinstance(data, Variable) else data
+    return _leaf(
+        np.array(source),
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )

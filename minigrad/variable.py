@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
+from minigrad.missing import missing_name
 
 # Variables whose data is a NumPy array of one of these kinds may require grad.
 _DIFFERENTIABLE_KINDS = "f"
@@ -197,6 +198,11 @@ class Variable:
                 f"Variable(data.astype('float64'), requires_grad=True)."
             )
         self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Variable:
+        """Set requires_grad in place (leaves only) and return this Variable."""
+        self.requires_grad = requires_grad
+        return self
 
     @property
     def grad(self) -> Variable | None:
@@ -439,6 +445,12 @@ class Variable:
         if self.is_text:
             raise TypeError("int() of a text Variable: only numeric Variables convert to numbers.")
         return int(self.item())
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only when normal lookup failed: a PyTorch method minigrad lacks, or a typo.
+        if name.startswith("_"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+        raise missing_name("Tensor", name, dir(type(self)))
 
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
     __hash__ = object.__hash__

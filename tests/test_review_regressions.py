@@ -145,7 +145,7 @@ def test_a_numpy_error_that_is_not_broadcasting_is_not_called_one() -> None:
 
 
 def test_tensor_with_an_unknown_dtype_gets_the_friendly_message() -> None:
-    with pytest.raises(TypeError, match="not a NumPy dtype"):
+    with pytest.raises(TypeError, match="not a data type minigrad knows"):
         minigrad.tensor([1, 2], dtype="foo")
 
 

@@ -7,8 +7,14 @@ from minigrad.autodiff import function
 from minigrad.autodiff.anomaly import detect_anomaly
 from minigrad.autodiff.engine import backward, grad
 from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx, once_differentiable
-from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.autodiff.gradcheck import GradcheckError, gradcheck
+from minigrad.autodiff.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "BackwardNode",
@@ -21,6 +27,8 @@ __all__ = [
     "function",
     "grad",
     "gradcheck",
+    "gradgradcheck",
+    "inference_mode",
     "is_grad_enabled",
     "no_grad",
     "once_differentiable",

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import engine
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.autodiff.grad_mode import enable_grad, no_grad
 from minigrad.variable import Variable
 
 
@@ -30,8 +30,32 @@ def gradcheck(
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
 ) -> bool:
-    """True when fn's backward matches finite differences for every input and output element."""
+    """True when fn's backward matches finite differences for every input and output element.
+
+    PyTorch's keyword arguments are accepted. Honoured: eps, atol, rtol, raise_exception,
+    nondet_tol (backward run twice must agree within it), check_undefined_grad (a zero
+    output gradient must give zero or None input gradients), check_grad_dtypes (each
+    gradient has its input's dtype), check_backward_ad. Accepted and ignored, because
+    they cannot apply here: fast_mode (minigrad always does the full, slower check, which
+    is strictly stronger), check_batched_grad and check_batched_forward_grad (need vmap),
+    masked (no sparse tensors). check_forward_ad=True raises NotImplementedError: forward
+    mode is not part of minigrad's gradcheck.
+    """
+    if check_forward_ad:
+        raise NotImplementedError(
+            "gradcheck(check_forward_ad=True): minigrad's gradcheck checks reverse mode only; "
+            "leave check_forward_ad at False."
+        )
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
     checked = [
         i for i, value in enumerate(inputs) if isinstance(value, Variable) and value.requires_grad
@@ -50,21 +74,153 @@ def gradcheck(
                 f"precise, so it may fail for rounding alone.",
                 stacklevel=2,
             )
+    if not check_backward_ad:
+        return True
 
     for out_index, output in _outputs_of(fn, inputs):
-        analytical = _analytical_jacobian(output, [inputs[i] for i in checked])
+        differentiable = [inputs[i] for i in checked]
+        analytical = _analytical_jacobian(output, differentiable)
         numerical = _numerical_jacobian(fn, inputs, checked, out_index, eps)
         for position, input_index in enumerate(checked):
             a, n = analytical[position], numerical[position]
             bad = np.abs(a - n) > atol + rtol * np.abs(n)
             if not bad.any():
                 continue
-            if not raise_exception:
-                return False
-            raise GradcheckError(
-                _report(inputs, input_index, out_index, output, a, n, bad, atol, rtol)
+            return _fail(
+                raise_exception,
+                _report(inputs, input_index, out_index, output, a, n, bad, atol, rtol),
             )
+        # The values agree; now what else PyTorch's gradcheck asks of a backward.
+        problem = _check_backward_itself(
+            output, differentiable, nondet_tol, check_undefined_grad, check_grad_dtypes
+        )
+        if problem:
+            return _fail(raise_exception, f"output {out_index}: {problem}")
     return True
+
+
+def gradgradcheck(
+    fn: Callable[..., Any],
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """gradcheck of the first derivatives: second derivatives against finite differences.
+
+    The function checked maps (inputs, v) to vᵀJ, the gradients backward computes with
+    create_graph=True for output gradients v (random, seeded, when not given). It passes
+    when backward itself is differentiable and its derivative is right. Keywords as in
+    gradcheck; gen_non_contig_grad_outputs is ignored (NumPy arrays here are contiguous)
+    and check_fwd_over_rev=True raises NotImplementedError (no forward mode).
+    """
+    if check_fwd_over_rev:
+        raise NotImplementedError(
+            "gradgradcheck(check_fwd_over_rev=True): minigrad has no forward mode; leave it "
+            "at False."
+        )
+    if not check_rev_over_rev:
+        return True
+    inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+    differentiable = [v for v in inputs if isinstance(v, Variable) and v.requires_grad]
+    outputs = [output for _, output in _outputs_of(fn, inputs)]
+    if grad_outputs is None:
+        # Random output gradients, from a fixed seed so a failure can be repeated.
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            Variable(rng.standard_normal(o.shape).astype(o.data.dtype), requires_grad=True)
+            for o in outputs
+        )
+    else:
+        grad_outputs = (
+            tuple(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else (grad_outputs,)
+        )
+    count = len(inputs)
+
+    def first_derivatives(*values: Any) -> tuple:
+        # Finite differences evaluate this under no_grad; it needs a graph to backward.
+        with enable_grad():
+            results = fn(*values[:count])
+            results = results if isinstance(results, (tuple, list)) else (results,)
+            wanted = [r for r in results if isinstance(r, Variable) and r.requires_grad]
+            grads = engine.grad(
+                wanted,
+                [v for v in values[:count] if isinstance(v, Variable) and v.requires_grad],
+                list(values[count:]),
+                create_graph=True,
+                allow_unused=True,
+            )
+        return tuple(g for g in grads if g is not None)
+
+    if len(differentiable) == 0:
+        raise ValueError("gradgradcheck expects at least one input with requires_grad=True.")
+    return gradcheck(
+        first_derivatives,
+        inputs + tuple(grad_outputs),
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+    )
+
+
+def _fail(raise_exception: bool, message: str) -> bool:
+    if raise_exception:
+        raise GradcheckError(message)
+    return False
+
+
+def _check_backward_itself(
+    output: Variable,
+    inputs: list[Variable],
+    nondet_tol: float,
+    check_undefined_grad: bool,
+    check_grad_dtypes: bool,
+) -> str | None:
+    """What is wrong with backward apart from its values, or None."""
+    seed = np.ones_like(output.data)
+    first = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+    second = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+    for k, (a, b) in enumerate(zip(first, second)):
+        if a is None or b is None:
+            continue
+        if np.max(np.abs(a.data - b.data), initial=0.0) > nondet_tol:
+            return (
+                f"backward is not deterministic: two runs gave gradients for input {k} that "
+                f"differ by more than nondet_tol={nondet_tol}. Make backward deterministic, "
+                f"or pass a larger nondet_tol."
+            )
+        if check_grad_dtypes and a.data.dtype != inputs[k].data.dtype:
+            return (
+                f"the gradient of input {k} has dtype {a.data.dtype} but the input has "
+                f"{inputs[k].data.dtype}; cast the gradient in backward."
+            )
+    if check_undefined_grad:
+        zeros = engine.grad(
+            output, inputs, np.zeros_like(output.data), retain_graph=True, allow_unused=True
+        )
+        for k, g in enumerate(zeros):
+            if g is not None and np.any(g.data != 0):
+                return (
+                    f"a zero (undefined) output gradient gave a nonzero gradient for input "
+                    f"{k}; backward must treat a missing output gradient as zeros."
+                )
+    return None
 
 
 def _outputs_of(fn: Callable, inputs: tuple) -> list[tuple[int, Variable]]:

@@ -4,7 +4,15 @@ Importing an op module registers its ops in the op table (minigrad/ops/table.py)
 attaches them to Variable and to the top-level minigrad namespace.
 """
 
-from minigrad.ops import linalg, pointwise, selection, statistics, table
+from minigrad.ops import (
+    closeness,
+    linalg,
+    pointwise,
+    properties,
+    selection,
+    statistics,
+    table,
+)
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
 from minigrad.ops.conversion import Cast, ToDevice
@@ -28,6 +36,8 @@ from minigrad.ops.softmax import LogSoftmax, Softmax
 from minigrad.ops.unary import Abs, Clone, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
 
 __all__ = [
+    "closeness",
+    "properties",
     "linalg",
     "pointwise",
     "selection",

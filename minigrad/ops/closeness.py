@@ -1,0 +1,49 @@
+"""Closeness tests: isclose, allclose and equal, as in PyTorch (never recorded in a graph)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.ops.operand import numeric
+from minigrad.ops.table import register
+from minigrad.variable import Variable
+
+
+def _host(value: Any, op: str) -> Any:
+    data = numeric(value, op)
+    return data.to_host() if hasattr(data, "to_host") else data
+
+
+@register("isclose")
+def isclose(
+    x: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Variable:
+    """|x - other| <= atol + rtol * |other|, elementwise, as a Variable of bools."""
+    close = np.isclose(
+        _host(x, "isclose"), _host(other, "isclose"), rtol=rtol, atol=atol, equal_nan=equal_nan
+    )
+    return Variable._make(np.asarray(close))
+
+
+@register("allclose")
+def allclose(
+    x: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """True when isclose holds for every element (a Python bool)."""
+    return bool(
+        np.allclose(
+            _host(x, "allclose"),
+            _host(other, "allclose"),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=equal_nan,
+        )
+    )
+
+
+@register("equal")
+def equal(x: Any, other: Any) -> bool:
+    """True when both have the same shape and the same elements (a Python bool)."""
+    return bool(np.array_equal(_host(x, "equal"), _host(other, "equal")))

@@ -1,0 +1,490 @@
+"""The PyTorch surface around the engine: the op table, devices, dtypes, factories,
+numpy(), save/load, gradcheck's keywords and gradgradcheck, and the missing-name error."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad as torch
+from minigrad import GradcheckError, Variable
+from minigrad.ops import table
+
+# --------------------------------------------------------------------------- the op table
+
+
+def test_every_table_entry_is_attached_where_it_says() -> None:
+    for op in table.OPS.values():
+        for spelling in (op.name, *op.aliases):
+            if op.method is not None:
+                assert getattr(Variable, spelling) is op.method, spelling
+            if op.function is not None:
+                assert getattr(minigrad, spelling) is op.function, spelling
+            if op.inplace:
+                assert callable(getattr(Variable, spelling + "_")), spelling
+
+
+def test_registering_an_op_attaches_method_function_and_inplace_variant() -> None:
+    def cube_it(x: Variable) -> Variable:
+        return x * x * x
+
+    try:
+        table.register("cube_for_test", inplace=True)(cube_it)
+        x = Variable([1.0, 2.0])
+        assert x.cube_for_test().tolist() == [1.0, 8.0]
+        assert table.functions()["cube_for_test"] is cube_it
+        x.cube_for_test_()
+        assert x.tolist() == [1.0, 8.0]
+    finally:
+        del table.OPS["cube_for_test"]
+        del Variable.cube_for_test, Variable.cube_for_test_
+
+
+def test_an_op_cannot_be_registered_twice() -> None:
+    with pytest.raises(ValueError, match="registered twice"):
+        table.register("exp")(lambda x: x)
+
+
+def test_inplace_variants_follow_the_out_of_place_op() -> None:
+    x = Variable([1.0, 4.0])
+    x.add_(Variable([1.0, 1.0]), alpha=2)
+    assert x.tolist() == [3.0, 6.0]
+    x.sqrt_()
+    np.testing.assert_allclose(x.data, np.sqrt([3.0, 6.0]))
+    leaf = Variable([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.exp_()
+
+
+def test_add_sub_alpha_and_div_rounding_modes_match_pytorch() -> None:
+    a, b = Variable([7.0, -7.0]), Variable([2.0, 2.0])
+    assert torch.add(a, b, alpha=3).tolist() == [13.0, -1.0]
+    assert a.sub(b, alpha=2).tolist() == [3.0, -11.0]
+    assert torch.div(a, b, rounding_mode="trunc").tolist() == [3.0, -3.0]
+    assert torch.div(a, b, rounding_mode="floor").tolist() == [3.0, -4.0]
+    with pytest.raises(ValueError, match="rounding_mode"):
+        torch.div(a, b, rounding_mode="round")
+
+
+def test_rounded_division_has_a_zero_gradient() -> None:
+    a = Variable([7.0, -7.0], requires_grad=True)
+    torch.div(a, 2.0, rounding_mode="floor").sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- devices
+
+
+def test_device_is_callable_and_compares_with_its_str() -> None:
+    assert torch.device("cpu") == "cpu"
+    assert torch.device("cuda:0") == "cuda" and torch.device("cuda") == "cuda:0"
+    assert torch.device("cuda:0").index == 0 and torch.device("cuda").type == "cuda"
+    assert str(torch.device("cuda:0")) == "cuda:0"
+    assert repr(torch.device("cpu")) == "device(type='cpu')"
+    assert torch.device(torch.device("cpu")) == torch.device("cpu")
+    assert {torch.device("cpu"): 1}["cpu"] == 1
+    assert Variable([1.0]).device == "cpu" and Variable([1.0]).device == torch.device("cpu")
+    assert Variable([1.0]).device != "cuda"
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "pattern"),
+    [("gpu", ValueError, "unknown device 'gpu'"), ("cuda:1", ValueError, "one GPU at most")],
+)
+def test_bad_devices_say_what_is_accepted(spec: str, error: type, pattern: str) -> None:
+    with pytest.raises(error, match=pattern):
+        torch.device(spec)
+
+
+def test_factories_accept_device_cpu_in_every_spelling() -> None:
+    for spec in ("cpu", torch.device("cpu")):
+        assert torch.zeros(2, device=spec).device == "cpu"
+        assert torch.randn(2, 3, device=spec, dtype=torch.double).shape == (2, 3)
+
+
+# --------------------------------------------------------------------------- dtypes
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("float", np.float32),
+        ("double", np.float64),
+        ("half", np.float16),
+        ("long", np.int64),
+        ("int", np.int32),
+        ("bool", np.bool_),
+        ("float32", np.float32),
+        ("float64", np.float64),
+        ("int64", np.int64),
+        ("int32", np.int32),
+    ],
+)
+def test_dtype_names_work_as_dtype_everywhere(name: str, expected: type) -> None:
+    dtype = getattr(torch, name)
+    assert torch.zeros(2, dtype=dtype).dtype == expected
+    assert torch.ones(2, 2, dtype=dtype).dtype == expected
+    assert torch.full((2,), 1, dtype=dtype).dtype == expected
+    assert torch.tensor([1, 0], dtype=dtype).dtype == expected
+    assert torch.arange(3, dtype=dtype).dtype == expected
+    assert Variable([1.0, 0.0]).to(dtype).dtype == expected
+    assert torch.zeros_like(Variable([1.0]), dtype=dtype).dtype == expected
+
+
+def test_cast_methods_and_their_gradients() -> None:
+    x = Variable(np.array([1.5, -2.5]), requires_grad=True)
+    y = x.float()
+    assert y.dtype == torch.float32 and y.requires_grad
+    (y * y).sum().backward()
+    assert x.grad.dtype == np.float64  # the gradient comes back in the input's dtype
+    np.testing.assert_allclose(x.grad.data, [3.0, -5.0])
+    assert x.long().dtype == np.int64 and not x.long().requires_grad
+    assert x.int().dtype == np.int32 and x.bool().dtype == np.bool_
+    assert x.double() is x  # nothing to change: the same Variable, as in PyTorch
+    assert Variable([1, 2]).type_as(x).dtype == np.float64
+
+
+def test_to_takes_device_dtype_both_or_a_tensor() -> None:
+    x = Variable([1.0, 2.0])
+    assert x.to("cpu") is x
+    assert x.to("cpu", torch.float32).dtype == np.float32
+    assert x.to(device="cpu", dtype=torch.float16).dtype == np.float16
+    assert x.to(torch.device("cpu"), dtype=torch.float32).dtype == np.float32
+    assert x.to(Variable(np.zeros(1, dtype=np.float32))).dtype == np.float32
+    assert x.to(torch.float64, copy=True) is not x
+    with pytest.raises(TypeError, match="at most 2 positional"):
+        x.to("cpu", torch.float32, True)
+
+
+def test_gradcheck_of_a_cast_round_trip() -> None:
+    x = Variable(np.array([0.3, -1.2]), requires_grad=True)
+    assert torch.gradcheck(lambda v: v.to(torch.float64).tanh() * 2, (x,))
+
+
+# --------------------------------------------------------------------------- factories
+
+
+def test_ranges_and_eye() -> None:
+    np.testing.assert_allclose(torch.linspace(0, 1, 5).data, np.linspace(0, 1, 5))
+    np.testing.assert_allclose(torch.logspace(0, 2, 3).data, [1.0, 10.0, 100.0])
+    np.testing.assert_allclose(torch.logspace(0, 3, 4, base=2).data, [1, 2, 4, 8])
+    assert torch.eye(3).tolist() == np.eye(3).tolist()
+    assert torch.eye(2, 3).shape == (2, 3)
+    assert torch.arange(torch.tensor(3)).tolist() == [0, 1, 2]
+
+
+def test_from_numpy_shares_memory_and_as_tensor_avoids_copies() -> None:
+    array = np.arange(3.0)
+    shared = torch.from_numpy(array)
+    array[0] = 7.0
+    assert shared.tolist() == [7.0, 1.0, 2.0]
+    shared.data[1] = 5.0
+    assert array[1] == 5.0
+    assert torch.as_tensor(array).data is array
+    assert torch.as_tensor(array, dtype=torch.float32).data is not array
+    x = Variable([1.0])
+    assert torch.as_tensor(x) is x
+    assert torch.as_tensor([1, 2]).dtype == np.int64
+    with pytest.raises(TypeError, match="NumPy array"):
+        torch.from_numpy([1.0, 2.0])
+
+
+def test_random_factories_repeat_under_manual_seed() -> None:
+    torch.manual_seed(3)
+    first = (torch.randint(0, 10, (5,)), torch.normal(0.0, 2.0, (4,)), torch.rand(2))
+    torch.manual_seed(3)
+    second = (torch.randint(0, 10, (5,)), torch.normal(0.0, 2.0, (4,)), torch.rand(2))
+    for a, b in zip(first, second):
+        assert a.tolist() == b.tolist()
+    assert first[0].dtype == np.int64 and 0 <= first[0].data.min() and first[0].data.max() < 10
+    assert torch.randint(5, (3, 2)).shape == (3, 2)  # randint(high, size)
+    means = torch.normal(Variable([0.0, 100.0]), 1e-9)
+    np.testing.assert_allclose(means.data, [0.0, 100.0], atol=1e-6)
+    with pytest.raises(ValueError, match="low < high"):
+        torch.randint(3, 3, (2,))
+    with pytest.raises(ValueError, match="std >= 0"):
+        torch.normal(0.0, -1.0, (2,))
+
+
+def test_like_factories_copy_shape_dtype_device() -> None:
+    x = Variable(np.zeros((2, 3), dtype=np.float32))
+    for made in (
+        torch.randn_like(x),
+        torch.rand_like(x),
+        torch.empty_like(x),
+        torch.full_like(x, 7),
+        torch.ones_like(x),
+    ):
+        assert made.shape == (2, 3) and made.dtype == np.float32 and made.device == "cpu"
+    assert torch.full_like(x, 7).data.max() == 7
+    assert torch.full_like(x, 2, dtype=torch.int64).dtype == np.int64
+
+
+def test_new_factories_take_the_dtype_of_the_tensor() -> None:
+    x = Variable(np.zeros(1, dtype=np.float32))
+    assert x.new_zeros(2, 3).dtype == np.float32 and x.new_zeros((2, 3)).shape == (2, 3)
+    assert x.new_ones(2).tolist() == [1.0, 1.0]
+    assert x.new_full((2,), 4.0).tolist() == [4.0, 4.0]
+    assert x.new_tensor([1, 2]).dtype == np.float32
+    assert x.new_empty(4).shape == (4,)
+    assert x.new_zeros(2, dtype=torch.int64).dtype == np.int64
+    assert x.new_ones(2, requires_grad=True).requires_grad
+
+
+def test_factories_reject_bad_sizes_with_what_they_got() -> None:
+    with pytest.raises(TypeError, match="sizes must be ints"):
+        torch.zeros(2.5)
+    with pytest.raises(ValueError, match="non-negative"):
+        torch.linspace(0, 1, -1)
+
+
+# --------------------------------------------------------------------------- numpy(), .data
+
+
+def test_numpy_is_refused_while_grad_mode_is_on_only() -> None:
+    x = Variable([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="detach"):
+        x.numpy()
+    with torch.no_grad():
+        assert x.numpy() is x.data
+    assert x.detach().numpy() is x.data
+
+
+def test_numpy_inside_a_forward_works_as_in_pytorch() -> None:
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return torch.from_numpy(x.numpy() * 2)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    x = Variable([1.0, 3.0], requires_grad=True)
+    Twice.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_data_assignment_takes_a_tensor_an_array_or_numbers() -> None:
+    w = Variable([1.0, 2.0], requires_grad=True)
+    w.data = torch.zeros(3)
+    assert w.tolist() == [0.0, 0.0, 0.0] and w.requires_grad
+    w.data = np.ones(2)
+    assert w.tolist() == [1.0, 1.0]
+    w.data = w.data - 0.5 * np.ones(2)
+    assert w.tolist() == [0.5, 0.5]
+    with pytest.raises(TypeError, match="text data to a numeric Variable"):
+        w.data = "hello"
+
+
+def test_grad_zero_and_requires_grad_() -> None:
+    x = torch.ones(2).requires_grad_()
+    assert x.requires_grad
+    (x * 3).sum().backward()
+    x.grad.zero_()
+    assert x.grad.tolist() == [0.0, 0.0]
+    assert not x.requires_grad_(False).requires_grad
+
+
+# --------------------------------------------------------------------------- small names
+
+
+def test_closeness_and_predicates() -> None:
+    a, b = Variable([1.0, 2.0]), Variable([1.0, 2.0 + 1e-9])
+    assert torch.allclose(a, b) and a.allclose(b)
+    assert torch.isclose(a, Variable([1.0, 3.0])).tolist() == [True, False]
+    assert torch.equal(a, Variable([1.0, 2.0])) and not torch.equal(a, b)
+    assert torch.is_tensor(a) and not torch.is_tensor(np.ones(2))
+    assert torch.numel(torch.zeros(2, 3)) == 6
+    assert a.is_floating_point() and not Variable([1]).is_floating_point()
+
+
+def test_inference_mode_turns_recording_off() -> None:
+    x = Variable([1.0], requires_grad=True)
+    with torch.inference_mode():
+        assert not (x * 2).requires_grad
+    with torch.inference_mode(False):
+        assert (x * 2).requires_grad
+
+    @torch.inference_mode()
+    def predict(v: Variable) -> Variable:
+        return v * 2
+
+    assert not predict(x).requires_grad and torch.is_grad_enabled()
+
+
+# --------------------------------------------------------------------------- save / load
+
+
+def test_save_and_load_a_state_dict_round_trip(tmp_path) -> None:
+    model = torch.nn.Linear(3, 2)
+    path = tmp_path / "model.pt"
+    torch.save(model.state_dict(), path)
+    assert path.exists()  # the name as given, no ".npz" appended
+    other = torch.nn.Linear(3, 2)
+    other.load_state_dict(torch.load(path))
+    np.testing.assert_array_equal(other.weight.data, model.weight.data)
+    np.testing.assert_array_equal(other.bias.data, model.bias.data)
+
+
+def test_save_and_load_nested_values_to_a_file_object() -> None:
+    buffer = io.BytesIO()
+    state = {
+        "step": 3,
+        "lr": 0.1,
+        "name": "adam",
+        "none": None,
+        "betas": (0.9, 0.999),
+        0: {"exp_avg": Variable(np.ones(2, dtype=np.float32))},
+        "p": torch.nn.Parameter(Variable([1.0])),
+    }
+    torch.save(state, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=True)
+    assert loaded["step"] == 3 and loaded["lr"] == 0.1 and loaded["name"] == "adam"
+    assert loaded["none"] is None and loaded["betas"] == (0.9, 0.999)
+    assert loaded[0]["exp_avg"].dtype == np.float32
+    assert isinstance(loaded["p"], torch.nn.Parameter) and loaded["p"].requires_grad
+
+
+def test_save_refuses_objects_it_would_have_to_pickle(tmp_path) -> None:
+    with pytest.raises(TypeError, match="state_dict"):
+        torch.save(torch.nn.Linear(1, 1), tmp_path / "m.pt")
+
+
+def test_load_refuses_files_it_did_not_write(tmp_path) -> None:
+    path = tmp_path / "plain.npz"
+    np.savez(path, a=np.ones(2))
+    with pytest.raises(ValueError, match="not one minigrad.save wrote"):
+        torch.load(path)
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"\x80\x04not an npz")
+    with pytest.raises(ValueError, match="cannot load"):
+        torch.load(junk)
+
+
+# --------------------------------------------------------------------------- gradcheck
+
+
+def _cube(x: Variable) -> Variable:
+    return x * x * x
+
+
+def test_gradcheck_accepts_pytorchs_keywords() -> None:
+    x = Variable(np.array([0.5, -0.3]), requires_grad=True)
+    assert torch.autograd.gradcheck(
+        _cube,
+        (x,),
+        eps=1e-6,
+        atol=1e-5,
+        rtol=1e-3,
+        raise_exception=True,
+        fast_mode=True,
+        nondet_tol=0.0,
+        check_undefined_grad=True,
+        check_batched_grad=True,
+        check_grad_dtypes=True,
+        masked=False,
+    )
+    with pytest.raises(NotImplementedError, match="check_forward_ad"):
+        torch.autograd.gradcheck(_cube, (x,), check_forward_ad=True)
+
+
+def test_gradcheck_finds_a_nondeterministic_backward() -> None:
+    calls = []
+
+    class Noisy(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            calls.append(1)
+            return grad * 2 + (len(calls) % 2) * 1e-3
+
+    x = Variable(np.array([0.5]), requires_grad=True)
+    with pytest.raises(GradcheckError, match="not deterministic"):
+        torch.autograd.gradcheck(Noisy.apply, (x,), atol=1e-2)
+    assert torch.autograd.gradcheck(
+        Noisy.apply, (x,), atol=1e-2, nondet_tol=1e-2, check_undefined_grad=False
+    )
+
+
+def test_gradcheck_finds_a_backward_that_ignores_a_zero_gradient() -> None:
+    class Leaky(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * grad * x + 1e-9 * x
+
+    x = Variable(np.array([0.5]), requires_grad=True)
+    with pytest.raises(GradcheckError, match="zero \\(undefined\\) output gradient"):
+        torch.autograd.gradcheck(Leaky.apply, (x,))
+    assert torch.autograd.gradcheck(Leaky.apply, (x,), check_undefined_grad=False)
+
+
+def test_gradgradcheck_passes_for_differentiable_backwards() -> None:
+    x = Variable(np.array([[0.5, -0.3], [0.2, 0.9]]), requires_grad=True)
+    w = Variable(np.array([[1.5, 0.1], [-0.4, 0.7]]), requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w))
+    v = Variable(np.ones((2, 2)), requires_grad=True)
+    assert torch.gradgradcheck(lambda a: a.exp() * a, (x,), (v,))
+
+
+def test_gradgradcheck_finds_a_wrong_double_backward() -> None:
+    class WrongSecond(torch.autograd.Function):
+        """x**3 whose backward claims 3 x**2 but is built so its own derivative is wrong."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * Square.apply(x)
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * x  # should be 2 * grad * x
+
+    x = Variable(np.array([0.5, 1.5]), requires_grad=True)
+    assert torch.gradcheck(WrongSecond.apply, (x,))
+    with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+        torch.gradgradcheck(WrongSecond.apply, (x,))
+    assert not torch.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False)
+
+
+# --------------------------------------------------------------------------- missing names
+
+
+def test_a_missing_tensor_method_names_itself_and_the_nearest_spelling() -> None:
+    with pytest.raises(AttributeError, match=r"minigrad does not have `Tensor.sumn` yet") as info:
+        Variable([1.0]).sumn()
+    assert "`Tensor.sum`" in str(info.value)
+
+
+def test_a_missing_torch_function_names_itself() -> None:
+    with pytest.raises(AttributeError, match=r"minigrad does not have `torch.tanhh` yet") as info:
+        torch.tanhh  # noqa: B018
+    assert "`torch.tanh`" in str(info.value)
+    assert not hasattr(torch, "no_such_thing_at_all")
+    with pytest.raises(AttributeError, match="has no attribute '_private'"):
+        Variable([1.0])._private  # noqa: B018

@@ -17,7 +17,8 @@ from minigrad.missing import missing_name
 from minigrad.variable import Parameter, Tensor, Variable
 
 # isort: split
-from minigrad import autodiff, autograd, ops, text
+from minigrad import amp, autodiff, autograd, ops, text
+from minigrad.amp import autocast
 from minigrad.autodiff import (
     BackwardNode,
     Function,
@@ -69,6 +70,7 @@ from minigrad.factories import (
     linspace,
     logspace,
     manual_seed,
+    multinomial,
     normal,
     ones,
     ones_like,
@@ -77,6 +79,7 @@ from minigrad.factories import (
     randint,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -90,7 +93,7 @@ globals().update(_op_functions())
 __version__ = "0.1.0"
 
 # Subpackages that pull in heavy libraries (numba, graphviz, matplotlib) load on first use.
-_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course")
+_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils")
 
 
 def __getattr__(name: str) -> Any:
@@ -116,7 +119,9 @@ __all__ = [
     "Parameter",
     "Tensor",
     "Variable",
+    "amp",
     "arange",
+    "autocast",
     "as_tensor",
     "autodiff",
     "autograd",
@@ -153,6 +158,7 @@ __all__ = [
     "logspace",
     "long",
     "manual_seed",
+    "multinomial",
     "no_grad",
     "normal",
     "once_differentiable",
@@ -164,6 +170,7 @@ __all__ = [
     "randint",
     "randn",
     "randn_like",
+    "randperm",
     "save",
     "set_grad_enabled",
     "short",

@@ -226,6 +226,50 @@ def normal(
     return _leaf(values, dtype, device, requires_grad)
 
 
+def randperm(
+    n: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Variable:
+    """A random permutation of 0 .. n-1 (int64)."""
+    (count,) = _size((n,), "randperm")
+    return _leaf(_generator.permutation(count), dtype, device, requires_grad)
+
+
+def multinomial(probabilities: Variable, num_samples: int, replacement: bool = False) -> Variable:
+    """Indices drawn from each row of `probabilities` (weights, need not sum to 1); int64.
+
+    Without replacement it uses the Gumbel-top-k trick: adding Gumbel noise to the log
+    weights and taking the k largest draws k distinct indices with the right probabilities.
+    """
+    weights = np.asarray(
+        probabilities.data if isinstance(probabilities, Variable) else probabilities
+    )
+    if weights.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial expects a 1-D or 2-D input; got shape {weights.shape}.")
+    if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        raise RuntimeError("multinomial: weights must be finite and non-negative.")
+    rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
+    totals = rows.sum(axis=1, keepdims=True)
+    if np.any(totals <= 0):
+        raise RuntimeError("multinomial: each row of weights needs a positive sum.")
+    (count,) = _size((num_samples,), "multinomial")
+    if replacement:
+        cdf = np.cumsum(rows / totals, axis=1)
+        draws = _generator.random((rows.shape[0], count))
+        indices = (draws[..., None] >= cdf[:, None, :]).sum(axis=-1)
+        indices = np.minimum(indices, rows.shape[1] - 1)
+    else:
+        if count > np.count_nonzero(rows, axis=1).min():
+            raise RuntimeError(
+                f"multinomial: cannot draw {count} samples without replacement from rows "
+                f"with fewer non-zero weights; pass replacement=True or draw fewer."
+            )
+        with np.errstate(divide="ignore"):
+            keys = np.log(rows) + _generator.gumbel(size=rows.shape)
+        indices = np.argsort(-keys, axis=1, kind="stable")[:, :count]
+    indices = indices.astype(np.int64)
+    return Variable(indices[0] if weights.ndim == 1 else indices)
+
+
 # --------------------------------------------------------------------------- like another
 
 
@@ -395,6 +439,15 @@ def new_full(
         x.device if device is None else device,
         requires_grad,
     )
+
+
+@register("new", function=False)
+def new(x: Variable, *args: Any) -> Variable:
+    """PyTorch's legacy x.new(...): x.new(data) copies data, x.new(2, 3) is uninitialised;
+    either way with x's dtype and device."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        return new_tensor(x, args[0])
+    return new_empty(x, *args)
 
 
 @register("new_tensor", function=False)

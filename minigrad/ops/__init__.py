@@ -9,9 +9,11 @@ from minigrad.ops import (
     linalg,
     pointwise,
     properties,
+    reorder,
     selection,
     statistics,
     table,
+    triangle,
 )
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
@@ -36,6 +38,8 @@ from minigrad.ops.softmax import LogSoftmax, Softmax
 from minigrad.ops.unary import Abs, Clone, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
 
 __all__ = [
+    "reorder",
+    "triangle",
     "closeness",
     "properties",
     "linalg",

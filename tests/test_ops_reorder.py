@@ -130,3 +130,30 @@ def test_legacy_new_makes_a_tensor_like_self() -> None:
     x = Variable(np.zeros(2, dtype=np.float32))
     assert x.new(np.arange(3)).dtype == np.float32
     assert x.new(2, 3).shape == (2, 3)
+
+
+CUDA_CASES = {
+    "flip": lambda x: x.flip(0),
+    "roll": lambda x: x.roll(1, 1),
+    "tril": lambda x: x.tril(),
+    "diag": lambda x: x.diag(),
+    "unbind": lambda x: minigrad.stack(x.unbind(0)),
+    "masked_select": lambda x: x.masked_select(x > 2),
+    "view_as": lambda x: x.view_as(minigrad.zeros(3, 2)),
+    "isclose": lambda x: x.isclose(x),
+    "float": lambda x: x.float(),
+}
+
+
+@pytest.mark.parametrize("name", CUDA_CASES)
+def test_on_cuda_each_op_is_right_or_says_it_is_not_supported_yet(name: str) -> None:
+    pytest.importorskip("numba")
+    data = np.arange(6.0).reshape(2, 3)
+    on_cpu = CUDA_CASES[name](Variable(data))
+    try:
+        on_cuda = CUDA_CASES[name](Variable(data).to("cuda"))
+    except NotImplementedError as error:
+        assert name in str(error) and "not supported on cuda yet" in str(error)
+        return
+    assert on_cuda.device == "cuda"
+    np.testing.assert_array_equal(on_cuda.cpu().data, on_cpu.data)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import devices
 from minigrad.ops.operand import numeric
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -24,7 +25,9 @@ def isclose(
     close = np.isclose(
         _host(x, "isclose"), _host(other, "isclose"), rtol=rtol, atol=atol, equal_nan=equal_nan
     )
-    return Variable._make(np.asarray(close))
+    on_cuda = any(isinstance(v, Variable) and v.device == "cuda" for v in (x, other))
+    # The answer lives where the question did, as in PyTorch.
+    return Variable._make(devices.move(np.asarray(close), "cuda" if on_cuda else "cpu"))
 
 
 @register("allclose")

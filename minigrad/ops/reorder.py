@@ -90,6 +90,11 @@ def view_as(x: Variable, other: Variable) -> Variable:
 @register("masked_select")
 def masked_select(x: Variable, mask: Any) -> Variable:
     """The elements of x where `mask` (broadcast to x's shape) is True, as a 1-D Variable."""
+    if x.device == "cuda" or (isinstance(mask, Variable) and mask.device == "cuda"):
+        raise NotImplementedError(
+            "masked_select is not supported on cuda yet (its result's size depends on the "
+            "data); move the Variable to the CPU with .cpu()"
+        )
     mask_data = numeric(mask, "masked_select")
     if np.asarray(mask_data).dtype != np.bool_:
         raise TypeError(

@@ -488,3 +488,23 @@ def test_a_missing_torch_function_names_itself() -> None:
     assert not hasattr(torch, "no_such_thing_at_all")
     with pytest.raises(AttributeError, match="has no attribute '_private'"):
         Variable([1.0])._private  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("eq", [False, True, False]),
+        ("ne", [True, False, True]),
+        ("lt", [True, False, False]),
+        ("le", [True, True, False]),
+        ("gt", [False, False, True]),
+        ("ge", [False, True, True]),
+        ("greater", [False, False, True]),
+        ("less_equal", [True, True, False]),
+    ],
+)
+def test_comparisons_by_name_as_methods_and_functions(name: str, expected: list) -> None:
+    x = Variable([1.0, 2.0, 3.0], requires_grad=True)
+    assert getattr(x, name)(2.0).tolist() == expected
+    result = getattr(torch, name)(x, Variable([2.0]))
+    assert result.tolist() == expected and not result.requires_grad

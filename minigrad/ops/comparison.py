@@ -9,6 +9,7 @@ import numpy as np
 
 from minigrad.devices import is_on_cuda
 from minigrad.ops.operand import numeric, shape_of
+from minigrad.ops.table import register
 from minigrad.variable import Variable
 
 _OPERATORS = {
@@ -42,3 +43,25 @@ def compare(name: str, a: Variable, b: Any) -> Variable:
             f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
         ) from None
     return Variable._make(result if is_on_cuda(result) else np.asarray(result))
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+def _comparison(name: str, aliases: tuple[str, ...]) -> None:
+    """Register x.eq(y) / minigrad.eq(x, y) and friends: the operators by name."""
+
+    def compare_by_name(x: Variable, other: Any) -> Variable:
+        return compare(name, x, other)
+
+    compare_by_name.__name__ = compare_by_name.__qualname__ = name
+    compare_by_name.__doc__ = f"x {name} other, elementwise, as a Variable of bools."
+    register(name, aliases=aliases)(compare_by_name)
+
+
+_comparison("eq", ())
+_comparison("ne", ("not_equal",))
+_comparison("lt", ("less",))
+_comparison("le", ("less_equal",))
+_comparison("gt", ("greater",))
+_comparison("ge", ("greater_equal",))

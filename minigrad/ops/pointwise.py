@@ -1,3 +1,480 @@
-"""Elementwise functions beyond the basics: trigonometry, rounding, clamping, where."""
+"""Elementwise functions beyond the basics: trigonometry, rounding, clamping, where.
+
+Each backward returns the gradient at the output's (broadcast) shape; apply sums it back
+to each input's shape. Ops with no GPU kernel yet (sin, floor, ...) refuse a cuda Variable
+with NotImplementedError rather than move it to the CPU behind your back.
+"""
 
 from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.devices import is_on_cuda
+from minigrad.ops.operand import array_of, numeric, shape_of
+from minigrad.ops.table import register
+from minigrad.variable import Variable
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _on_cpu(x: Any, op: str) -> Any:
+    """The NumPy data of x, for ops that have no kernel on cuda yet."""
+    data = numeric(x, op)
+    if is_on_cuda(data):
+        raise NotImplementedError(
+            f"{op} is not supported on cuda yet; move the Variable to the CPU with .cpu() "
+            f"first (and back with .cuda() after)."
+        )
+    return data
+
+
+def _check_broadcast(op: str, *values: Any) -> tuple:
+    """The shape that `values` broadcast to, or a ValueError that shows their shapes."""
+    shapes = [shape_of(value) for value in values]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(
+            f"{op}: shapes {', '.join(str(s) for s in shapes)} cannot be broadcast together; "
+            f"each dimension must match or be 1 (counting from the right)."
+        ) from None
+
+
+def _condition(mask: Any, op: str) -> Any:
+    """A condition or mask as a bool array; any other dtype is refused."""
+    data = array_of(mask, op)
+    if data.dtype != np.bool_:
+        raise TypeError(
+            f"{op} expects a bool condition, such as x > 0; got dtype {data.dtype}. "
+            f"Compare to get one, or convert with .bool()."
+        )
+    return data
+
+
+def _zeros_like(grad: Variable) -> Variable:
+    return Variable._make(np.zeros_like(grad.data))
+
+
+# --------------------------------------------------------------------------- smooth functions
+
+
+class Sin(Function):
+    """y = sin(x);  dy/dx = cos(x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        ctx.save_for_backward(x)
+        return np.sin(_on_cpu(x, "sin"))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return grad * Cos.apply(x)
+
+
+class Cos(Function):
+    """y = cos(x);  dy/dx = -sin(x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        ctx.save_for_backward(x)
+        return np.cos(_on_cpu(x, "cos"))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return -grad * Sin.apply(x)
+
+
+class Square(Function):
+    """y = x**2;  dy/dx = 2x."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        ctx.save_for_backward(x)
+        return np.square(numeric(x, "square"))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x
+
+
+class Rsqrt(Function):
+    """y = 1 / sqrt(x);  dy/dx = -y**3 / 2."""
+
+    @staticmethod
+    def forward(x: Variable) -> np.ndarray:
+        return 1 / np.sqrt(numeric(x, "rsqrt"))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return grad * (-0.5 * y * y * y)
+
+
+class Log1p(Function):
+    """y = log(1 + x), accurate for small x;  dy/dx = 1 / (1 + x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        ctx.save_for_backward(x)
+        return np.log1p(_on_cpu(x, "log1p"))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return grad / (1 + x)
+
+
+class Expm1(Function):
+    """y = exp(x) - 1, accurate for small x;  dy/dx = exp(x) = y + 1."""
+
+    @staticmethod
+    def forward(x: Variable) -> np.ndarray:
+        return np.expm1(_on_cpu(x, "expm1"))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return grad * (y + 1)
+
+
+def _erf_values(data: Any) -> Any:
+    """erf of an array, in float64, to about 1e-15 relative: NumPy has no erf of its own.
+
+    erf is odd, so work with a = |x|. Near 0 (a < 2.5) sum the series
+        erf(a) = 2/sqrt(pi) exp(-a^2) (a + 2a^3/3 + 4a^5/15 + ...)
+    (each term is the one before times 2a^2/(2n+1)): all positive, so nothing cancels.
+    Further out use the continued fraction
+        erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + 2/(a + ...))))),
+    evaluated from a fixed depth upwards, and erf = 1 - erfc. Both run on whole arrays; each
+    half is computed on inputs clipped to its own range, so neither overflows.
+    """
+    a = np.abs(data.astype(np.float64))
+    near, far = np.minimum(a, 2.5), np.maximum(a, 2.5)
+    step = 2 * near * near
+    term = total = near
+    for n in range(1, 35):
+        term = term * step / (2 * n + 1)
+        total = total + term
+    series = _TWO_OVER_SQRT_PI * np.exp(-near * near) * total
+    fraction = far
+    for k in range(25, 0, -1):
+        fraction = far + (k / 2) / fraction
+    tail = 1 - np.exp(-far * far) / math.sqrt(math.pi) / fraction
+    return np.sign(data) * np.where(a < 2.5, series, tail)
+
+
+class Erf(Function):
+    """y = erf(x) = 2/sqrt(pi) * (integral of exp(-t^2) dt from 0 to x);
+    dy/dx = 2/sqrt(pi) exp(-x^2)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = numeric(x, "erf")
+        ctx.save_for_backward(x)
+        values = _erf_values(data)
+        return values.astype(data.dtype) if data.dtype.kind == "f" else values
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return grad * _TWO_OVER_SQRT_PI * (-(x * x)).exp()
+
+
+# --------------------------------------------------------------------------- step functions
+
+
+class Sign(Function):
+    """y = -1, 0 or 1 as x is negative, zero or positive (0 for nan, as in PyTorch);  dy/dx = 0."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = numeric(x, "sign")
+        return np.where(data == data, np.sign(data), 0)  # data == data is False only for nan
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        return _zeros_like(grad)
+
+
+class Floor(Function):
+    """y = the largest integer <= x;  dy/dx = 0 (a step function, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = _on_cpu(x, "floor")
+        return data.copy() if data.dtype.kind in "iub" else np.floor(data)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        return _zeros_like(grad)
+
+
+class Ceil(Function):
+    """y = the smallest integer >= x;  dy/dx = 0 (a step function, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = _on_cpu(x, "ceil")
+        return data.copy() if data.dtype.kind in "iub" else np.ceil(data)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        return _zeros_like(grad)
+
+
+class Round(Function):
+    """y = x rounded to `decimals` places, halves to even (2.5 -> 2);  dy/dx = 0."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, decimals: int = 0) -> np.ndarray:
+        data = _on_cpu(x, "round")
+        return data.copy() if data.dtype.kind in "iub" else np.round(data, decimals)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        return _zeros_like(grad)
+
+
+# --------------------------------------------------------------------------- choosing values
+
+
+def _tie_shares(x: Any, low: Any, high: Any, dtype: np.dtype) -> tuple:
+    """The shares of clamp's gradient for x, low and high when the bounds are Variables.
+
+    All of it goes to the one the output equals; a tie (x == low < high or low < x == high)
+    splits it half and half; bounds that cross (low > high) give everything to high.
+    """
+    below, above, ordered = x < low, x > high, low <= high
+    tie_low = (x == low) & (low < high)
+    tie_high = (x == high) & (low < high)
+    share_x = np.where(tie_low | tie_high, 0.5, ~below & ~above & ordered)
+    share_low = np.where(tie_low, 0.5, below & ordered)
+    share_high = np.where(tie_high, 0.5, above | ~ordered)
+    return share_x.astype(dtype), share_low.astype(dtype), share_high.astype(dtype)
+
+
+class Clamp(Function):
+    """y = min(max(x, low), high);  dy/dx = 1 where low < x < high, 0 elsewhere.
+
+    As in PyTorch (2.14 on): bounds given as numbers get no gradient, and x gets none exactly
+    at a bound. Bounds given as Variables get the gradient where y equals them, and a tie
+    splits it half and half, as for maximum and minimum. low > high gives y = high.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, low: Any, high: Any) -> np.ndarray:
+        data = numeric(x, "clamp")
+        # A missing bound never binds: it compares as -inf (low) or inf (high).
+        lo = -np.inf if low is None else numeric(low, "clamp")
+        hi = np.inf if high is None else numeric(high, "clamp")
+        _check_broadcast("clamp", data, *(bound for bound in (low, high) if bound is not None))
+        result = data if low is None else np.maximum(data, lo)
+        result = result if high is None else np.minimum(result, hi)
+        if isinstance(low, Variable) or isinstance(high, Variable):
+            ctx.shares = _tie_shares(data, lo, hi, result.dtype)
+        else:
+            ctx.shares = (((data > lo) & (data < hi)).astype(result.dtype), None, None)
+        return result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return tuple(
+            grad * share if needed else None
+            for share, needed in zip(ctx.shares, ctx.needs_input_grad)
+        )
+
+
+class Maximum(Function):
+    """z = max(a, b) elementwise;  dz/da = 1 where a > b, 0 where a < b, 1/2 on a tie (b alike)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
+        left, right = numeric(a, "maximum"), numeric(b, "maximum")
+        _check_broadcast("maximum", left, right)
+        ctx.ties, ctx.a_loses, ctx.b_loses = left == right, left < right, left > right
+        return np.maximum(left, right)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return _split_on_ties(ctx, grad)
+
+
+class Minimum(Function):
+    """z = min(a, b) elementwise;  dz/da = 1 where a < b, 0 where a > b, 1/2 on a tie (b alike)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
+        left, right = numeric(a, "minimum"), numeric(b, "minimum")
+        _check_broadcast("minimum", left, right)
+        ctx.ties, ctx.a_loses, ctx.b_loses = left == right, left > right, left < right
+        return np.minimum(left, right)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return _split_on_ties(ctx, grad)
+
+
+def _split_on_ties(ctx: FunctionCtx, grad: Variable) -> tuple:
+    """The gradient of maximum or minimum: to the winner, half each on a tie (PyTorch's rule)."""
+    shared = Where.apply(ctx.ties, grad * 0.5, grad)
+    needs_a, needs_b = ctx.needs_input_grad
+    grad_a = Where.apply(ctx.a_loses, 0.0, shared) if needs_a else None
+    grad_b = Where.apply(ctx.b_loses, 0.0, shared) if needs_b else None
+    return grad_a, grad_b
+
+
+class Where(Function):
+    """z = x where condition, else y;  dz/dx = condition, dz/dy = not condition."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, condition: Any, x: Any, y: Any) -> np.ndarray:
+        ctx.condition = _condition(condition, "where")
+        _check_broadcast("where", ctx.condition, x, y)
+        return np.where(ctx.condition, numeric(x, "where"), numeric(y, "where"))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        _, needs_x, needs_y = ctx.needs_input_grad
+        grad_x = Where.apply(ctx.condition, grad, 0.0) if needs_x else None
+        grad_y = Where.apply(ctx.condition, 0.0, grad) if needs_y else None
+        return None, grad_x, grad_y
+
+
+class MaskedFill(Function):
+    """y = value where mask, else x (y keeps x's dtype);  dy/dx = not mask, dy/dvalue = mask."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, mask: Any, value: Any) -> np.ndarray:
+        data = numeric(x, "masked_fill")
+        ctx.mask = _condition(mask, "masked_fill")
+        if np.ndim(numeric(value, "masked_fill")) != 0:
+            raise ValueError(
+                f"masked_fill fills with one value: a number or a 0-dimensional Variable; got "
+                f"a value of shape {shape_of(value)}. Use minigrad.where(mask, values, x) to "
+                f"fill from an array."
+            )
+        _check_broadcast("masked_fill", data, ctx.mask)
+        return np.where(ctx.mask, numeric(value, "masked_fill"), data).astype(data.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        needs_x, _, needs_value = ctx.needs_input_grad
+        grad_x = Where.apply(ctx.mask, 0.0, grad) if needs_x else None
+        grad_value = Where.apply(ctx.mask, grad, 0.0) if needs_value else None
+        return grad_x, None, grad_value
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+@register("sin", inplace=True)
+def sin(x: Variable) -> Variable:
+    return Sin.apply(x)
+
+
+@register("cos", inplace=True)
+def cos(x: Variable) -> Variable:
+    return Cos.apply(x)
+
+
+@register("square", inplace=True)
+def square(x: Variable) -> Variable:
+    return Square.apply(x)
+
+
+@register("rsqrt", inplace=True)
+def rsqrt(x: Variable) -> Variable:
+    return Rsqrt.apply(x)
+
+
+@register("log1p", inplace=True)
+def log1p(x: Variable) -> Variable:
+    return Log1p.apply(x)
+
+
+@register("expm1", inplace=True)
+def expm1(x: Variable) -> Variable:
+    return Expm1.apply(x)
+
+
+@register("erf", inplace=True)
+def erf(x: Variable) -> Variable:
+    return Erf.apply(x)
+
+
+@register("sign", inplace=True)
+def sign(x: Variable) -> Variable:
+    return Sign.apply(x)
+
+
+@register("floor", inplace=True)
+def floor(x: Variable) -> Variable:
+    return Floor.apply(x)
+
+
+@register("ceil", inplace=True)
+def ceil(x: Variable) -> Variable:
+    return Ceil.apply(x)
+
+
+@register("round", inplace=True)
+def round_half_even(x: Variable, *, decimals: int = 0) -> Variable:
+    """x rounded to `decimals` places (negative: to tens, hundreds, ...); halves go to even."""
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round expects decimals to be an int; got {decimals!r}.")
+    return Round.apply(x, decimals=int(decimals))
+
+
+@register("clamp", inplace=True, aliases=("clip",))
+def clamp_values(x: Variable, min: Any = None, max: Any = None) -> Variable:  # noqa: A002
+    """x limited to [min, max]; either bound may be left out. (min, max: PyTorch's names.)"""
+    if min is None and max is None:
+        raise ValueError(
+            "clamp needs at least one of min and max; got neither. Pass clamp(x, min=...), "
+            "clamp(x, max=...) or clamp(x, min, max)."
+        )
+    return Clamp.apply(x, min, max)
+
+
+@register("maximum")
+def maximum(x: Any, other: Any) -> Variable:
+    return Maximum.apply(x, other)
+
+
+@register("minimum")
+def minimum(x: Any, other: Any) -> Variable:
+    return Minimum.apply(x, other)
+
+
+def where(condition: Any, x: Any, y: Any) -> Variable:
+    """minigrad.where(condition, x, y): x where condition is True, else y (broadcast)."""
+    return Where.apply(condition, x, y)
+
+
+def _where_method(self: Variable, condition: Any, y: Any) -> Variable:
+    """x.where(condition, y): x where condition is True, else y."""
+    return Where.apply(condition, self, y)
+
+
+register("where", method=_where_method, function=where)(where)
+
+
+@register("masked_fill", inplace=True)
+def masked_fill(x: Variable, mask: Any, value: Any) -> Variable:
+    """x with `value` written wherever the bool `mask` is True."""
+    return MaskedFill.apply(x, mask, value)

@@ -233,7 +233,7 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
             "entries above 1 are not clipped: clip from above at 1 too.": np.maximum(values, -1),
             "that is the sign of each entry: entries already inside [-1, 1] must stay "
             "as they are.": np.sign(values),
-            "the bounds are swapped (np.clip(g, 1, -1) makes every entry -1): the lower "
+            "the bounds are swapped (g.clamp(1, -1) makes every entry -1): the lower "
             "bound comes first.": np.full(values.shape, -1.0),
             "that rescales the whole gradient by its largest entry: clip each entry "
             "separately instead.": values / np.abs(values).max(),

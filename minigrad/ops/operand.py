@@ -76,3 +76,12 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"dim {dim} names the same dimension twice.")
     return tuple(sorted(normalized))
+
+
+def cpu_only(data: Any, op: str) -> None:
+    """Refuse data on cuda for an op the kernels cannot run yet (no silent host copy)."""
+    if is_on_cuda(data):
+        raise NotImplementedError(
+            f"{op} is not supported on cuda yet; move the Variable to the CPU with .cpu() "
+            f"(and back with .cuda() after)."
+        )

@@ -1,7 +1,8 @@
 """Operations that move elements around without changing them.
 
-reshape/view, transpose, permute, unsqueeze, squeeze, expand, sum_to_size, cat, stack.
-Each backward undoes the move: reshape back, transpose back, and so on.
+reshape/view, flatten, unflatten, transpose, permute, unsqueeze, squeeze, expand,
+expand_as, repeat, sum_to_size, cat, stack, contiguous. Each backward undoes the move:
+reshape back, transpose back, sum the copies, and so on.
 """
 
 from __future__ import annotations
@@ -159,6 +160,40 @@ class Expand(Function):
         return grad.sum_to_size(ctx.input_shape), None
 
 
+class Repeat(Function):
+    """Tile x: x.repeat(2, 3) lays out 2 x 3 copies of x;  backward sums the copies' gradients.
+
+    Tiling is an expand in disguise: x of shape (d0, d1), viewed as (1, d0, 1, d1), expanded
+    to (r0, d0, r1, d1) and reshaped to (r0 * d0, r1 * d1). Backward reshapes the gradient to
+    (r0, d0, r1, d1) and sums over the tile axes r0 and r1.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, repeats: tuple) -> np.ndarray:
+        data = numeric(x, "repeat")
+        repeats = _check_sizes(repeats, "repeat")
+        if len(repeats) < data.ndim:
+            raise RuntimeError(
+                f"Number of dimensions of repeat dims ({len(repeats)}) can not be smaller than "
+                f"number of dimensions of tensor ({data.ndim}, shape {data.shape}); give one "
+                f"count per dimension, e.g. x.repeat({', '.join(['1'] * data.ndim)})."
+            )
+        if any(count < 0 for count in repeats):
+            raise RuntimeError(f"repeat: counts must be 0 or more; got {repeats}.")
+        ctx.input_shape = data.shape
+        sizes = (1,) * (len(repeats) - data.ndim) + data.shape  # x with leading 1s
+        one_tile = data.reshape(tuple(n for size in sizes for n in (1, size)))
+        ctx.tiled_shape = tuple(n for pair in zip(repeats, sizes) for n in pair)
+        tiled = np.broadcast_to(one_tile, ctx.tiled_shape).copy()  # (r0, d0, r1, d1, ...)
+        return tiled.reshape(tuple(count * size for count, size in zip(repeats, sizes)))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        tile_axes = tuple(range(0, len(ctx.tiled_shape), 2))
+        per_tile = grad.reshape(ctx.tiled_shape).sum(dim=tile_axes)
+        return per_tile.reshape(ctx.input_shape), None
+
+
 class SumToSize(Function):
     """Sum broadcast dimensions away until the shape is `shape`;  backward expands again."""
 
@@ -312,6 +347,71 @@ def squeeze(x: Variable, dim: int | None = None) -> Variable:
 @register("expand", function=False)
 def expand(x: Variable, *sizes: Any) -> Variable:
     return Expand.apply(x, shape_arguments(sizes))
+
+
+@register("expand_as", function=False)
+def expand_as(x: Variable, other: Any) -> Variable:
+    """x expanded to other's shape (x.expand(other.shape))."""
+    return Expand.apply(x, tuple(np.shape(numeric(other, "expand_as"))))
+
+
+@register("repeat", function=False)
+def repeat(x: Variable, *repeats: Any) -> Variable:
+    """Tile x: repeats[i] copies along dimension i (leading counts add new dimensions)."""
+    return Repeat.apply(x, shape_arguments(repeats))
+
+
+@register("flatten")
+def flatten(x: Variable, start_dim: int = 0, end_dim: int = -1) -> Variable:
+    """Merge dimensions start_dim..end_dim into one (a reshape); a 0-d x becomes shape (1,)."""
+    shape = np.shape(numeric(x, "flatten"))
+    start, end = single_dim(start_dim, len(shape)), single_dim(end_dim, len(shape))
+    if not shape:
+        return Reshape.apply(x, (1,))
+    if start > end:
+        raise RuntimeError(
+            f"flatten() has invalid args: start_dim cannot come after end_dim; got "
+            f"start_dim={start_dim}, end_dim={end_dim} for a Variable of shape {shape}."
+        )
+    merged = int(np.prod(shape[start : end + 1]))
+    return Reshape.apply(x, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+@register("unflatten")
+def unflatten(x: Variable, dim: int, sizes: Any) -> Variable:
+    """Split dimension `dim` into `sizes` (one may be -1, inferred) (a reshape)."""
+    shape = np.shape(numeric(x, "unflatten"))
+    if not shape:
+        raise RuntimeError("unflatten needs a dimension to split; got a 0-d Variable.")
+    axis = single_dim(dim, len(shape))
+    sizes = _check_sizes(tuple(sizes), "unflatten")
+    known = int(np.prod([size for size in sizes if size != -1]))
+    fits = shape[axis] % known == 0 if -1 in sizes and known else known == shape[axis]
+    if not sizes or sizes.count(-1) > 1 or not fits:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({shape[axis]}) in the input tensor (shape {shape}); give sizes whose "
+            f"product is {shape[axis]}, at most one of them -1."
+        )
+    return Reshape.apply(x, shape[:axis] + sizes + shape[axis + 1 :])
+
+
+@register("is_contiguous", function=False)
+def is_contiguous(x: Variable) -> bool:
+    """Whether x's elements lie in memory in row-major order without gaps (C order)."""
+    return bool(numeric(x, "is_contiguous").flags.c_contiguous)
+
+
+@register("contiguous", function=False)
+def contiguous(x: Variable) -> Variable:
+    """x itself when its data is C-contiguous; otherwise a contiguous copy, in the graph."""
+    return x if is_contiguous(x) else x.clone()
+
+
+@register("element_size", function=False)
+def element_size(x: Variable) -> int:
+    """The number of bytes one element takes (8 for float64)."""
+    return int(numeric(x, "element_size").itemsize)
 
 
 @register("sum_to_size", function=False)

@@ -93,7 +93,7 @@ globals().update(_op_functions())
 __version__ = "0.1.0"
 
 # Subpackages that pull in heavy libraries (numba, graphviz, matplotlib) load on first use.
-_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils")
+_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils", "cuda")
 
 
 def __getattr__(name: str) -> Any:

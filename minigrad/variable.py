@@ -273,6 +273,10 @@ class Variable:
         return devices.CUDA if devices.is_on_cuda(self._data) else devices.CPU
 
     @property
+    def is_cuda(self) -> bool:
+        return devices.is_on_cuda(self._data)
+
+    @property
     def _version(self) -> int:
         """How many in-place changes this data has seen (saved Variables check it)."""
         counter = self._version_counter

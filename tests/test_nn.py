@@ -623,9 +623,11 @@ class TestCrossEntropyLoss:
             (np.array([True, False, True]), "dtype bool"),
             (np.array([[0], [1], [2]]), "shape (3, 1)"),
             (np.array([0, 1]), "shape (2,)"),
-            (np.eye(4)[[0, 1, 2]], "shape (3, 4)"),
+            # A float target of the logits' shape is class probabilities, as in PyTorch;
+            # one of another shape is neither indices nor probabilities.
+            (np.eye(5)[[0, 1, 2]], "shape (3, 5)"),
         ],
-        ids=["float", "bool", "column", "short", "one-hot"],
+        ids=["float", "bool", "column", "short", "one-hot-wrong-width"],
     )
     def test_bad_target_dtype_or_shape(self, target, got):
         with pytest.raises(ValueError) as info:

@@ -508,3 +508,35 @@ def test_comparisons_by_name_as_methods_and_functions(name: str, expected: list)
     assert getattr(x, name)(2.0).tolist() == expected
     result = getattr(torch, name)(x, Variable([2.0]))
     assert result.tolist() == expected and not result.requires_grad
+
+
+def test_value_questions_isnan_isinf_isfinite_nonzero() -> None:
+    x = Variable([1.0, np.nan, np.inf, 0.0], requires_grad=True)
+    assert x.isnan().tolist() == [False, True, False, False]
+    assert torch.isinf(x).tolist() == [False, False, True, False]
+    assert x.isfinite().tolist() == [True, False, False, True]
+    assert not x.isnan().requires_grad
+    assert x.nonzero().tolist() == [[0], [1], [2]] and x.nonzero().dtype == np.int64
+    rows, columns = torch.nonzero(Variable([[0.0, 2.0], [3.0, 0.0]]), as_tuple=True)
+    assert rows.tolist() == [0, 1] and columns.tolist() == [1, 0]
+
+
+def test_broadcast_to_default_dtype_and_is_cuda() -> None:
+    x = Variable([1.0, 2.0, 3.0], requires_grad=True)
+    y = torch.broadcast_to(x, (2, 3))
+    y.sum().backward()
+    assert y.shape == (2, 3) and x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert torch.get_default_dtype() == np.float64
+    assert torch.zeros(1).dtype == torch.get_default_dtype()
+    assert x.is_cuda is False
+
+
+def test_cuda_module_says_no_gpu_in_the_simulator(monkeypatch) -> None:
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    assert torch.cuda.is_available() is False and torch.cuda.device_count() == 0
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    assert torch.zeros(2, device=device).device == "cpu"
+    torch.cuda.manual_seed_all(5)
+    first = torch.rand(2).tolist()
+    torch.manual_seed(5)
+    assert torch.rand(2).tolist() == first

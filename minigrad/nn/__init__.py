@@ -1,22 +1,60 @@
 """minigrad.nn: Modules, layers, activations and losses, with PyTorch's names."""
 
-from minigrad.nn import init
-from minigrad.nn.activation import ReLU, Sigmoid, Tanh
-from minigrad.nn.container import Sequential
-from minigrad.nn.linear import Linear
-from minigrad.nn.loss import CrossEntropyLoss, MSELoss
+from minigrad.nn import functional, init
+from minigrad.nn.activation import (
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
+from minigrad.nn.container import ModuleDict, ModuleList, Sequential
+from minigrad.nn.dropout import Dropout
+from minigrad.nn.embedding import Embedding
+from minigrad.nn.flatten import Flatten, Unflatten
+from minigrad.nn.layer_norm import LayerNorm
+from minigrad.nn.linear import Identity, Linear
+from minigrad.nn.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+)
 from minigrad.nn.module import Module
 from minigrad.variable import Parameter
 
 __all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
     "CrossEntropyLoss",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GELU",
+    "Identity",
+    "L1Loss",
+    "LayerNorm",
+    "LeakyReLU",
     "Linear",
+    "LogSoftmax",
     "MSELoss",
     "Module",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
     "Parameter",
     "ReLU",
     "Sequential",
+    "SiLU",
     "Sigmoid",
+    "Softmax",
     "Tanh",
+    "Unflatten",
+    "functional",
     "init",
 ]

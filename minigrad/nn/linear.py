@@ -55,3 +55,13 @@ class Linear(Module):
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+class Identity(Module):
+    """y = x: a placeholder layer (any constructor arguments are ignored, as in PyTorch)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+
+    def forward(self, x: Variable) -> Variable:
+        return x

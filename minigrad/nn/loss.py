@@ -1,80 +1,150 @@
-"""Loss functions as Modules: MSELoss and CrossEntropyLoss."""
+"""Loss functions as Modules; each calls its nn.functional form with the stored settings."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from minigrad.nn import functional as F
 from minigrad.nn.module import Module
 from minigrad.variable import Variable
 
-REDUCTIONS = ("mean", "sum", "none")
+REDUCTIONS = F.REDUCTIONS
 
 
-def _reduce(losses: Variable, reduction: str) -> Variable:
-    if reduction == "mean":
-        return losses.mean()
-    if reduction == "sum":
-        return losses.sum()
-    return losses
+def _as_buffer(value: Any) -> Variable | None:
+    """A class weight (or pos_weight) as a Variable, so it can be a buffer moved by .to()."""
+    if value is None or isinstance(value, Variable):
+        return value
+    return Variable(np.asarray(value))
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__()
-        if reduction not in REDUCTIONS:
-            raise ValueError(
-                f"reduction must be one of {', '.join(REDUCTIONS)}; got {reduction!r}."
-            )
-        self.reduction = reduction
+        self.reduction = F.legacy_reduction(size_average, reduce, reduction)
 
     def extra_repr(self) -> str:
         return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
 
 
+class _WeightedLoss(_Loss):
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", _as_buffer(weight))
+
+
 class MSELoss(_Loss):
-    """mean((prediction - target)²); prediction and target of the same shape."""
+    """(prediction - target)², reduced: prediction and target of the same shape."""
 
-    def forward(self, prediction: Variable, target: Variable) -> Variable:
-        if not isinstance(prediction, Variable):
-            raise TypeError(
-                f"MSELoss expects a Variable prediction; got {type(prediction).__name__}."
-            )
-        target_shape = target.shape if isinstance(target, Variable) else np.shape(target)
-        if prediction.shape != tuple(target_shape):
-            raise ValueError(
-                f"MSELoss: prediction has shape {prediction.shape} but target has shape "
-                f"{tuple(target_shape)}; they must match (reshape one of them)."
-            )
-        difference = prediction - target
-        return _reduce(difference * difference, self.reduction)
+    def forward(self, prediction: Variable, target: Any) -> Variable:
+        return F.mse_loss(prediction, target, reduction=self.reduction)
 
 
-class CrossEntropyLoss(_Loss):
+class L1Loss(_Loss):
+    """|prediction - target|, reduced: prediction and target of the same shape."""
+
+    def forward(self, prediction: Variable, target: Any) -> Variable:
+        return F.l1_loss(prediction, target, reduction=self.reduction)
+
+
+class NLLLoss(_WeightedLoss):
+    """-weight[y]·log_probabilities[y]: log-probabilities (N, C), class indices (N,)."""
+
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, log_probabilities: Variable, target: Any) -> Variable:
+        return F.nll_loss(
+            log_probabilities,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
+
+
+class CrossEntropyLoss(_WeightedLoss):
     """-log softmax(logits)[target]: logits (N, C), target (N,) class indices in [0, C).
 
-    Averaged over the batch with reduction="mean". The softmax is inside: pass raw scores.
+    Or target as class probabilities of the logits' shape. Averaged over the batch with
+    reduction="mean". The softmax is inside: pass raw scores. See F.cross_entropy for
+    weight, ignore_index and label_smoothing.
     """
 
-    def forward(self, logits: Variable, target: Variable) -> Variable:
-        if not isinstance(logits, Variable) or logits.ndim != 2:
-            got = logits.shape if isinstance(logits, Variable) else type(logits).__name__
-            raise ValueError(
-                f"CrossEntropyLoss expects logits of shape (batch, classes); got {got}."
-            )
-        labels = np.asarray(target.data if isinstance(target, Variable) else target)
-        batch, classes = logits.shape
-        if labels.shape != (batch,) or labels.dtype.kind not in "iu":
-            raise ValueError(
-                f"CrossEntropyLoss expects target to be {batch} integer class indices, shape "
-                f"({batch},); got shape {labels.shape} of dtype {labels.dtype}. "
-                f"(One-hot targets: use labels.argmax(1).)"
-            )
-        outside = labels[(labels < 0) | (labels >= classes)]
-        if outside.size:
-            raise ValueError(
-                f"CrossEntropyLoss: target holds class {outside[0]}, but there are {classes} "
-                f"classes (0 to {classes - 1})."
-            )
-        log_probabilities = logits.log_softmax(dim=1)
-        picked = log_probabilities[np.arange(batch), labels]
-        return _reduce(-picked, self.reduction)
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, logits: Variable, target: Any) -> Variable:
+        return F.cross_entropy(
+            logits,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class BCELoss(_WeightedLoss):
+    """-weight·(t·log p + (1 - t)·log(1 - p)): probabilities p and targets t of one shape."""
+
+    def forward(self, probabilities: Variable, target: Any) -> Variable:
+        return F.binary_cross_entropy(
+            probabilities, target, weight=self.weight, reduction=self.reduction
+        )
+
+
+class BCEWithLogitsLoss(_Loss):
+    """BCELoss(sigmoid(x), t) computed stably from raw scores x; pos_weight scales positives."""
+
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        pos_weight: Any = None,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", _as_buffer(weight))
+        self.register_buffer("pos_weight", _as_buffer(pos_weight))
+
+    def forward(self, logits: Variable, target: Any) -> Variable:
+        return F.binary_cross_entropy_with_logits(
+            logits,
+            target,
+            weight=self.weight,
+            reduction=self.reduction,
+            pos_weight=self.pos_weight,
+        )

@@ -2,18 +2,21 @@
 
 A Module keeps its Parameters and its sub-Modules in two dictionaries, filled by plain
 attribute assignment (`self.weight = Parameter(...)`, `self.fc = Linear(...)`), so that
-`parameters()` can find every weight of a model, however deeply it is nested.
+`parameters()` can find every weight of a model, however deeply it is nested. A third
+dictionary holds buffers: Variables that are part of the model's state (saved by
+`state_dict`, moved by `.to()`) but are not trained, registered with `register_buffer`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from minigrad import devices
 from minigrad.autodiff.grad_mode import no_grad
+from minigrad.dtypes import as_dtype
 from minigrad.variable import Parameter, Variable
 
 
@@ -33,6 +36,8 @@ class Module:
         # Set through object.__setattr__: our own __setattr__ needs these to exist first.
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "training", True)
 
     # ----------------------------------------------------------------------- registration
@@ -65,6 +70,13 @@ class Module:
                     f"expected a Module or None."
                 )
             modules[name] = None
+        elif name in self.__dict__.get("_buffers", ()):
+            if value is not None and not isinstance(value, Variable):
+                raise TypeError(
+                    f"cannot assign a {type(value).__name__} as buffer '{name}': expected a "
+                    f"Variable or None."
+                )
+            self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
@@ -73,17 +85,23 @@ class Module:
         self.__dict__.pop(name, None)
         self._parameters.pop(name, None)
         self._modules.pop(name, None)
+        self._buffers.pop(name, None)
+        self._non_persistent_buffers.discard(name)
 
     def __getattr__(self, name: str) -> Any:
-        # Only called when normal lookup fails: look in the two registries.
-        registries = (self.__dict__.get("_parameters", {}), self.__dict__.get("_modules", {}))
+        # Only called when normal lookup fails: look in the registries.
+        registries = (
+            self.__dict__.get("_parameters", {}),
+            self.__dict__.get("_modules", {}),
+            self.__dict__.get("_buffers", {}),
+        )
         for registry in registries:
             if name in registry:
                 return registry[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
-        if name in self._parameters or name in self._modules:
+        if name in self._parameters or name in self._modules or name in self._buffers:
             self._forget(name)
         else:
             object.__delattr__(self, name)
@@ -108,6 +126,28 @@ class Module:
         self._modules[name] = module
 
     register_module = add_module
+
+    def register_buffer(self, name: str, tensor: Variable | None, persistent: bool = True) -> None:
+        """Add a Variable that is state but not a Parameter (a running mean, a mask).
+
+        Buffers are moved by `.to()` and, when persistent, saved by `state_dict()`.
+        """
+        self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Variable):
+            raise TypeError(
+                f"cannot register a {type(tensor).__name__} as buffer '{name}': expected a "
+                f"Variable or None. Wrap it: minigrad.tensor(value)."
+            )
+        if name in self._parameters or name in self._modules or name in self.__dict__:
+            raise KeyError(
+                f"attribute '{name}' already exists on {type(self).__name__}; pick another "
+                f"name for the buffer, or delete the attribute first."
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
 
     def _check_name(self, name: Any, kind: str) -> None:
         if "_parameters" not in self.__dict__:
@@ -145,6 +185,22 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
+    def get_submodule(self, target: str) -> Module:
+        """The Module at a dotted path ("encoder.0"); "" is this Module itself."""
+        module: Module = self
+        walked = []
+        for name in target.split(".") if target else ():
+            child = module._modules.get(name)
+            if child is None:
+                where = ".".join(walked) or type(self).__name__
+                raise AttributeError(
+                    f"{where} has no submodule '{name}' (looking up {target!r}); its children "
+                    f"are {list(module._modules)}."
+                )
+            module = child
+            walked.append(name)
+        return module
+
     def named_children(self) -> Iterator[tuple[str, Module]]:
         for name, module in self._modules.items():
             if module is not None:
@@ -171,6 +227,30 @@ class Module:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Variable]]:
+        """Every buffer with its dotted name (`norm.running_mean`); a shared one only once."""
+        seen: set[int] = set()
+        owners = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for owner_name, module in owners:
+            for name, buffer in module._buffers.items():
+                if buffer is None or id(buffer) in seen:
+                    continue
+                seen.add(id(buffer))
+                yield (f"{owner_name}.{name}" if owner_name else name), buffer
+
+    def buffers(self, recurse: bool = True) -> Iterator[Variable]:
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call fn on every submodule, then on this Module (e.g. to initialise); returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
     # ----------------------------------------------------------------------- training
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -195,17 +275,39 @@ class Module:
         """Evaluation mode (train(False)); returns self."""
         return self.train(False)
 
-    def to(self, device: str) -> Module:
-        """Move every Parameter (and its gradient) to `device`, in place; returns self.
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set requires_grad on every Parameter (False freezes them); returns self."""
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_() expects True or False; got {requires_grad!r}.")
+        for param in self.parameters():
+            param.requires_grad = requires_grad
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Move every Parameter (and its gradient) and buffer to a device and/or cast the
+        floating ones to a dtype, in place: `to("cuda")`, `to(minigrad.float32)`,
+        `to("cpu", minigrad.float64)`, `to(device=..., dtype=...)`; returns self.
 
         The Parameters stay the same objects, so an optimizer made before still updates them.
         """
-        device = devices.check_device(device)
-        for param in self.parameters():
-            param.data = devices.move(param.data, device)
-            if param.grad is not None:
-                param.grad = Variable(devices.move(param.grad.data, device))
+        device, dtype = _device_and_dtype(args, kwargs)
+        for variable in (*self.parameters(), *self.buffers()):
+            variable.data = _converted(variable.data, device, dtype)
+            if variable.grad is not None:
+                variable.grad = Variable(_converted(variable.grad.data, device, dtype))
         return self
+
+    def double(self) -> Module:
+        """Cast floating Parameters and buffers to float64; returns self."""
+        return self.to(dtype=np.float64)
+
+    def float(self) -> Module:
+        """Cast floating Parameters and buffers to float32; returns self."""
+        return self.to(dtype=np.float32)
+
+    def half(self) -> Module:
+        """Cast floating Parameters and buffers to float16; returns self."""
+        return self.to(dtype=np.float16)
 
     def cuda(self) -> Module:
         return self.to("cuda")
@@ -224,9 +326,28 @@ class Module:
 
     # ----------------------------------------------------------------------- state
 
+    def _named_state(self) -> Iterator[tuple[str, Variable]]:
+        """Parameters and persistent buffers, module by module, as PyTorch orders them."""
+        seen: set[int] = set()
+        for owner_name, module in self.named_modules():
+            members = [
+                *module._parameters.items(),
+                *(
+                    (name, buffer)
+                    for name, buffer in module._buffers.items()
+                    if name not in module._non_persistent_buffers
+                ),
+            ]
+            for name, value in members:
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                yield (f"{owner_name}.{name}" if owner_name else name), value
+
     def state_dict(self) -> dict[str, Variable]:
-        """Name → a copy of each Parameter's value (copies, so later training leaves it be)."""
-        return {name: Variable(param.data.copy()) for name, param in self.named_parameters()}
+        """Name → a copy of each Parameter's and persistent buffer's value (copies, so later
+        training leaves it be)."""
+        return {name: Variable(value.data.copy()) for name, value in self._named_state()}
 
     def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> IncompatibleKeys:
         """Copy values into the Parameters in place (they stay the same objects)."""
@@ -235,7 +356,7 @@ class Module:
                 f"load_state_dict expects a dict of name → value, as state_dict() returns; "
                 f"got {type(state_dict).__name__}."
             )
-        own = dict(self.named_parameters())
+        own = dict(self._named_state())
         missing = [name for name in own if name not in state_dict]
         unexpected = [name for name in state_dict if name not in own]
         if strict and (missing or unexpected):
@@ -253,7 +374,7 @@ class Module:
             if array.shape != param.shape:
                 raise RuntimeError(
                     f"size mismatch for {name}: copying a value of shape {array.shape}, the "
-                    f"parameter in the current model has shape {param.shape}."
+                    f"value in the current model has shape {param.shape}."
                 )
             values[name] = array
         # All checked first, so a failed load changes nothing.
@@ -278,3 +399,33 @@ class Module:
             return f"{type(self).__name__}({''.join(extra_lines)})"
         lines = [f"  {line}" for line in extra_lines] + children
         return f"{type(self).__name__}(\n" + "\n".join(lines) + "\n)"
+
+
+def _device_and_dtype(args: tuple, kwargs: dict) -> tuple[str | None, np.dtype | None]:
+    """The device and dtype that Module.to(...) was given, each possibly None."""
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking"}
+    if unknown or len(args) > 2:
+        raise TypeError(
+            f"Module.to() takes a device and/or a dtype (to('cuda'), to(minigrad.float32), "
+            f"to(device=..., dtype=...)); got arguments {args} and keywords {sorted(kwargs)}."
+        )
+    device, dtype = kwargs.get("device"), kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, (str, devices.device)):
+            device = arg
+        else:
+            dtype = arg
+    return (
+        None if device is None else devices.check_device(device),
+        None if dtype is None else as_dtype(dtype),
+    )
+
+
+def _converted(data: Any, device: str | None, dtype: np.dtype | None) -> Any:
+    """data cast to dtype (floating data only, as PyTorch does) and moved to device."""
+    if dtype is not None and data.dtype.kind == "f" and data.dtype != dtype:
+        if devices.is_on_cuda(data):
+            data = devices.move(devices.move(data, "cpu").astype(dtype), "cuda")
+        else:
+            data = data.astype(dtype)
+    return data if device is None else devices.move(data, device)

@@ -1,9 +1,14 @@
-"""Questions about a value rather than operations on it: is_tensor, numel, is_floating_point."""
+"""Questions about a value rather than operations on it: is_tensor, numel, isnan, nonzero, ...
+
+None of them is differentiable: their answers are bools, counts or positions."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from minigrad import devices
 from minigrad.ops.table import register
 from minigrad.variable import Variable
 
@@ -24,3 +29,35 @@ def numel(x: Variable) -> int:
 def is_floating_point(x: Variable) -> bool:
     """True when the dtype is a floating-point one (the dtypes that can require grad)."""
     return not x.is_text and x.data.dtype.kind == "f"
+
+
+def _elementwise_test(name: str, test: Any, doc: str) -> None:
+    def check(x: Variable) -> Variable:
+        data = x.data.to_host() if x.device == "cuda" else x.data
+        answer = np.asarray(test(data))
+        return Variable._make(devices.move(answer, devices.device_of(x.data)))
+
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = doc
+    register(name)(check)
+
+
+_elementwise_test("isnan", np.isnan, "True where x is NaN (a Variable of bools, no gradient).")
+_elementwise_test("isinf", np.isinf, "True where x is +inf or -inf (bools, no gradient).")
+_elementwise_test("isfinite", np.isfinite, "True where x is neither inf nor NaN (bools).")
+
+
+@register("nonzero")
+def nonzero(x: Variable, *, as_tuple: bool = False) -> Any:
+    """The indices of the nonzero elements: an (n, ndim) int64 Variable, or one per dim."""
+    data = x.data.to_host() if x.device == "cuda" else x.data
+    positions = np.nonzero(np.atleast_1d(data))
+    if as_tuple:
+        return tuple(Variable._make(p.astype(np.int64)) for p in positions)
+    return Variable._make(np.stack(positions, axis=1).astype(np.int64))
+
+
+@register("get_default_dtype", method=False)
+def get_default_dtype() -> Any:
+    """The dtype of new floating-point data: float64 in minigrad (NumPy's), float32 in PyTorch."""
+    return np.float64

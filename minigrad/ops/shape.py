@@ -414,6 +414,12 @@ def element_size(x: Variable) -> int:
     return int(numeric(x, "element_size").itemsize)
 
 
+@register("broadcast_to")
+def broadcast_to(x: Variable, *shape: Any) -> Variable:
+    """x expanded to `shape` by NumPy's broadcasting rules (the same as x.expand(shape))."""
+    return Expand.apply(x, shape_arguments(shape))
+
+
 @register("sum_to_size", function=False)
 def sum_to_size(x: Variable, *shape: Any) -> Variable:
     """Sum broadcast dimensions away until the shape is `shape` (backward of broadcasting)."""

@@ -1,7 +1,12 @@
-"""minigrad.optim: optimizers that update Parameters from their gradients."""
+"""minigrad.optim: optimizers that update Parameters from their gradients, and
+learning-rate schedulers (minigrad.optim.lr_scheduler)."""
 
+from minigrad.optim import lr_scheduler
+from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam
+from minigrad.optim.adamw import AdamW
 from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.rmsprop import RMSprop
 from minigrad.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "Optimizer"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

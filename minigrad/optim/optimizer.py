@@ -1,8 +1,15 @@
-"""Optimizer: what SGD and Adam share, a list of Parameters and zero_grad()."""
+"""Optimizer: what every optimizer shares: parameter groups, per-parameter state, zero_grad
+and state_dict.
+
+Parameters live in `param_groups`, a list of dicts, each with its own "params" and its
+own settings ("lr", ...), filled from the optimizer's defaults where a group leaves one
+out. Learning-rate schedulers change `param_groups[i]["lr"]`, and `step()` reads it there.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -11,29 +18,80 @@ from minigrad.variable import Variable
 
 
 class Optimizer:
-    """Holds the Parameters to update; subclasses write `step()`."""
+    """Holds the parameters to update, in groups; subclasses write `step()`.
 
-    def __init__(self, params: Iterable[Variable], defaults: dict[str, Any]) -> None:
+    `params` is an iterable of Variables, or of dicts {"params": [...], "lr": ..., ...}
+    (one per group, settings they leave out come from `defaults`).
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         if isinstance(params, Variable):
             raise TypeError(
                 "params should be an iterable of Variables, such as model.parameters(); got "
                 "a single Variable. Wrap it in a list: [w]."
             )
-        self.params = list(params)
-        if not self.params:
+        params = list(params)
+        if not params:
             raise ValueError(
                 "optimizer got an empty parameter list; pass model.parameters(). (It is a "
                 "generator, used up by the first optimizer it is given: call "
                 "model.parameters() again for a second one.)"
             )
-        for index, param in enumerate(self.params):
+        self.defaults = defaults
+        # Per-parameter state, keyed by the parameter's position across all groups.
+        self.state: dict[int, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for group in groups:
+            self.add_param_group(group)
+
+    @property
+    def params(self) -> list[Variable]:
+        """Every parameter, group after group (the order that numbers `state`)."""
+        return [param for group in self.param_groups for param in group["params"]]
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group {"params": [...], setting: value, ...}; missing settings use defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(
+                f"a parameter group must be a dict {{'params': [...], 'lr': ...}}; got "
+                f"{type(param_group).__name__}. Pass either Variables or dicts, not a mix."
+            )
+        if "params" not in param_group:
+            raise ValueError(
+                f"a parameter group needs a 'params' entry; got keys {sorted(param_group)}."
+            )
+        group = dict(param_group)
+        members = group["params"]
+        group["params"] = [members] if isinstance(members, Variable) else list(members)
+        known = {id(param) for param in self.params}
+        first = len(self.params)
+        for offset, param in enumerate(group["params"]):
             if not isinstance(param, Variable) or not param.is_leaf or not param.requires_grad:
                 raise ValueError(
-                    f"optimizer parameter {index} must be a leaf Variable that requires grad; "
-                    f"got {_describe(param)}."
+                    f"optimizer parameter {first + offset} must be a leaf Variable that "
+                    f"requires grad; got {_describe(param)}."
                 )
-        self.defaults = defaults
-        self.state: dict[int, dict[str, Any]] = {}  # per-parameter state, keyed by position
+            if id(param) in known:
+                raise ValueError(
+                    f"optimizer parameter {first + offset} appears in more than one parameter "
+                    f"group (or twice in one); give each parameter once."
+                )
+            known.add(id(param))
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        if "lr" in group:
+            check_hyperparameter("lr", group["lr"])
+        self.param_groups.append(group)
+
+    def _with_gradients(self) -> Iterator[tuple[int, dict[str, Any], Variable]]:
+        """(position, group, parameter) for each parameter that has a gradient."""
+        position = 0
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is not None:
+                    yield position, group, param
+                position += 1
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients before the next backward (they would otherwise add up)."""
@@ -49,9 +107,56 @@ class Optimizer:
     def step(self) -> None:
         raise NotImplementedError(f"{type(self).__name__} must implement step().")
 
+    def state_dict(self) -> dict[str, Any]:
+        """{"state": {position: {...}}, "param_groups": [{settings, "params": [positions]}]},
+        as PyTorch lays it out; the arrays are copies."""
+        groups, position = [], 0
+        for group in self.param_groups:
+            settings = {key: value for key, value in group.items() if key != "params"}
+            count = len(group["params"])
+            groups.append({**settings, "params": list(range(position, position + count))})
+            position += count
+        return {"state": copy.deepcopy(self.state), "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Take the state and settings that state_dict() gave (of an optimizer over
+        parameters of the same shapes, grouped the same way)."""
+        if not isinstance(state_dict, dict) or set(state_dict) != {"state", "param_groups"}:
+            raise ValueError(
+                "load_state_dict expects what Optimizer.state_dict() returns: a dict with "
+                f"'state' and 'param_groups'; got {_describe_dict(state_dict)}."
+            )
+        saved_groups = state_dict["param_groups"]
+        sizes = [len(group["params"]) for group in self.param_groups]
+        saved_sizes = [len(group["params"]) for group in saved_groups]
+        if sizes != saved_sizes:
+            raise ValueError(
+                f"loaded state dict has parameter groups of sizes {saved_sizes}, but this "
+                f"optimizer has groups of sizes {sizes}; they must match."
+            )
+        params = self.params
+        state = copy.deepcopy(state_dict["state"])
+        for position, entry in state.items():
+            if not 0 <= int(position) < len(params):
+                raise ValueError(
+                    f"loaded state has an entry for parameter {position}, but this optimizer "
+                    f"has {len(params)} parameters."
+                )
+            shape = params[int(position)].shape
+            for key, value in entry.items():
+                if isinstance(value, np.ndarray) and value.shape not in ((), shape):
+                    raise ValueError(
+                        f"loaded state {key!r} of parameter {position} has shape {value.shape}, "
+                        f"but the parameter has shape {shape}."
+                    )
+        for group, saved in zip(self.param_groups, saved_groups):
+            group.update({key: value for key, value in saved.items() if key != "params"})
+        self.state = {int(position): entry for position, entry in state.items()}
+
     def __repr__(self) -> str:
         settings = ", ".join(f"{key}={value}" for key, value in self.defaults.items())
-        return f"{type(self).__name__}({len(self.params)} parameters, {settings})"
+        groups = f", {len(self.param_groups)} groups" if len(self.param_groups) > 1 else ""
+        return f"{type(self).__name__}({len(self.params)} parameters{groups}, {settings})"
 
 
 def _describe(value: Any) -> str:
@@ -62,8 +167,24 @@ def _describe(value: Any) -> str:
     return "a non-leaf Variable (the result of an operation)"
 
 
+def _describe_dict(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(str, value))}"
+    return f"a {type(value).__name__}"
+
+
 def check_hyperparameter(name: str, value: Any, low: float = 0.0) -> float:
     """A float >= low, or a ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low:
         raise ValueError(f"{name} must be a number >= {low}; got {value!r}.")
     return float(value)
+
+
+def check_betas(betas: Any) -> tuple[float, float]:
+    """A pair (beta1, beta2), each in [0, 1), or a ValueError saying which is wrong."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise ValueError(f"betas must be a pair (beta1, beta2); got {betas!r}.")
+    for name, beta in zip(("betas[0]", "betas[1]"), betas):
+        if check_hyperparameter(name, beta) >= 1:
+            raise ValueError(f"{name} must be in [0, 1); got {beta!r}.")
+    return (float(betas[0]), float(betas[1]))

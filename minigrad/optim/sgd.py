@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
-from minigrad.variable import Variable
 
 
 class SGD(Optimizer):
@@ -14,7 +14,7 @@ class SGD(Optimizer):
 
     def __init__(
         self,
-        params: Iterable[Variable],
+        params: Iterable[Any],
         lr: float = 1e-3,
         momentum: float = 0.0,
         weight_decay: float = 0.0,
@@ -25,21 +25,19 @@ class SGD(Optimizer):
             "weight_decay": check_hyperparameter("weight_decay", weight_decay),
         }
         super().__init__(params, defaults)
-        self.lr, self.momentum, self.weight_decay = lr, momentum, weight_decay
 
     def step(self) -> None:
         with no_grad():
-            for index, param in enumerate(self.params):
-                if param.grad is None:
-                    continue  # not used in the last backward: leave it alone
+            # Parameters without a gradient (not used in the last backward) are left alone.
+            for index, group, param in self._with_gradients():
                 grad = param.grad.data
-                if self.weight_decay:
-                    grad = grad + self.weight_decay * param.data
-                if self.momentum:
+                if group["weight_decay"]:
+                    grad = grad + group["weight_decay"] * param.data
+                if group["momentum"]:
                     state = self.state.setdefault(index, {})
                     if "velocity" not in state:
                         state["velocity"] = grad.copy()
                     else:
-                        state["velocity"] = self.momentum * state["velocity"] + grad
+                        state["velocity"] = group["momentum"] * state["velocity"] + grad
                     grad = state["velocity"]
-                param.sub_(self.lr * grad)
+                param.sub_(group["lr"] * grad)

@@ -1,0 +1,24 @@
+"""log_sigmoid, computed without overflow for large |x| (the stable core of the BCE losses)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.operand import numeric
+from minigrad.variable import Variable
+
+
+class LogSigmoid(Function):
+    """y = log(1 / (1 + e^(-x))) = min(x, 0) - log(1 + e^(-|x|));  dy/dx = sigmoid(-x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
+        data = numeric(x, "log_sigmoid")
+        ctx.save_for_backward(x)
+        return np.minimum(data, 0) - np.log1p(np.exp(-np.abs(data)))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (x,) = ctx.saved_tensors
+        return grad * (-x).sigmoid()

@@ -1,0 +1,111 @@
+"""Embedding: a table of vectors looked up by integer index (word → vector)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import factories
+from minigrad.autodiff.grad_mode import no_grad
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.module import Module
+from minigrad.variable import Parameter, Variable
+
+
+class Embedding(Module):
+    """y = weight[x]: indices x (*) → vectors (*, embedding_dim).
+
+    weight (num_embeddings, embedding_dim) starts as N(0, 1), as in PyTorch; the row
+    padding_idx starts at 0 and gets no gradient.
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight: Variable | None = None,
+        _freeze: bool = False,
+    ) -> None:
+        super().__init__()
+        for label, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"Embedding: {label} must be an int >= 0; got {value!r}.")
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(
+                    f"padding_idx must be within num_embeddings ({num_embeddings}); got "
+                    f"{padding_idx}."
+                )
+            padding_idx %= num_embeddings
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise NotImplementedError(
+                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported by "
+                "minigrad; leave them at their defaults (None, False, False)."
+            )
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            self.weight = Parameter(factories.empty(num_embeddings, embedding_dim))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise ValueError(
+                    f"Embedding: _weight must have shape ({num_embeddings}, {embedding_dim}); "
+                    f"got {tuple(_weight.shape)}."
+                )
+            self.weight = Parameter(_weight.data.copy(), requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, x: Any) -> Variable:
+        return F.embedding(x, self.weight, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Variable,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Embedding:
+        """An Embedding whose weight is a copy of `embeddings` (rows, dim); frozen by default."""
+        if not isinstance(embeddings, Variable) or embeddings.ndim != 2:
+            got = embeddings.shape if isinstance(embeddings, Variable) else type(embeddings)
+            raise ValueError(
+                f"Embeddings parameter is expected to be 2-dimensional (rows, dim); got {got}."
+            )
+        rows, dim = embeddings.shape
+        return cls(
+            rows,
+            dim,
+            padding_idx,
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+            sparse,
+            _weight=embeddings,
+            _freeze=freeze,
+        )
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        return text

@@ -1,0 +1,37 @@
+"""Flatten and Unflatten: dims merged into one (images (N, C, H, W) → (N, C·H·W)), or one
+dim split into several. Both are reshapes (x.flatten, x.unflatten)."""
+
+from __future__ import annotations
+
+from minigrad.nn.module import Module
+from minigrad.variable import Variable
+
+
+class Flatten(Module):
+    """Merge dims start_dim..end_dim (default: all but the batch dim) into one."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, x: Variable) -> Variable:
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dim into unflattened_size: (N, 12) with Unflatten(1, (3, 4)) → (N, 3, 4)."""
+
+    def __init__(self, dim: int, unflattened_size: tuple[int, ...] | list[int]) -> None:
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, x: Variable) -> Variable:
+        return x.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -1,0 +1,671 @@
+"""minigrad.nn.functional: layers, activations and losses as functions, PyTorch's `F`.
+
+    import minigrad.nn.functional as F
+    loss = F.cross_entropy(model(x), labels, label_smoothing=0.1)
+
+Each function is a composition of differentiable ops, or one of the Functions in
+minigrad/nn/_functions/ where a composition would be unstable or give another gradient.
+PyTorch's `input` argument is called `x` here (it would shadow a builtin); every argument
+PyTorch callers pass by keyword keeps its name.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad import factories
+from minigrad.nn._functions import (
+    BinaryCrossEntropy,
+    ConstantPad,
+    EmbeddingLookup,
+    LogSigmoid,
+)
+from minigrad.variable import Variable
+
+REDUCTIONS = ("mean", "sum", "none")
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_reduction(reduction: Any) -> str:
+    """'mean', 'sum' or 'none', or a ValueError listing them."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}; got {reduction!r}.")
+    return reduction
+
+
+def legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """PyTorch's deprecated size_average= and reduce= flags, turned into a reduction."""
+    if size_average is None and reduce is None:
+        return check_reduction(reduction)
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def _variable(x: Any, caller: str, name: str = "input") -> Variable:
+    if not isinstance(x, Variable) or x.is_text:
+        got = "a text Variable" if isinstance(x, Variable) else type(x).__name__
+        raise TypeError(
+            f"{caller} expects a numeric Variable as {name}; got {got}. Wrap data first: "
+            f"minigrad.tensor(values)."
+        )
+    return x
+
+
+def _as_operand(value: Any, caller: str, name: str) -> Variable:
+    """A target or weight given as a Variable, a NumPy array, a list or a number."""
+    if isinstance(value, Variable):
+        return _variable(value, caller, name)
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{caller} expects {name} to be a Variable or an array of numbers; got "
+            f"{type(value).__name__} of dtype {array.dtype}."
+        )
+    return Variable(array)
+
+
+def _labels(target: Any) -> np.ndarray:
+    return np.asarray(target.data if isinstance(target, Variable) else target)
+
+
+def _reduce(losses: Variable, reduction: str) -> Variable:
+    if reduction == "mean":
+        return losses.mean()
+    if reduction == "sum":
+        return losses.sum()
+    return losses
+
+
+def _same_shape(x: Variable, target: Variable, caller: str) -> None:
+    if x.shape != target.shape:
+        raise ValueError(
+            f"{caller}: input has shape {x.shape} but target has shape {target.shape}; they "
+            f"must match (reshape one of them, e.g. target.reshape({x.shape}))."
+        )
+
+
+def _weighted(losses: Variable, weight: Any, caller: str) -> Variable:
+    if weight is None:
+        return losses
+    weight = _as_operand(weight, caller, "weight")
+    try:
+        np.broadcast_shapes(weight.shape, losses.shape)
+    except ValueError:
+        raise ValueError(
+            f"{caller}: weight of shape {weight.shape} does not broadcast to the loss's shape "
+            f"{losses.shape}; give one weight per element (or a shape that broadcasts)."
+        ) from None
+    return losses * weight
+
+
+# =========================================================================== layers
+
+
+def linear(x: Variable, weight: Variable, bias: Variable | None = None) -> Variable:
+    """y = x @ weightᵀ + bias: x (..., in), weight (out, in), bias (out,) → y (..., out)."""
+    _variable(x, "linear")
+    if x.ndim == 0 or weight.ndim not in (1, 2) or x.shape[-1] != weight.shape[-1]:
+        raise ValueError(
+            f"linear expects x of shape (..., in_features) and weight of shape (out_features, "
+            f"in_features); got x {x.shape} and weight {weight.shape}."
+        )
+    y = x @ (weight.T if weight.ndim == 2 else weight)
+    return y if bias is None else y + bias
+
+
+def embedding(
+    x: Any,
+    weight: Variable,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Variable:
+    """y = weight[x]: integer indices x (*) pick rows of weight (num, dim) → y (*, dim).
+
+    The row padding_idx gets no gradient.
+    """
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError(
+            "embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad; "
+            "leave them at their defaults (None, False, False)."
+        )
+    indices = _labels(x)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(
+            f"embedding expects integer indices; got dtype {indices.dtype}. Convert them: x.long()."
+        )
+    if weight.ndim != 2:
+        raise ValueError(
+            f"embedding expects a weight of shape (num_embeddings, embedding_dim); got "
+            f"{weight.shape}."
+        )
+    rows = weight.shape[0]
+    outside = indices[(indices < 0) | (indices >= rows)]
+    if outside.size:
+        raise IndexError(
+            f"embedding: index {outside.flat[0]} is out of range for a table of {rows} rows "
+            f"(valid indices 0 to {rows - 1})."
+        )
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise ValueError(
+                f"padding_idx must be within num_embeddings ({rows}); got {padding_idx}."
+            )
+        padding_idx %= rows
+    return EmbeddingLookup.apply(weight, indices.astype(np.int64, copy=False), padding_idx)
+
+
+def layer_norm(
+    x: Variable,
+    normalized_shape: int | tuple[int, ...] | list[int],
+    weight: Variable | None = None,
+    bias: Variable | None = None,
+    eps: float = 1e-5,
+) -> Variable:
+    """y = (x - mean) / √(var + eps) · weight + bias over the last len(normalized_shape) dims.
+
+    var is the biased variance (divided by n); x (*, *normalized_shape) → y of the same shape.
+    """
+    _variable(x, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape or x.shape[x.ndim - len(shape) :] != shape or x.ndim < len(shape):
+        raise ValueError(
+            f"layer_norm: given normalized_shape={list(shape)}, expected input of shape "
+            f"[*, {', '.join(map(str, shape))}]; got input of shape {list(x.shape)}."
+        )
+    dims = tuple(range(x.ndim - len(shape), x.ndim))
+    centered = x - x.mean(dims, keepdim=True)
+    variance = (centered * centered).mean(dims, keepdim=True)
+    y = centered / (variance + eps).sqrt()
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def dropout(x: Variable, p: float = 0.5, training: bool = True, inplace: bool = False) -> Variable:
+    """y = x · mask / (1 - p), mask ~ Bernoulli(1 - p) per element; y = x when not training.
+
+    The mask is drawn from minigrad's generator, so minigrad.manual_seed repeats it.
+    """
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}.")
+    _variable(x, "dropout")
+    if not training or p == 0:
+        return x
+    keep = factories._generator.random(x.shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = Variable((keep * scale).astype(x.dtype))
+    if x.device == "cuda":
+        mask = mask.to("cuda")
+    return x.mul_(mask) if inplace else x * mask
+
+
+def pad(x: Variable, pad: Any, mode: str = "constant", value: float | None = None) -> Variable:
+    """Pad the last len(pad) // 2 dims: pad = (before_last, after_last, before_2nd_last, ...).
+
+    Negative amounts crop. Only mode="constant" (filled with `value`, default 0).
+    """
+    _variable(x, "pad")
+    if mode != "constant":
+        raise NotImplementedError(
+            f"pad: mode {mode!r} is not supported by minigrad; only mode='constant' is. "
+            f"Reflect or replicate by concatenating slices: minigrad.cat([...], dim)."
+        )
+    amounts = tuple(pad) if isinstance(pad, (tuple, list)) else None
+    if amounts is None or any(
+        isinstance(a, bool) or not isinstance(a, (int, np.integer)) for a in amounts
+    ):
+        raise TypeError(f"pad expects a tuple of ints (before, after, ...); got {pad!r}.")
+    if len(amounts) % 2:
+        raise ValueError(
+            f"pad length must be even (a before and an after amount per dim); got {amounts}."
+        )
+    if len(amounts) // 2 > x.ndim:
+        raise ValueError(
+            f"pad {amounts} pads {len(amounts) // 2} dims, but the input has only {x.ndim} "
+            f"(shape {x.shape})."
+        )
+    for pair in range(len(amounts) // 2):
+        dim = x.ndim - 1 - pair
+        if x.shape[dim] + amounts[2 * pair] + amounts[2 * pair + 1] < 0:
+            raise ValueError(
+                f"pad {amounts} would give dim {dim} (size {x.shape[dim]}) a negative size."
+            )
+    return ConstantPad.apply(x, tuple(int(a) for a in amounts), 0.0 if value is None else value)
+
+
+def one_hot(tensor: Any, num_classes: int = -1) -> Variable:
+    """y[..., c] = 1 where tensor[...] == c, else 0: integer labels (*) → int64 (*, num_classes)."""
+    labels = _labels(tensor)
+    if labels.dtype.kind not in "iu":
+        raise TypeError(
+            f"one_hot expects integer class labels; got dtype {labels.dtype}. Convert them: "
+            f"labels.long()."
+        )
+    if labels.size and labels.min() < 0:
+        raise ValueError(f"one_hot: class values must be non-negative; got {labels.min()}.")
+    if num_classes == -1:
+        if labels.size == 0:
+            raise ValueError(
+                "one_hot cannot infer the number of classes from an empty tensor; pass "
+                "num_classes=."
+            )
+        num_classes = int(labels.max()) + 1
+    elif isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
+        raise TypeError(f"num_classes must be an int; got {num_classes!r}.")
+    elif num_classes < 0:
+        raise ValueError(f"num_classes must be -1 (infer) or >= 0; got {num_classes}.")
+    elif labels.size and labels.max() >= num_classes:
+        raise ValueError(
+            f"one_hot: class values must be smaller than num_classes ({num_classes}); got "
+            f"{labels.max()}."
+        )
+    return Variable((labels[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# =========================================================================== activations
+
+
+def relu(x: Variable, inplace: bool = False) -> Variable:
+    """y = max(x, 0)."""
+    return x.relu_() if inplace else _variable(x, "relu").relu()
+
+
+def leaky_relu(x: Variable, negative_slope: float = 0.01, inplace: bool = False) -> Variable:
+    """y = x where x > 0, else negative_slope · x."""
+    _variable(x, "leaky_relu")
+    if inplace:
+        return x._inplace(lambda current: _leaky(current, negative_slope))
+    return _leaky(x, negative_slope)
+
+
+def _leaky(x: Variable, negative_slope: float) -> Variable:
+    # where, not relu(x) - slope·relu(-x): the slope at 0 is then PyTorch's (negative_slope).
+    return x.where(x > 0, x * negative_slope)
+
+
+def gelu(x: Variable, approximate: str = "none") -> Variable:
+    """y = x · Φ(x) = x/2 · (1 + erf(x/√2)); approximate='tanh':
+
+    y = x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³))).
+    """
+    _variable(x, "gelu")
+    if approximate == "none":
+        return x * 0.5 * (1 + (x * math.sqrt(0.5)).erf())
+    if approximate == "tanh":
+        inner = (x + 0.044715 * x * x * x) * SQRT_2_OVER_PI
+        return x * 0.5 * (1 + inner.tanh())
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}.")
+
+
+def silu(x: Variable, inplace: bool = False) -> Variable:
+    """y = x · sigmoid(x) (also called swish)."""
+    _variable(x, "silu")
+    if inplace:
+        return x._inplace(lambda current: current * current.sigmoid())
+    return x * x.sigmoid()
+
+
+def tanh(x: Variable) -> Variable:
+    """y = tanh(x)."""
+    return _variable(x, "tanh").tanh()
+
+
+def sigmoid(x: Variable) -> Variable:
+    """y = 1 / (1 + e^(-x))."""
+    return _variable(x, "sigmoid").sigmoid()
+
+
+def logsigmoid(x: Variable) -> Variable:
+    """y = log(sigmoid(x)), stable for large |x|."""
+    return LogSigmoid.apply(_variable(x, "logsigmoid"))
+
+
+def _softmax_dim(x: Variable, dim: int | None, caller: str) -> int:
+    if dim is None:
+        raise TypeError(
+            f"{caller} needs dim=, the dimension whose entries sum to one (PyTorch's implicit "
+            f"choice is deprecated); e.g. F.{caller}(logits, dim=-1)."
+        )
+    return dim
+
+
+def softmax(x: Variable, dim: int | None = None, dtype: Any = None) -> Variable:
+    """y = e^x / Σ e^x along dim (x cast to dtype first, if given)."""
+    return _variable(x, "softmax").softmax(_softmax_dim(x, dim, "softmax"), dtype=dtype)
+
+
+def log_softmax(x: Variable, dim: int | None = None, dtype: Any = None) -> Variable:
+    """y = x - log Σ e^x along dim, computed stably (x cast to dtype first, if given)."""
+    _variable(x, "log_softmax")
+    return x.log_softmax(_softmax_dim(x, dim, "log_softmax"), dtype=dtype)
+
+
+# =========================================================================== losses
+
+
+def mse_loss(
+    x: Variable,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Any = None,
+) -> Variable:
+    """ℓ = (x - target)², reduced; with weight: Σ w·ℓ / Σ w for 'mean'."""
+    return _regression_loss(
+        x, target, size_average, reduce, reduction, weight, "mse_loss", squared=True
+    )
+
+
+def l1_loss(
+    x: Variable,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Any = None,
+) -> Variable:
+    """ℓ = |x - target|, reduced; with weight: Σ w·ℓ / Σ w for 'mean'."""
+    return _regression_loss(
+        x, target, size_average, reduce, reduction, weight, "l1_loss", squared=False
+    )
+
+
+def _regression_loss(
+    x: Variable,
+    target: Any,
+    size_average: bool | None,
+    reduce: bool | None,
+    reduction: str,
+    weight: Any,
+    caller: str,
+    squared: bool,
+) -> Variable:
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if not isinstance(x, Variable):
+        raise TypeError(f"{caller} expects a Variable prediction; got {type(x).__name__}.")
+    target = _as_operand(target, caller, "target")
+    _same_shape(x, target, caller)
+    difference = x - target
+    losses = difference * difference if squared else abs(difference)
+    if weight is None:
+        return _reduce(losses, reduction)
+    weight = _as_operand(weight, caller, "weight")
+    if weight.shape != x.shape:
+        raise ValueError(
+            f"{caller}: weight has shape {weight.shape} but input has shape {x.shape}; they "
+            f"must match."
+        )
+    losses = losses * weight
+    return losses.sum() / weight.sum() if reduction == "mean" else _reduce(losses, reduction)
+
+
+def binary_cross_entropy(
+    x: Variable,
+    target: Any,
+    weight: Any = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Variable:
+    """ℓ = -w·(t·log x + (1 - t)·log(1 - x)), each log clamped at -100; x probabilities."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x = _variable(x, "binary_cross_entropy")
+    target = _as_operand(target, "binary_cross_entropy", "target")
+    _same_shape(x, target, "binary_cross_entropy")
+    for name, values in (("input", x.data), ("target", target.data)):
+        if values.size and not ((values >= 0) & (values <= 1)).all():
+            raise ValueError(
+                f"binary_cross_entropy: all elements of {name} should be between 0 and 1; got "
+                f"values from {values.min()} to {values.max()}. For raw scores use "
+                f"binary_cross_entropy_with_logits (nn.BCEWithLogitsLoss)."
+            )
+    losses = BinaryCrossEntropy.apply(x, target)
+    return _reduce(_weighted(losses, weight, "binary_cross_entropy"), reduction)
+
+
+def binary_cross_entropy_with_logits(
+    x: Variable,
+    target: Any,
+    weight: Any = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Any = None,
+) -> Variable:
+    """ℓ = (1 - t)·x - (1 + (pos_weight - 1)·t)·log σ(x), times weight; x raw scores.
+
+    Equal to binary_cross_entropy(sigmoid(x), t) without its overflow for large |x|.
+    """
+    caller = "binary_cross_entropy_with_logits"
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x = _variable(x, caller)
+    target = _as_operand(target, caller, "target")
+    _same_shape(x, target, caller)
+    log_sigmoid = LogSigmoid.apply(x)
+    if pos_weight is not None:
+        pos_weight = _as_operand(pos_weight, caller, "pos_weight")
+        log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+    losses = (1 - target) * x - log_sigmoid
+    return _reduce(_weighted(losses, weight, caller), reduction)
+
+
+def nll_loss(
+    x: Variable,
+    target: Any,
+    weight: Any = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Variable:
+    """ℓᵢ = -w[yᵢ]·x[i, yᵢ] for log-probabilities x (N, C) (or (C,), or (N, C, d1, ...)).
+
+    'mean' divides by Σ w[yᵢ]; targets equal to ignore_index count for nothing.
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x = _variable(x, "nll_loss")
+    labels = _class_indices(x, target, "nll_loss", probabilities_allowed=False)
+    rows, flat_labels = _rows_by_class(x), labels.reshape(-1)
+    losses, sample_weight = _picked_losses(rows, flat_labels, weight, ignore_index, "nll_loss")
+    return _reduce_picked(losses, sample_weight, labels.shape, reduction)
+
+
+def cross_entropy(
+    x: Variable,
+    target: Any,
+    weight: Any = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Variable:
+    """ℓᵢ = -Σ_c w_c·qᵢ_c·log softmax(xᵢ)_c: logits x (N, C) (or (C,), or (N, C, d1, ...)).
+
+    target is class indices (N,) (q one-hot) or probabilities of x's shape (q = target).
+    label_smoothing ε gives q = (1 - ε)·q + ε/C. 'mean' over class indices divides by
+    Σ w[yᵢ]; over probabilities by N. Targets equal to ignore_index count for nothing.
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x = _variable(x, "cross_entropy")
+    if isinstance(label_smoothing, bool) or not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0; got {label_smoothing!r}.")
+    labels = _class_indices(x, target, "cross_entropy", probabilities_allowed=True)
+    class_dim = 0 if x.ndim == 1 else 1
+    classes = x.shape[class_dim]
+    log_probabilities = x.log_softmax(class_dim)
+    if labels is None:  # probabilities
+        return _soft_cross_entropy(
+            log_probabilities, target, weight, ignore_index, reduction, label_smoothing
+        )
+    rows, flat_labels = _rows_by_class(log_probabilities), labels.reshape(-1)
+    losses, sample_weight = _picked_losses(rows, flat_labels, weight, ignore_index, "cross_entropy")
+    loss = _reduce_picked(losses, sample_weight, labels.shape, reduction)
+    if not label_smoothing:
+        return loss
+    # PyTorch's formula: (1 - ε)·nll + ε/C · Σ_c -w_c·log p_c, normalised as the nll is.
+    class_weight = _class_weight(weight, classes, "cross_entropy")
+    scaled = rows if class_weight is None else rows * Variable(class_weight)
+    smooth = -scaled.sum(1)
+    ignored = flat_labels == ignore_index
+    if ignored.any():
+        smooth = smooth * Variable((~ignored).astype(rows.dtype))
+    smooth = _reduce_picked(smooth, sample_weight, labels.shape, reduction)
+    return loss * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _soft_cross_entropy(
+    log_probabilities: Variable,
+    target: Any,
+    weight: Any,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+) -> Variable:
+    """cross_entropy against class probabilities (PyTorch's prob-target branch)."""
+    if ignore_index >= 0:
+        raise ValueError(
+            f"cross_entropy: ignore_index ({ignore_index}) is not supported with class "
+            f"probabilities as target; leave it at -100 (or give class indices)."
+        )
+    class_dim = 0 if log_probabilities.ndim == 1 else 1
+    classes = log_probabilities.shape[class_dim]
+    q = _as_operand(target, "cross_entropy", "target")
+    if label_smoothing:
+        q = q * (1 - label_smoothing) + label_smoothing / classes
+    products = log_probabilities * q
+    class_weight = _class_weight(weight, classes, "cross_entropy")
+    if class_weight is not None:
+        broadcast = [1] * log_probabilities.ndim
+        broadcast[class_dim] = classes
+        products = products * Variable(class_weight.reshape(broadcast))
+    if reduction == "none":
+        return -products.sum(class_dim)
+    if reduction == "sum":
+        return -products.sum()
+    return -products.sum() / (products.numel() / classes)
+
+
+def _class_indices(
+    x: Variable, target: Any, caller: str, probabilities_allowed: bool
+) -> np.ndarray | None:
+    """The target's class indices, checked against x; None when they are probabilities."""
+    labels = _labels(target)
+    if probabilities_allowed and x.ndim and labels.dtype.kind == "f" and labels.shape == x.shape:
+        return None
+    # Class indices have x's shape without its class dimension (dim 1; dim 0 for (C,)).
+    expected = None if x.ndim == 0 else (() if x.ndim == 1 else (x.shape[0], *x.shape[2:]))
+    if labels.shape == expected and labels.dtype.kind in "iu":
+        return labels
+    probabilities = (
+        f", or class probabilities of shape {x.shape} (floats)" if probabilities_allowed else ""
+    )
+    if x.ndim == 2:
+        batch = x.shape[0]
+        raise ValueError(
+            f"{caller} expects target to be {batch} integer class indices, shape ({batch},)"
+            f"{probabilities}; got shape {labels.shape} of dtype {labels.dtype}."
+        )
+    needed = (
+        f"the target must be integer class indices of shape {expected}{probabilities}"
+        if expected is not None
+        else "a 0-d input has no class dimension"
+    )
+    raise ValueError(
+        f"{caller} expects input of shape (classes,), (batch, classes, d1, ...) or "
+        f"(batch, classes); got {x.shape} with a target of shape {labels.shape} and dtype "
+        f"{labels.dtype}: {needed}."
+    )
+
+
+def _rows_by_class(x: Variable) -> Variable:
+    """x with the class dimension last and the others flattened: (M, C)."""
+    if x.ndim == 1:
+        return x.reshape(1, x.shape[0])
+    if x.ndim == 2:
+        return x
+    order = (0, *range(2, x.ndim), 1)
+    return x.permute(*order).reshape(-1, x.shape[1])
+
+
+def _class_weight(weight: Any, classes: int, caller: str) -> np.ndarray | None:
+    if weight is None:
+        return None
+    values = _labels(weight)
+    if values.shape != (classes,):
+        raise ValueError(
+            f"{caller}: weight must hold one number per class, shape ({classes},); got shape "
+            f"{values.shape}."
+        )
+    return values
+
+
+def _picked_losses(
+    rows: Variable, labels: np.ndarray, weight: Any, ignore_index: int, caller: str
+) -> tuple[Variable, Variable | None]:
+    """-w[y]·rows[i, y] per row, and the weight w[y] of each row (0 where ignored); None
+    for the weights when every row counts once (no weight, nothing ignored)."""
+    classes = rows.shape[1]
+    ignored = labels == ignore_index
+    outside = labels[~ignored & ((labels < 0) | (labels >= classes))]
+    if outside.size:
+        raise ValueError(
+            f"{caller}: target holds class {outside[0]}, but there are {classes} classes (0 to "
+            f"{classes - 1})."
+        )
+    safe = np.where(ignored, 0, labels)
+    class_weight = _class_weight(weight, classes, caller)
+    picked = rows[np.arange(labels.shape[0]), safe]
+    if class_weight is None and not ignored.any():
+        return -picked, None
+    per_row = np.ones(labels.shape, rows.dtype) if class_weight is None else class_weight[safe]
+    sample_weight = Variable(np.where(ignored, 0, per_row).astype(rows.dtype))
+    return -picked * sample_weight, sample_weight
+
+
+def _reduce_picked(
+    losses: Variable, sample_weight: Variable | None, shape: tuple, reduction: str
+) -> Variable:
+    """One loss per row, reduced; 'mean' divides by the rows' total weight."""
+    if reduction == "none":
+        return losses.reshape(shape)
+    if reduction == "sum":
+        return losses.sum()
+    return losses.mean() if sample_weight is None else losses.sum() / sample_weight.sum()
+
+
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "gelu",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "logsigmoid",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "pad",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "tanh",
+]

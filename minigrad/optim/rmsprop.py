@@ -1,0 +1,71 @@
+"""RMSprop: each step divided by a running root mean square of the gradient."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.grad_mode import no_grad
+from minigrad.optim.optimizer import Optimizer, check_hyperparameter
+
+
+class RMSprop(Optimizer):
+    """s = α·s + (1-α)·g², p ← p - lr·g / (√s + eps), with g = ∇p + weight_decay·p.
+
+    centered: √(s - ḡ²) instead of √s, ḡ = α·ḡ + (1-α)·g the running mean gradient.
+    momentum: b = momentum·b + g / (√s + eps), p ← p - lr·b.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum: float = 0.0,
+        centered: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        defaults = {
+            "lr": check_hyperparameter("lr", lr),
+            "alpha": check_hyperparameter("alpha", alpha),
+            "eps": check_hyperparameter("eps", eps),
+            "weight_decay": check_hyperparameter("weight_decay", weight_decay),
+            "momentum": check_hyperparameter("momentum", momentum),
+            "centered": bool(centered),
+            "maximize": bool(maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for index, group, param in self._with_gradients():
+                alpha = group["alpha"]
+                grad = -param.grad.data if group["maximize"] else param.grad.data
+                if group["weight_decay"]:
+                    grad = grad + group["weight_decay"] * param.data
+                state = self.state.setdefault(index, {"step": 0})
+                if state["step"] == 0:
+                    state["square_avg"] = np.zeros_like(grad)
+                    if group["momentum"] > 0:
+                        state["momentum_buffer"] = np.zeros_like(grad)
+                    if group["centered"]:
+                        state["grad_avg"] = np.zeros_like(grad)
+                state["step"] += 1
+                state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * grad * grad
+                if group["centered"]:
+                    state["grad_avg"] = state["grad_avg"] + (1 - alpha) * (grad - state["grad_avg"])
+                    average = np.sqrt(state["square_avg"] - state["grad_avg"] ** 2)
+                else:
+                    average = np.sqrt(state["square_avg"])
+                average = average + group["eps"]
+                if group["momentum"] > 0:
+                    buffer = group["momentum"] * state["momentum_buffer"] + grad / average
+                    state["momentum_buffer"] = buffer
+                    param.sub_(group["lr"] * buffer)
+                else:
+                    param.sub_(group["lr"] * grad / average)

@@ -1,0 +1,270 @@
+"""Datasets and the DataLoader that cuts them into (shuffled) batches, as torch.utils.data.
+
+    dataset = TensorDataset(features, labels)
+    loader = DataLoader(dataset, batch_size=32, shuffle=True)
+    for x, y in loader:      # x: (32, ...), y: (32,), the last batch maybe smaller
+        ...
+
+Shuffling draws from minigrad's generator (so `minigrad.manual_seed` repeats it), or from
+the `generator=` given: a NumPy Generator, or an int seed. Batches are built in the main
+process (num_workers is accepted for compatibility; there are no worker processes).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from minigrad import factories
+from minigrad.ops.shape import stack
+from minigrad.variable import Variable
+
+
+class Dataset:
+    """A map-style dataset: subclass it and write __getitem__(index) and __len__()."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement __getitem__(index), returning one sample."
+        )
+
+
+class TensorDataset(Dataset):
+    """Sample i is (t[i] for t in tensors): Variables that share their first dimension."""
+
+    def __init__(self, *tensors: Variable) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one Variable (e.g. features, labels).")
+        for index, tensor in enumerate(tensors):
+            if not isinstance(tensor, Variable) or tensor.is_text or tensor.ndim == 0:
+                got = f"shape {tensor.shape}" if isinstance(tensor, Variable) else type(tensor)
+                raise TypeError(
+                    f"TensorDataset takes numeric Variables with a first (sample) dimension; "
+                    f"argument {index} is {got}. Wrap data with minigrad.tensor(...)."
+                )
+        sizes = [tensor.shape[0] for tensor in tensors]
+        if len(set(sizes)) > 1:
+            raise ValueError(
+                f"Size mismatch between tensors: TensorDataset needs the same number of "
+                f"samples (first dimension) in every Variable; got {sizes}."
+            )
+        self.tensors = tensors
+
+    def __getitem__(self, index: int) -> tuple[Variable, ...]:
+        return tuple(tensor[index] for tensor in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order."""
+
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def _rng(generator: Any, caller: str) -> Any:
+    """Something with .permutation(n): the given generator, a seeded one, or minigrad's."""
+    if generator is None:
+        return factories._generator
+    if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
+        return np.random.default_rng(int(generator))
+    if callable(getattr(generator, "permutation", None)):
+        return generator
+    raise TypeError(
+        f"{caller}: generator must be None (minigrad's generator, seeded by "
+        f"minigrad.manual_seed), an int seed or a numpy.random.Generator; got "
+        f"{type(generator).__name__}."
+    )
+
+
+def random_split(
+    dataset: Dataset, lengths: Sequence[int | float], generator: Any = None
+) -> list[Subset]:
+    """Split into non-overlapping random Subsets of the given lengths (or fractions summing
+    to 1, the remainder handed out one by one, as PyTorch does)."""
+    total = len(dataset)
+    lengths = list(lengths)
+    if lengths and all(isinstance(n, float) for n in lengths) and math.isclose(sum(lengths), 1):
+        counts = [int(math.floor(total * fraction)) for fraction in lengths]
+        for index in range(total - sum(counts)):
+            counts[index % len(counts)] += 1
+        lengths = counts
+    if any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0 for n in lengths):
+        raise ValueError(
+            f"random_split: lengths must be ints >= 0 (or fractions summing to 1); got {lengths}."
+        )
+    if sum(lengths) != total:
+        raise ValueError(
+            f"Sum of input lengths ({sum(lengths)}) does not equal the length of the input "
+            f"dataset ({total})."
+        )
+    order = _rng(generator, "random_split").permutation(total).tolist()
+    stops = np.cumsum(lengths).tolist()
+    starts = [0, *stops[:-1]]
+    return [Subset(dataset, order[start:stop]) for start, stop in zip(starts, stops)]
+
+
+def default_collate(batch: list[Any]) -> Any:
+    """Samples → one batch: Variables and arrays stacked on a new first dim, numbers into a
+    Variable (int64 / float64), and tuples, lists and dicts collated field by field (a tuple
+    of fields becomes a list, as in PyTorch)."""
+    first = batch[0]
+    if isinstance(first, Variable):
+        return stack(list(batch), 0)
+    if isinstance(first, (np.ndarray, np.generic)):
+        return Variable(np.stack([np.asarray(sample) for sample in batch]))
+    if isinstance(first, bool):
+        return Variable(np.asarray(batch, dtype=np.bool_))
+    if isinstance(first, int):
+        return Variable(np.asarray(batch, dtype=np.int64))
+    if isinstance(first, float):
+        return Variable(np.asarray(batch, dtype=np.float64))
+    if isinstance(first, (str, bytes)):
+        return list(batch)
+    if isinstance(first, collections.abc.Mapping):
+        return {key: default_collate([sample[key] for sample in batch]) for key in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
+        return type(first)(*(default_collate(list(field)) for field in zip(*batch)))
+    if isinstance(first, collections.abc.Sequence):
+        sizes = {len(sample) for sample in batch}
+        if len(sizes) > 1:
+            raise RuntimeError(
+                f"each element in list of batch should be of equal size; got sizes "
+                f"{sorted(sizes)}. Pad the samples, or pass your own collate_fn."
+            )
+        return [default_collate(list(field)) for field in zip(*batch)]
+    raise TypeError(
+        f"default_collate: batch must contain Variables, NumPy arrays, numbers, str, dicts or "
+        f"lists; found {type(first).__name__}. Pass a collate_fn that batches it."
+    )
+
+
+def _tensor_rows(dataset: Dataset, indices: list[int]) -> tuple[Variable, ...] | None:
+    """A batch of a TensorDataset (through Subsets) by one indexing per Variable, or None."""
+    while isinstance(dataset, Subset):
+        indices = [dataset.indices[i] for i in indices]
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset:
+        return None
+    rows = np.asarray(indices, dtype=np.int64)
+    return tuple(tensor[rows] for tensor in dataset.tensors)
+
+
+class DataLoader:
+    """Iterate over a dataset in batches: DataLoader(dataset, batch_size=1, shuffle=False,
+    drop_last=False, collate_fn=None, generator=None).
+
+    Each epoch (each `for` over the loader) reshuffles when shuffle=True. len(loader) is
+    the number of batches.
+    """
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Iterable[int] | None = None,
+        batch_sampler: Iterable[list[int]] | None = None,
+        num_workers: int = 0,
+        collate_fn: Callable[[list[Any]], Any] | None = None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        *,
+        generator: Any = None,
+    ) -> None:
+        if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
+            raise TypeError(
+                f"DataLoader needs a map-style dataset with __getitem__ and __len__; got "
+                f"{type(dataset).__name__}."
+            )
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise ValueError(f"batch_size should be a positive int (or None); got {batch_size!r}.")
+        if shuffle and sampler is not None:
+            raise ValueError("sampler option is mutually exclusive with shuffle; pass one of them.")
+        if batch_sampler is not None and (
+            batch_size != 1 or shuffle or sampler is not None or drop_last
+        ):
+            raise ValueError(
+                "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler "
+                "and drop_last; it decides the batches on its own."
+            )
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"num_workers must be an int >= 0; got {num_workers!r}.")
+        self.dataset = dataset
+        self.batch_size = None if batch_sampler is not None else batch_size
+        self.shuffle = bool(shuffle)
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers  # batches are made in this process all the same
+        self.collate_fn = default_collate if collate_fn is None else collate_fn
+        self.pin_memory = pin_memory
+        self.drop_last = drop_last
+        self.generator = generator
+        self._rng = _rng(generator, "DataLoader") if generator is not None else None
+
+    def _order(self) -> list[int]:
+        """The sample indices of one epoch, in the order they are served."""
+        if self.sampler is not None:
+            return list(self.sampler)
+        if self.shuffle:
+            rng = self._rng if self._rng is not None else factories._generator
+            return rng.permutation(len(self.dataset)).tolist()
+        return list(range(len(self.dataset)))
+
+    def _index_batches(self) -> Iterator[list[int]]:
+        if self.batch_sampler is not None:
+            yield from (list(batch) for batch in self.batch_sampler)
+            return
+        order = self._order()
+        stop = len(order) - len(order) % self.batch_size if self.drop_last else len(order)
+        for start in range(0, stop, self.batch_size):
+            yield order[start : start + self.batch_size]
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.batch_size is None and self.batch_sampler is None:
+            for index in self._order():
+                yield self.dataset[index]
+            return
+        for indices in self._index_batches():
+            batch = None
+            if self.collate_fn is default_collate:
+                batch = _tensor_rows(self.dataset, indices)
+            if batch is not None:
+                yield list(batch)
+            else:
+                yield self.collate_fn([self.dataset[index] for index in indices])
+
+    def __len__(self) -> int:
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        count = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        if self.batch_size is None:
+            return count
+        return count // self.batch_size if self.drop_last else math.ceil(count / self.batch_size)
+
+
+__all__ = [
+    "DataLoader",
+    "Dataset",
+    "Subset",
+    "TensorDataset",
+    "default_collate",
+    "random_split",
+]

@@ -382,17 +382,22 @@ def from_numpy(array: np.ndarray) -> Variable:
 # --------------------------------------------------------------------------- x.new_*
 
 
+def _new(x: Variable, data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
+    """A leaf holding `data` with x's dtype and device, unless others are given."""
+    return _leaf(
+        data,
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )
+
+
 @register("new_zeros", function=False)
 def new_zeros(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Zeros with x's dtype and device (unless given)."""
-    return _leaf(
-        np.zeros(_size(size, "new_zeros")),
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
+    return _new(x, np.zeros(_size(size, "new_zeros")), dtype, device, requires_grad)
 
 
 @register("new_ones", function=False)
@@ -400,12 +405,7 @@ def new_ones(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Ones with x's dtype and device (unless given)."""
-    return _leaf(
-        np.ones(_size(size, "new_ones")),
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
+    return _new(x, np.ones(_size(size, "new_ones")), dtype, device, requires_grad)
 
 
 @register("new_empty", function=False)
@@ -413,12 +413,7 @@ def new_empty(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory with x's dtype and device (unless given)."""
-    return _leaf(
-        np.empty(_size(size, "new_empty")),
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
+    return _new(x, np.empty(_size(size, "new_empty")), dtype, device, requires_grad)
 
 
 @register("new_full", function=False)
@@ -433,12 +428,7 @@ def new_full(
 ) -> Variable:
     """fill_value everywhere, with x's dtype and device (unless given)."""
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "new_full")
-    return _leaf(
-        np.full(shape, fill_value),
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
+    return _new(x, np.full(shape, fill_value), dtype, device, requires_grad)
 
 
 @register("new", function=False)
@@ -456,9 +446,4 @@ def new_tensor(
 ) -> Variable:
     """A copy of `data` as a new leaf with x's dtype and device (unless given)."""
     source = data.data if isinstance(data, Variable) else data
-    return _leaf(
-        np.array(source),
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
+    return _new(x, np.array(source), dtype, device, requires_grad)

@@ -349,11 +349,16 @@ def tensor(
     """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
     if isinstance(data, str):
         return Variable(data, requires_grad=requires_grad)
+    return _leaf(np.array(_plain(data)), dtype, device, requires_grad)
+
+
+def _plain(data: Any) -> Any:
+    """data with every Variable in it (also inside lists: tensor([t1, t2])) as host values."""
     if isinstance(data, Variable):
-        source = data.data.to_host() if devices.is_on_cuda(data.data) else data.data
-    else:
-        source = data
-    return _leaf(np.array(source), dtype, device, requires_grad)
+        return data.data.to_host() if devices.is_on_cuda(data.data) else data.data
+    if isinstance(data, (list, tuple)):
+        return [_plain(item) for item in data]
+    return data
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Variable:

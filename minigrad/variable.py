@@ -191,10 +191,10 @@ class Variable:
                 f"was made by {self.grad_fn.name()}; to use it as a new leaf, call "
                 ".detach() and set requires_grad on the result."
             )
-        if value and not self.is_text and self.data.dtype.kind not in _DIFFERENTIABLE_KINDS:
+        if value and not self.is_text and self._data.dtype.kind not in _DIFFERENTIABLE_KINDS:
             raise RuntimeError(
                 f"only Variables of floating point dtype can require gradients; this one "
-                f"has dtype {self.data.dtype}. Convert first, e.g. "
+                f"has dtype {self._data.dtype}. Convert first, e.g. "
                 f"Variable(data.astype('float64'), requires_grad=True)."
             )
         self._requires_grad = value
@@ -228,11 +228,11 @@ class Variable:
                     f"assigned grad has data of a different size: got shape {value.shape}, "
                     f"expected {self.shape}."
                 )
-            if not self.is_text and value.data.dtype != self.data.dtype:
+            if not self.is_text and value.data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"assigned grad has data of a different type: got {value.data.dtype}, "
-                    f"expected {self.data.dtype}. Convert it first, e.g. with "
-                    f"Variable(g.data.astype('{self.data.dtype}'))."
+                    f"expected {self._data.dtype}. Convert it first, e.g. with "
+                    f"Variable(g.data.astype('{self._data.dtype}'))."
                 )
         # afnio's textual Functions set `x.grad = feedback` in backward and also return
         # it. While the engine runs a backward it collects such assignments here, so it
@@ -249,17 +249,17 @@ class Variable:
 
     @property
     def is_text(self) -> bool:
-        return isinstance(self.data, str)
+        return isinstance(self._data, str)
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The array's shape; a text Variable has shape ()."""
-        return () if self.is_text else self.data.shape
+        return () if self.is_text else self._data.shape
 
     @property
     def dtype(self) -> Any:
         """The NumPy dtype; `str` for a text Variable."""
-        return str if self.is_text else self.data.dtype
+        return str if self.is_text else self._data.dtype
 
     @property
     def ndim(self) -> int:
@@ -292,14 +292,14 @@ class Variable:
         return self.shape if dim is None else self.shape[single_dim(dim, self.ndim)]
 
     def numel(self) -> int:
-        return 1 if self.is_text else int(self.data.size)
+        return 1 if self.is_text else int(self._data.size)
 
     def dim(self) -> int:
         return self.ndim
 
     def __len__(self) -> int:
         if self.is_text:
-            return len(self.data)
+            return len(self._data)
         if self.ndim == 0:
             raise TypeError("len() of a 0-d Variable is undefined; use .item() for its value.")
         return self.shape[0]
@@ -309,13 +309,13 @@ class Variable:
     def item(self) -> Any:
         """The single value as a Python number (or the text of a text Variable)."""
         if self.is_text:
-            return self.data
-        if self.data.size != 1:
+            return self._data
+        if self._data.size != 1:
             raise ValueError(
                 f"only one element Variables can be converted to Python scalars; this one "
                 f"has shape {self.shape}. Pick one element first, e.g. v[0].item()."
             )
-        return self.data.item()
+        return self._data.item()
 
     def numpy(self) -> np.ndarray:
         """The data as a NumPy array (shared, not copied).
@@ -335,11 +335,11 @@ class Variable:
         return self._data
 
     def tolist(self) -> Any:
-        return self.data if self.is_text else self.data.tolist()
+        return self._data if self.is_text else self._data.tolist()
 
     def detach(self) -> Variable:
         """A new leaf sharing this data (and its version counter), cut from the graph."""
-        detached = Variable._make(self.data, self._shared_version_counter())
+        detached = Variable._make(self._data, self._shared_version_counter())
         detached.role = self.role
         detached.name = self.name
         return detached
@@ -408,13 +408,13 @@ class Variable:
     def __repr__(self) -> str:
         on_cuda = not self.is_text and self.device == "cuda"
         if self.is_text:
-            body = repr(self.data)
+            body = repr(self._data)
         else:
-            values = self.data.to_host() if on_cuda else self.data
+            values = self._data.to_host() if on_cuda else self._data
             body = np.array2string(values, separator=", ", prefix="Variable(", **_PREVIEW_OPTIONS)
         extras = ["device='cuda'"] if on_cuda else []
-        if not self.is_text and self.data.dtype != np.float64:
-            extras.append(f"dtype={self.data.dtype}")
+        if not self.is_text and self._data.dtype != np.float64:
+            extras.append(f"dtype={self._data.dtype}")
         if self.role is not None:
             extras.append(f"role={self.role!r}")
         if self.grad_fn is not None:
@@ -424,19 +424,19 @@ class Variable:
         return f"{type(self).__name__}({', '.join([body] + extras)})"
 
     def __str__(self) -> str:
-        return self.data if self.is_text else repr(self)
+        return self._data if self.is_text else repr(self)
 
     def __bool__(self) -> bool:
         if self.is_text:
-            return bool(self.data)
-        if self.data.size == 0:
+            return bool(self._data)
+        if self._data.size == 0:
             raise RuntimeError("a Variable with no elements has no truth value.")
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise RuntimeError(
                 f"The truth value of a Variable with more than one element is ambiguous "
                 f"(shape {self.shape}); use (v > 0).data.all() or .any()."
             )
-        return bool(self.data)
+        return bool(self._data)
 
     def __float__(self) -> float:
         if self.is_text:
@@ -568,10 +568,10 @@ class Variable:
 
     def _assign_inplace(self, result: Variable) -> Variable:
         """Write `result` into this Variable's array and take over its history."""
-        if not np.can_cast(result.data.dtype, self.data.dtype, casting="same_kind"):
+        if not np.can_cast(result.data.dtype, self._data.dtype, casting="same_kind"):
             raise TypeError(
                 f"result type {result.data.dtype} can't be cast to the desired output type "
-                f"{self.data.dtype} of this in-place operation; use the out-of-place form "
+                f"{self._data.dtype} of this in-place operation; use the out-of-place form "
                 f"(x = x + y) or convert x first."
             )
         if result.shape != self.shape:
@@ -579,12 +579,12 @@ class Variable:
                 f"output with shape {self.shape} doesn't match the broadcast shape "
                 f"{result.shape} of the in-place operation; use the out-of-place form."
             )
-        if not self.data.flags.writeable:
+        if not self._data.flags.writeable:
             raise RuntimeError(
                 "this Variable's data is a read-only view (made by expand); call .clone() "
                 "before changing it in place."
             )
-        self.data[...] = result.data
+        self._data[...] = result.data
         self._shared_version_counter().value += 1
         if result.grad_fn is not None:
             retained = self._retains_grad
@@ -622,7 +622,7 @@ class Variable:
         A recorded operation may save its input for backward, but our data is about to be
         overwritten, so it gets this copy instead.
         """
-        original = Variable._make(self.data.copy())
+        original = Variable._make(self._data.copy())
         original.grad_fn = self.grad_fn
         original._output_nr = self._output_nr
         original._requires_grad = self._requires_grad

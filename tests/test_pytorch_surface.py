@@ -540,3 +540,20 @@ def test_cuda_module_says_no_gpu_in_the_simulator(monkeypatch) -> None:
     first = torch.rand(2).tolist()
     torch.manual_seed(5)
     assert torch.rand(2).tolist() == first
+
+
+def test_tensor_of_a_list_of_tensors_and_where_with_one_argument() -> None:
+    assert torch.tensor([torch.tensor(1.0), torch.tensor(2.0)]).tolist() == [1.0, 2.0]
+    (positions,) = torch.where(Variable([0.0, 3.0, 5.0]) > 1)
+    assert positions.tolist() == [1, 2]
+    with pytest.raises(TypeError, match="needs both x and y"):
+        torch.where(Variable([True]), Variable([1.0]))
+
+
+def test_missing_names_in_nn_and_optim_say_so() -> None:
+    with pytest.raises(AttributeError, match=r"does not have `torch.nn.SmoothL1Loss` yet.*L1Loss"):
+        torch.nn.SmoothL1Loss  # noqa: B018
+    with pytest.raises(
+        AttributeError, match=r"does not have `torch.optim.SDG` yet.*`torch.optim.SGD`"
+    ):
+        torch.optim.SDG  # noqa: B018

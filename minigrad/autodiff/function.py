@@ -74,7 +74,7 @@ class _SavedOutput:
     __slots__ = ("data", "version_counter", "output_nr")
 
     def __init__(self, output: Variable) -> None:
-        self.data = output.data
+        self.data = output._data
         self.version_counter = output._shared_version_counter()
         self.output_nr = output._output_nr
 
@@ -123,7 +123,7 @@ class BackwardNode(FunctionCtx):
         for index, value in enumerate(args):
             if isinstance(value, Variable):
                 needs_input_grad.append(value._requires_grad)
-                shapes.append("text" if type(value.data) is str else value.data.shape)
+                shapes.append("text" if type(value._data) is str else value._data.shape)
                 if value._requires_grad:
                     edges.append(_edge_to(value))
                     continue
@@ -231,7 +231,7 @@ class BackwardNode(FunctionCtx):
             )
         if not self.needs_input_grad[index]:
             return None
-        if type(grad) is Variable and type(grad.data) is np.ndarray and grad.data.shape == shape:
+        if type(grad) is Variable and type(grad._data) is np.ndarray and grad._data.shape == shape:
             return grad  # the usual case: nothing to fix
         if not isinstance(grad, Variable):
             grad = as_gradient(grad, f"function {self.name()} (input {index})")
@@ -370,7 +370,7 @@ class Function:
 
 def _share_version_counter(output: Any, source: Any) -> None:
     if isinstance(output, Variable) and isinstance(source, Variable):
-        if type(output.data) is np.ndarray and np.may_share_memory(output.data, source.data):
+        if type(output._data) is np.ndarray and np.may_share_memory(output._data, source._data):
             output._version_counter = source._shared_version_counter()
             output._version_counter.add_view(output)
             output._is_view = True
@@ -486,7 +486,7 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
             metadata.append(None)
             refs.append(None)
             continue
-        data = output.data
+        data = output._data
         is_text = type(data) is str
         # Shape and dtype let the engine hand backward zeros for an output that got no
         # gradient, non-differentiable ones included (as PyTorch does).

@@ -1,5 +1,8 @@
 """minigrad.nn: Modules, layers, activations and losses, with PyTorch's names."""
 
+from typing import Any
+
+from minigrad.missing import missing_name
 from minigrad.nn import functional, init
 from minigrad.nn.activation import (
     GELU,
@@ -58,3 +61,10 @@ __all__ = [
     "functional",
     "init",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # A PyTorch name minigrad lacks: say so, with the nearest spelling it has.
+    if name.startswith("_"):
+        raise AttributeError(f"module 'minigrad.nn' has no attribute {name!r}")
+    raise missing_name("torch.nn", name, __all__)

@@ -12,8 +12,8 @@ from minigrad.variable import Variable
 
 def numeric(value: Any, op: str) -> Any:
     """The NumPy value behind an operand; Python numbers stay numbers so dtypes don't widen."""
-    if type(value) is Variable and type(value.data) is np.ndarray:
-        return value.data
+    if type(value) is Variable and type(value._data) is np.ndarray:
+        return value._data
     if isinstance(value, Variable):
         if isinstance(value.data, str):
             raise TypeError(

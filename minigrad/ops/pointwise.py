@@ -461,8 +461,14 @@ def minimum(x: Any, other: Any) -> Variable:
     return Minimum.apply(x, other)
 
 
-def where(condition: Any, x: Any, y: Any) -> Variable:
-    """minigrad.where(condition, x, y): x where condition is True, else y (broadcast)."""
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """minigrad.where(condition, x, y): x where condition is True, else y (broadcast).
+
+    minigrad.where(condition) alone is nonzero(condition, as_tuple=True), as in PyTorch."""
+    if x is None and y is None:
+        return condition.nonzero(as_tuple=True)
+    if x is None or y is None:
+        raise TypeError("where(condition, x, y) needs both x and y (or neither).")
     return Where.apply(condition, x, y)
 
 

@@ -1,6 +1,9 @@
 """minigrad.optim: optimizers that update Parameters from their gradients, and
 learning-rate schedulers (minigrad.optim.lr_scheduler)."""
 
+from typing import Any
+
+from minigrad.missing import missing_name
 from minigrad.optim import lr_scheduler
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam
@@ -10,3 +13,10 @@ from minigrad.optim.rmsprop import RMSprop
 from minigrad.optim.sgd import SGD
 
 __all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+
+
+def __getattr__(name: str) -> Any:
+    # A PyTorch name minigrad lacks: say so, with the nearest spelling it has.
+    if name.startswith("_"):
+        raise AttributeError(f"module 'minigrad.optim' has no attribute {name!r}")
+    raise missing_name("torch.optim", name, __all__)

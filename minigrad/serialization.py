@@ -43,27 +43,37 @@ def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, **kwargs: An
     PyTorch's other keywords (weights_only, mmap, ...) are accepted and ignored: a minigrad
     file never holds code, so it is always as safe as weights_only=True.
     """
+    archive = _open_archive(f)
+    with archive:
+        if _MANIFEST not in archive.files:
+            raise ValueError(
+                f"{f!r} is an .npz file but not one minigrad.save wrote (no manifest); "
+                f"read it with numpy.load instead."
+            )
+        manifest = json.loads(str(archive[_MANIFEST]))
+        arrays = {name: archive[name] for name in archive.files if name != _MANIFEST}
+    if manifest.get("format") != _FORMAT:
+        raise ValueError(f"{f!r} has format {manifest.get('format')}; expected {_FORMAT}.")
+    return _rebuild(manifest["root"], arrays, map_location)
+
+
+def _open_archive(f: Any) -> Any:
+    """NumPy's reader of the .npz file, or a ValueError saying what the file is not."""
     try:
-        with np.load(f, allow_pickle=False) as archive:
-            if _MANIFEST not in archive.files:
-                raise ValueError(
-                    f"{f!r} is an .npz file but not one minigrad.save wrote (no manifest); "
-                    f"read it with numpy.load instead."
-                )
-            manifest = json.loads(str(archive[_MANIFEST]))
-            arrays = {name: archive[name] for name in archive.files if name != _MANIFEST}
+        archive = np.load(f, allow_pickle=False)
+    except FileNotFoundError:
+        raise
     except (OSError, ValueError) as error:
-        if isinstance(error, FileNotFoundError):
-            raise
-        if "manifest" in str(error):
-            raise
         raise ValueError(
             f"cannot load {f!r}: it is not a file written by minigrad.save ({error}). "
             f"PyTorch's own .pt files (pickles) cannot be read by minigrad."
         ) from None
-    if manifest.get("format") != _FORMAT:
-        raise ValueError(f"{f!r} has format {manifest.get('format')}; expected {_FORMAT}.")
-    return _rebuild(manifest["root"], arrays, map_location)
+    if not hasattr(archive, "files"):  # a plain .npy array, not an archive
+        raise ValueError(
+            f"cannot load {f!r}: it is a single .npy array, not a file written by "
+            f"minigrad.save; read it with numpy.load instead."
+        )
+    return archive
 
 
 def _describe(obj: Any, arrays: dict, key: str) -> dict:

@@ -364,6 +364,10 @@ def test_load_refuses_files_it_did_not_write(tmp_path) -> None:
     junk.write_bytes(b"\x80\x04not an npz")
     with pytest.raises(ValueError, match="cannot load"):
         torch.load(junk)
+    single = tmp_path / "single.npy"
+    np.save(single, np.ones(2))
+    with pytest.raises(ValueError, match="single .npy array"):
+        torch.load(single)
 
 
 # --------------------------------------------------------------------------- gradcheck

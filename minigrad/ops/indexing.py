@@ -87,7 +87,7 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, grad: Variable, index: Any, shape: tuple) -> np.ndarray:
         ctx.index = index
-        device = grad.device
+        device = devices.device_of(grad.data)
         result = devices.zeros(shape, grad.data.dtype, device)
         if _is_basic(index):
             result[index] = grad.data  # ints and slices never pick an element twice

@@ -18,13 +18,16 @@ NBVAL_ARGS := $(if $(NOTEBOOKS),$(NOTEBOOKS) --nbval --nbval-current-env \
 EXERCISES  := $(wildcard lessons/exercises/*.ipynb)
 PYTEST_ARGS ?=
 
-.PHONY: help setup graphviz kernel lab test bench bench-gpu figures exercises clean
+# Extra JupyterLab options: make lab LAB_ARGS="--port 8890 --no-browser"
+LAB_ARGS ?=
+
+.PHONY: help setup graphviz lab test bench bench-gpu figures exercises clean
 
 help:
-	@echo "make lab        set up (.venv, dependencies, Graphviz, Jupyter kernel) and open JupyterLab on lessons/"
+	@echo "make lab        set up (.venv, dependencies, Graphviz) and open JupyterLab on lessons/"
+	@echo "                (options for JupyterLab: make lab LAB_ARGS=\"--port 8890 --no-browser\")"
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
-	@echo "make kernel     register the Jupyter kernel 'Python (minigrad)'"
 	@echo "make bench | bench-gpu | figures | exercises | clean"
 
 setup: $(STAMP) graphviz
@@ -56,12 +59,16 @@ graphviz:
 	  exit 1; \
 	fi
 
-kernel: setup
-	$(BIN)/python -m ipykernel install --user --name minigrad --display-name "Python (minigrad)"
-
-# Server root is the repository (so lessons can show ../figures/), opened on lessons/.
-lab: setup kernel
-	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT)
+# Server root is the repository (so lessons can show ../figures/), opened on lessons/. The
+# notebooks run on the "python3" kernel, which is this .venv's Python when its jupyter starts.
+# Without an NVIDIA GPU the CUDA kernels run in Numba's simulator, as in lesson 08; a
+# NUMBA_ENABLE_CUDASIM you set yourself wins (make lab NUMBA_ENABLE_CUDASIM=0).
+lab: setup
+	@if [ -z "$${NUMBA_ENABLE_CUDASIM+set}" ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then \
+	  echo "No NVIDIA GPU found: CUDA kernels will run in Numba's simulator (NUMBA_ENABLE_CUDASIM=1)."; \
+	  export NUMBA_ENABLE_CUDASIM=1; \
+	fi; \
+	exec $(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT) $(LAB_ARGS)
 
 # Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).
 test: export NUMBA_ENABLE_CUDASIM ?= 1

@@ -2,7 +2,9 @@
 
 - neuron.svg / neuron.png: the graph of one neuron, y = tanh(w·x + b), after backward,
   with data and gradients.
-- backward_steps.svg / backward_steps.png: the same graph, one frame per engine step.
+- backward_steps.svg / backward_steps.png: the same graph, one frame per engine step, in
+  rows of three and without the data rows (the neuron figure has them), so that it reads
+  at a README's width (about 800 pixels).
 
 Every figure is drawn by minigrad.viz from a fixed program, so running this twice writes
 the same files.
@@ -31,17 +33,23 @@ def neuron() -> tuple[minigrad.Variable, ...]:
     return x, w, b, z, y
 
 
-def main(directory: Path = HERE) -> list[Path]:
-    """Draw the figures into `directory`; return the paths written."""
+def drawings() -> dict[str, viz.Drawing]:
+    """The figures by file name: the neuron after backward, and its backward step by step."""
     # The leaves stay referenced here: a leaf nobody holds is drawn as freed.
     x, w, b, z, y = neuron()
-    frames = viz.backward_steps(y, retain_graph=True)
+    frames = viz.backward_steps(y, retain_graph=True, show_data=False)
     # After backward_steps the leaves hold their gradients, so the drawing shows them.
-    drawing = viz.draw(y)
-    strip = viz.strip(frames, title="backward, one engine step at a time")
+    return {
+        "neuron": viz.draw(y),
+        "backward_steps": viz.strip(frames, title="backward, one engine step at a time", columns=3),
+    }
+
+
+def main(directory: Path = HERE) -> list[Path]:
+    """Draw the figures into `directory`; return the paths written."""
     Path(directory).mkdir(parents=True, exist_ok=True)
     written = []
-    for name, figure in (("neuron", drawing), ("backward_steps", strip)):
+    for name, figure in drawings().items():
         for suffix in ("svg", "png"):
             written.append(figure.save(Path(directory) / f"{name}.{suffix}"))
             print(f"wrote {written[-1]}")

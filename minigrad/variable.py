@@ -109,9 +109,6 @@ class Variable:
         "__weakref__",
     )
 
-    # NumPy must hand `array * variable` to Variable.__rmul__ instead of looping itself.
-    __array_ufunc__ = None
-
     def __init__(
         self,
         data: Any,
@@ -206,7 +203,12 @@ class Variable:
 
     @property
     def grad(self) -> Variable | None:
-        """The accumulated gradient (a Variable, or None before any backward)."""
+        """The accumulated gradient (a Variable, or None before any backward).
+
+        Only leaves get one (and non-leaves after retain_grad()); reading it on another
+        non-leaf warns, as in PyTorch."""
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            mistakes.warn_non_leaf_grad()
         return self._grad
 
     @grad.setter
@@ -454,6 +456,8 @@ class Variable:
         # Called only when normal lookup failed: a PyTorch method minigrad lacks, or a typo.
         if name.startswith("_"):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+        if name in mistakes.CTX_NAMES:  # a Variable passed where a Function's ctx goes
+            raise mistakes.ctx_attribute_error(name)
         raise missing_name("Tensor", name, dir(type(self)))
 
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
@@ -532,6 +536,18 @@ class Variable:
         if other is None:
             return True
         return ops.compare("ne", self, other)
+
+    # `array * v` makes NumPy call np.multiply(array, v), which lands here: the operator is
+    # handed back to the Variable (v.__rmul__(array)). Any other NumPy function on a
+    # Variable, np.exp(v) say, would drop the graph, so it raises and says what to write.
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        operator = _OPERATORS.get(ufunc) if method == "__call__" and not kwargs else None
+        if operator is not None:
+            left, right = inputs
+            if isinstance(left, Variable):
+                return getattr(left, operator[0])(right)
+            return getattr(right, operator[1])(left)
+        raise mistakes.numpy_on_variable(ufunc, method, inputs, kwargs)
 
     # ------------------------------------------------------------------ shapes
     # Named ops (x.exp(), x.sum(dim), x.reshape(...), ...) are attached from the op table
@@ -699,12 +715,29 @@ class AccumulateGrad:
         return "<AccumulateGrad>"
 
 
+# The NumPy ufuncs behind the operators, with the Variable's method for each side.
+_OPERATORS = {
+    np.add: ("__add__", "__radd__"),
+    np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"),
+    np.divide: ("__truediv__", "__rtruediv__"),
+    np.power: ("__pow__", "__rpow__"),
+    np.matmul: ("__matmul__", "__rmatmul__"),
+    np.less: ("__lt__", "__gt__"),
+    np.less_equal: ("__le__", "__ge__"),
+    np.greater: ("__gt__", "__lt__"),
+    np.greater_equal: ("__ge__", "__le__"),
+    np.equal: ("__eq__", "__eq__"),
+    np.not_equal: ("__ne__", "__ne__"),
+}
+
+
 def _is_text(value: Any) -> bool:
     return isinstance(value, Variable) and isinstance(value.data, str)
 
 
 # The operations import Variable, so they are imported after it is defined.
 from minigrad import ops  # noqa: E402
-from minigrad.autodiff import engine, grad_mode  # noqa: E402
+from minigrad.autodiff import engine, grad_mode, mistakes  # noqa: E402
 from minigrad.ops.operand import single_dim  # noqa: E402
 from minigrad.text import concat as text_ops  # noqa: E402

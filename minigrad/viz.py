@@ -2,20 +2,27 @@
 
 `draw(y)` walks the graph from `y` back to its leaves and writes it as DOT text:
 Variables are boxes, BackwardNodes are ellipses, and edges follow the data forward
-(input -> node -> output), so backward reads the drawing from right to left.
+(input -> node -> output), so backward reads the drawing against the arrows.
 Graphviz's `dot` program turns that text into SVG, PNG or PDF.
 
 Node ids come from the order of the walk (v0, f1, ...), never from `id()`, so the same
 program writes the same DOT text, and `dot` the same SVG, every run.
+
+In Jupyter a drawing offers SVG and PNG: a notebook opened untrusted (JupyterLab will
+not show an SVG it did not make itself), GitHub and VS Code show the PNG. Both are at
+most `MAX_WIDTH_INCHES` wide, so a drawing fits a notebook cell or a README.
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import threading
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import graphviz
 import numpy as np
@@ -34,6 +41,16 @@ INSTALL_GRAPHVIZ = (
 
 FORMATS = ("svg", "png", "pdf", "dot")
 RANKDIRS = ("LR", "RL", "TB", "BT")
+
+# How big a drawing gets. Graphviz's `size` shrinks (never grows) a drawing to fit this many
+# inches: 9 inches is 864 CSS pixels, about a notebook cell or a README. Tall drawings are
+# fine (pages scroll); the height limit only keeps a huge graph's PNG within bounds.
+MAX_WIDTH_INCHES = 9
+MAX_HEIGHT_INCHES = 100
+# Rasters are drawn at 144 dpi, twice the 72 points per inch of the SVG, and shown at the
+# SVG's size: sharp on high-density screens. With a 256-colour palette a typical lesson
+# drawing is tens of KB.
+PNG_DPI = 144
 
 # Fill and border colours, one pair per kind of box.
 STYLE = {
@@ -57,10 +74,22 @@ class GraphvizNotFoundError(RuntimeError):
 # --------------------------------------------------------------------------- the drawing
 
 
-class Drawing:
-    """A drawn graph: DOT text in `.source`; `.svg()` and `.save(path)` render it with `dot`.
+class _Layout(NamedTuple):
+    """The shape of a drawing, by node id, for strip(): the nodes, the edges that rank them
+    (tail, head), and the node that comes first along the ranks and the one that comes last
+    (the deepest input and the output)."""
 
-    In Jupyter it shows as SVG; its plain-text form is a one-line summary.
+    ids: list[str]
+    edges: list[tuple[str, str]]
+    first: str
+    last: str
+
+
+class Drawing:
+    """A drawn graph: DOT text in `.source`; `.svg()`, `.png()` and `.save(path)` render it.
+
+    In Jupyter it shows as SVG, with a PNG beside it for places that will not show SVG;
+    its plain-text form is a one-line summary, the same every run.
     """
 
     def __init__(
@@ -70,13 +99,17 @@ class Drawing:
         nodes: int,
         edges: int,
         title: str = "",
+        layout: _Layout | None = None,
     ) -> None:
         self._statements = statements
         self._graph_attrs = graph_attrs
         self.node_count = nodes
         self.edge_count = edges
         self.title = title
+        # How strip() places it as a frame; None for a strip, which cannot go in a strip.
+        self._layout = layout
         self._svg: str | None = None
+        self._png: bytes | None = None
 
     @property
     def source(self) -> str:
@@ -88,6 +121,13 @@ class Drawing:
         if self._svg is None:
             self._svg = _render(self.source, "svg").decode("utf-8")
         return self._svg
+
+    def png(self) -> bytes:
+        """The drawing rendered as PNG bytes at `PNG_DPI` (needs Graphviz's `dot`)."""
+        if self._png is None:
+            sharp = dict(self._graph_attrs, dpi=str(PNG_DPI))
+            self._png = _fewer_colours(_render(_dot_text(self._statements, sharp), "png"))
+        return self._png
 
     def save(self, path: str | Path) -> Path:
         """Write the drawing to `path`; its suffix (.svg, .png, .pdf, .dot) picks the format."""
@@ -104,22 +144,67 @@ class Drawing:
             path.write_text(self.source, encoding="utf-8")
         elif fmt == "svg":
             path.write_text(self.svg(), encoding="utf-8")
+        elif fmt == "png":
+            path.write_bytes(self.png())
         else:
-            # Raster output at 144 dpi, so labels stay sharp on screens and in READMEs.
-            sharp = dict(self._graph_attrs, dpi="144")
+            sharp = dict(self._graph_attrs, dpi=str(PNG_DPI))
             path.write_bytes(_render(_dot_text(self._statements, sharp), fmt))
         return path
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """What Jupyter shows: the SVG, or, without Graphviz, the summary and how to fix it."""
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        """What Jupyter shows: SVG and PNG with the summary, or, without Graphviz, the text.
+
+        Which image a front end picks is its choice: JupyterLab shows the SVG of a cell it
+        ran and the PNG of a notebook opened untrusted. The PNG's `width` metadata shows it
+        at the SVG's size (its pixels are denser), and the SVG's style lets it shrink to the
+        cell's width where it is drawn inline. Returns (data, metadata), as IPython allows.
+        """
         try:
-            return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+            svg, png = self.svg(), self.png()
         except GraphvizNotFoundError as error:
             return {"text/plain": f"{self!r}\n{error}"}
+        width = _png_width(png)
+        data = {
+            "image/svg+xml": _fit_to_cell(svg),
+            "image/png": base64.b64encode(png).decode("ascii"),
+            "text/plain": repr(self),
+        }
+        # In CSS pixels, 96 an inch; a front end still narrows a wide image to the cell.
+        return data, {"image/png": {"width": round(width * 96 / PNG_DPI)}}
 
     def __repr__(self) -> str:
         title = f" {self.title!r}" if self.title else ""
         return f"<Drawing{title}: {self.node_count} nodes, {self.edge_count} edges>"
+
+
+def _fewer_colours(png: bytes) -> bytes:
+    """The same PNG with a palette of 256 colours: a third of the bytes, and it looks the
+    same (a drawing has a few fills, text and their anti-aliased edges). Uses Pillow, which
+    comes with matplotlib; without it the PNG stays as dot wrote it."""
+    try:
+        from PIL import Image
+
+        median_cut = Image.Quantize.MEDIANCUT  # keeps the fills' colours exact
+    except (ImportError, AttributeError):  # no Pillow, or one older than 9.1
+        return png
+    image = Image.open(io.BytesIO(png))
+    if image.mode != "RGB":  # dot may add an alpha channel; the background is white
+        flat = Image.new("RGB", image.size, "white")
+        flat.paste(image, mask=image.convert("RGBA"))
+        image = flat
+    out = io.BytesIO()
+    image.quantize(256, method=median_cut).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def _png_width(png: bytes) -> int:
+    """The width in pixels, read from a PNG's header (the start of its IHDR chunk)."""
+    return int.from_bytes(png[16:20], "big")
+
+
+def _fit_to_cell(svg: str) -> str:
+    """Let an SVG drawn inline shrink to its container, keeping its proportions."""
+    return svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
 
 
 def _render(source: str, fmt: str) -> bytes:
@@ -163,23 +248,35 @@ def _attributes(attrs: dict[str, str]) -> str:
 def draw(
     outputs: Variable | Sequence[Variable],
     *,
+    params: Mapping[str, Variable] | None = None,
+    model: Any = None,
     show_data: bool = True,
     show_grad: bool = True,
     show_saved: bool = False,
-    rankdir: str = "LR",
+    rankdir: str | None = None,
     max_nodes: int | None = None,
 ) -> Drawing:
     """Draw the graph that produced `outputs` (one Variable or several).
 
     Boxes show name or role, shape and dtype, a data preview and `.grad` once computed;
-    ellipses are BackwardNodes. `max_nodes` folds the nodes beyond the first `max_nodes`
-    met walking back from the outputs into one summary node (saved values drawn with
-    `show_saved` come on top). Long chains such as an MLP's graph read best top to bottom:
-    `rankdir="TB"`.
+    ellipses are BackwardNodes.
+
+    - `params` names Variables, as in torchviz: `draw(loss,
+      params=dict(model.named_parameters()))` labels a weight's box `0.weight`.
+      `model=model` does the same for every Parameter of a Module. For a Variable found
+      there the given name wins over its own `.name` (a model's names say where a weight
+      lives); `params` wins over `model` where both name it.
+    - `rankdir` sets the direction: "TB" (top to bottom), "LR" (left to right), "BT",
+      "RL". None picks one: top to bottom when the graph is deeper than it is wide (its
+      longest path from an output has more nodes than its widest rank), else left to
+      right, so a long chain such as an MLP's does not outgrow the cell.
+    - `max_nodes` folds the nodes beyond the first `max_nodes` met walking back from the
+      outputs into one summary node (saved values drawn with `show_saved` come on top).
     """
     roots = _as_roots(outputs, "draw")
     _check_options(rankdir, max_nodes)
-    graph = _Graph(roots, show_saved, max_nodes)
+    names = _names_of(params, model, "draw")
+    graph = _Graph(roots, show_saved, max_nodes, names)
     return graph.drawing(show_data, show_grad, rankdir, step=None)
 
 
@@ -188,20 +285,24 @@ def backward_steps(
     gradient: Any = None,
     *,
     retain_graph: bool = False,
+    params: Mapping[str, Variable] | None = None,
+    model: Any = None,
     show_data: bool = True,
     show_saved: bool = False,
-    rankdir: str = "LR",
+    rankdir: str | None = None,
     max_nodes: int | None = None,
 ) -> list[Drawing]:
     """Run `output.backward(gradient)` for real and draw one frame per engine step.
 
     Each frame highlights the node the engine is running, shows the gradients known so
     far and marks the others pending. The order is the engine's own, read as it runs.
-    Leaves' `.grad` accumulate as after any backward().
+    Leaves' `.grad` accumulate as after any backward(). `params`, `model`, `show_data`,
+    `show_saved`, `rankdir` and `max_nodes` are draw()'s; every frame has the same layout.
     """
     (root,) = _as_roots(output, "backward_steps", single=True)
     _check_options(rankdir, max_nodes)
-    graph = _Graph([root], show_saved, max_nodes)
+    names = _names_of(params, model, "backward_steps")
+    graph = _Graph([root], show_saved, max_nodes, names)
 
     steps: list[tuple[Any, list]] = []
     thread = threading.get_ident()
@@ -227,32 +328,130 @@ def backward_steps(
     return frames
 
 
-def strip(drawings: Sequence[Drawing], *, title: str = "") -> Drawing:
-    """Put several drawings (e.g. backward_steps frames) into one, one below the other."""
+# An invisible point: strip() places frames by the points that bound them.
+_POINT = 'shape="point", style="invis", width="0", height="0"'
+
+
+def strip(drawings: Sequence[Drawing], *, title: str = "", columns: int = 1) -> Drawing:
+    """Put several drawings (e.g. backward_steps frames) into one, in rows of `columns`.
+
+    Read it like a page: left to right, then the next row. The default, one column, puts
+    them one below the other; `columns=3` suits small frames drawn top to bottom, and
+    keeps a strip of six within a README's width. The frames share one direction: theirs
+    when they agree, else top to bottom.
+    """
     drawings = list(drawings)
     if not drawings or not all(isinstance(d, Drawing) for d in drawings):
         raise TypeError(
             "strip() expects a non-empty list of Drawings, such as the frames returned by "
             f"backward_steps(); got {_describe(drawings)}."
         )
+    if any(d._layout is None for d in drawings):
+        raise TypeError(
+            "strip() takes drawings made by draw() or backward_steps(), not another strip; "
+            "pass all the drawings to one strip() instead."
+        )
+    if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
+        raise ValueError(f"columns must be a positive int; got {columns!r}.")
+    directions = {d._graph_attrs["rankdir"] for d in drawings}
+    rankdir = directions.pop() if len(directions) == 1 else "TB"
+    groups = _groups(len(drawings), columns, rankdir)
+    # Titles go top left; dot mirrors a frame's label when its ranks run up or leftwards.
+    place = {"TB": ("t", "l"), "LR": ("t", "l"), "BT": ("b", "l"), "RL": ("t", "r")}[rankdir]
     statements, nodes, edges = [], 0, 0
-    # dot stacks unconnected clusters in the reverse of the order they are written in.
-    for index, drawing in reversed(list(enumerate(drawings))):
-        label = _html_text(drawing.title or f"drawing {index + 1}")
+    for index in [i for group in _across(groups, rankdir) for i in group]:
+        drawing = drawings[index]
         statements.append(
-            f"subgraph cluster_{index} {{ label=<<b>{label}</b>>; labeljust=l; "
-            f'color="#dee2e6"; fontname="Helvetica";'
+            f"subgraph cluster_{index} {{ graph [label=<{_frame_label(drawing.title, index)}>, "
+            f'labelloc="{place[0]}", labeljust="{place[1]}", color="#dee2e6", '
+            f'fontname="Helvetica", fontsize="12"];'
         )
         prefix = f"s{index}_"
         statements.extend("  " + _prefixed(s, prefix) for s in drawing._statements)
+        statements.extend("  " + s for s in _bounds(index, drawing._layout, prefix))
         statements.append("}")
         nodes += drawing.node_count
         edges += drawing.edge_count
-    rankdir = drawings[0]._graph_attrs.get("rankdir", "LR")
-    attrs = {"rankdir": rankdir, "fontname": "Helvetica", "newrank": "true"}
+    statements.extend(_grid(groups, rankdir))
+    attrs = {
+        "rankdir": rankdir,
+        "fontname": "Helvetica",
+        "newrank": "true",
+        "nodesep": "0.25",
+        "ranksep": "0.3",
+        "size": f"{MAX_WIDTH_INCHES},{MAX_HEIGHT_INCHES}",
+    }
     if title:
         attrs.update(label=f"<{_html_text(title)}>", labelloc="t", fontsize="16")
     return Drawing(statements, attrs, nodes, edges, title)
+
+
+def _groups(count: int, columns: int, rankdir: str) -> list[list[int]]:
+    """The frames' numbers in groups that share ranks, each group in reading order.
+
+    dot puts frames that share ranks side by side across the rank direction: next to each
+    other when the ranks run down (TB), one above the other when they run across (LR). So
+    a group is a row for TB and BT, and a column for LR and RL.
+    """
+    order = list(range(count))
+    if rankdir in ("TB", "BT"):
+        return [order[i : i + columns] for i in range(0, count, columns)]
+    return [order[c::columns] for c in range(min(columns, count))]
+
+
+def _across(groups: list[list[int]], rankdir: str) -> list[list[int]]:
+    """Each group in dot's order across the ranks: left to right for TB and BT, bottom to
+    top for LR and RL. dot keeps that order as written (see _grid)."""
+    return [group[::-1] if rankdir in ("LR", "RL") else group for group in groups]
+
+
+def _grid(groups: list[list[int]], rankdir: str) -> list[str]:
+    """Invisible edges and rank constraints between the frames' start_ and end_ points.
+
+    Within a group the start points share a rank, and so do the end points; edges between
+    the start points hold the order across the ranks. Groups follow each other along the
+    ranks (a frame's end before the start of the one in its place in the next group): down
+    for TB, up for BT, right for LR, left for RL.
+    """
+    lines = []
+    for group in _across(groups, rankdir):
+        for bound in ("start", "end"):
+            lines.append(f"{{ rank=same; {'; '.join(f'{bound}_{i}' for i in group)}; }}")
+        lines.extend(f'start_{a} -> start_{b} [style="invis"];' for a, b in zip(group, group[1:]))
+    along = groups[::-1] if rankdir in ("BT", "RL") else groups
+    for previous, group in zip(along, along[1:]):
+        lines.extend(f'end_{a} -> start_{b} [style="invis"];' for a, b in zip(previous, group))
+    return lines
+
+
+def _frame_label(title: str, index: int) -> str:
+    """A frame's title, as HTML: 'step 2 of 6: running AddBackward' on two lines, the first
+    bold, so a long title does not make the frame wider than its graph."""
+    head, colon, rest = (title or f"drawing {index + 1}").partition(": ")
+    left = '<br align="left"/>'  # ends a line, aligned left
+    label = f"<b>{_html_text(head)}</b>{left}"
+    return label + (f"{_html_text(rest)}{left}" if colon else "")
+
+
+def _bounds(index: int, layout: _Layout, prefix: str) -> list[str]:
+    """Two invisible points that bound a frame along the ranks: start_i before every node,
+    end_i after every node, so that ordering the points orders whole frames."""
+    tails = {tail for tail, _ in layout.edges}
+    heads = {head for _, head in layout.edges}
+    lines = [f"start_{index} [{_POINT}];", f"end_{index} [{_POINT}];"]
+    # dot keeps heavy edges straight: this one lines the two points up, across the frame.
+    lines.append(f'start_{index} -> end_{index} [style="invis", weight="10"];')
+    # Weight 0: these edges bound the frame without pulling its nodes out of place. The two
+    # that keep their weight hold the points in line with the frame's first and last node,
+    # so that frames line up.
+    for dot_id in layout.ids:
+        weight = "" if dot_id == layout.first else ', weight="0"'
+        if dot_id not in heads:
+            lines.append(f'start_{index} -> {prefix}{dot_id} [style="invis"{weight}];')
+        weight = "" if dot_id == layout.last else ', weight="0"'
+        if dot_id not in tails:
+            lines.append(f'{prefix}{dot_id} -> end_{index} [style="invis"{weight}];')
+    return lines
 
 
 # --------------------------------------------------------------------------- the walk
@@ -287,7 +486,15 @@ class _Step:
 class _Graph:
     """The graph behind some outputs, walked breadth-first from them to the leaves."""
 
-    def __init__(self, roots: list[Variable], show_saved: bool, max_nodes: int | None) -> None:
+    def __init__(
+        self,
+        roots: list[Variable],
+        show_saved: bool,
+        max_nodes: int | None,
+        names: dict[int, str] | None = None,
+    ) -> None:
+        # Names given with params= or model=, by id() of the Variable (the caller holds them).
+        self.names = names or {}
         self.items: dict[Any, _Item] = {}
         self.edges: list[tuple[_Item, _Item, str]] = []
         self.roots = set()
@@ -419,8 +626,47 @@ class _Graph:
 
     # ----------------------------------------------------------------------- DOT text
 
+    def label(self, variable: Variable | None) -> str | None:
+        """What a Variable is called: the name given to draw(), else its .name or role."""
+        if variable is None:
+            return None
+        return self.names.get(id(variable)) or variable.name or variable.role
+
+    def ranks(self) -> dict[_Item, int]:
+        """Each drawn node's rank: the length of its longest path to an output (0 for the
+        outputs). Saved values, which hang beside the graph, have none."""
+        inputs: dict[_Item, list[_Item]] = {}
+        consumers: Counter = Counter()
+        for tail, head, label in self.edges:
+            if not label:  # a saved value's dashed edge does not shape the layout
+                inputs.setdefault(head, []).append(tail)
+                consumers[tail] += 1
+        visible = [item for item in self.items.values() if item.visible and item.kind != "saved"]
+        rank = dict.fromkeys(visible, 0)
+        # Walk from the outputs: a node is ranked once all its consumers are.
+        ready = [item for item in visible if consumers[item] == 0]
+        while ready:
+            item = ready.pop()
+            for tail in inputs.get(item, []):
+                rank[tail] = max(rank[tail], rank[item] + 1)
+                consumers[tail] -= 1
+                if consumers[tail] == 0:
+                    ready.append(tail)
+        return rank
+
+    def depth_and_width(self) -> tuple[int, int]:
+        """The number of ranks (the longest path from an output, counted in nodes) and the
+        number of nodes on the widest rank."""
+        per_rank = Counter(self.ranks().values())
+        return max(per_rank) + 1, max(per_rank.values())
+
+    def auto_rankdir(self) -> str:
+        """Top to bottom for a graph deeper than it is wide, else left to right."""
+        depth, width = self.depth_and_width()
+        return "TB" if depth > width else "LR"
+
     def drawing(
-        self, show_data: bool, show_grad: bool, rankdir: str, step: _Step | None
+        self, show_data: bool, show_grad: bool, rankdir: str | None, step: _Step | None
     ) -> Drawing:
         statements = []
         for key, item in self.items.items():
@@ -447,17 +693,43 @@ class _Graph:
             suffix = f" [{_attributes(attrs)}]" if attrs else ""
             statements.append(f"{tail.dot_id} -> {head.dot_id}{suffix};")
         graph_attrs = {
-            "rankdir": rankdir,
+            "rankdir": rankdir or self.auto_rankdir(),
             "fontname": "Helvetica",
             "nodesep": "0.25",
             "ranksep": "0.35",
+            "size": f"{MAX_WIDTH_INCHES},{MAX_HEIGHT_INCHES}",
         }
         title = ""
         if step is not None:
-            title = _step_title(step)
+            title = self.step_title(step)
             graph_attrs.update(label=f"<{_html_text(title)}>", labelloc="t", fontsize="13")
         nodes = len(statements) - len(self.edges)
-        return Drawing(statements, graph_attrs, nodes, len(self.edges), title)
+        return Drawing(statements, graph_attrs, nodes, len(self.edges), title, self.layout())
+
+    def layout(self) -> _Layout:
+        """What strip() needs to place this drawing as a frame (see _Layout)."""
+        ranks = self.ranks()
+        return _Layout(
+            ids=[item.dot_id for item in self.items.values() if item.visible],
+            edges=[(t.dot_id, h.dot_id) for t, h, label in self.edges if not label],
+            first=max(ranks, key=ranks.__getitem__).dot_id,  # the first of the deepest
+            last=min(ranks, key=ranks.__getitem__).dot_id,  # the first output
+        )
+
+    def step_title(self, step: _Step) -> str:
+        """'step 2 of 6: running AddBackward → z': what one backward_steps frame shows."""
+        node = step.node
+        if type(node) is AccumulateGrad:
+            action = f"AccumulateGrad adds into {self.label(node.variable) or 'the leaf'}.grad"
+        else:
+            action = f"running {node.name()}"
+            # Several nodes can share a name (two MulBackwards): the output's name tells them
+            # apart.
+            outputs = [_output_of(node, nr) for nr in range(len(node._output_refs))]
+            names = [name for name in map(self.label, outputs) if name]
+            if names:
+                action += f" → {', '.join(names)}"
+        return f"step {step.number} of {step.total}: {action}"
 
     def _summary_statement(self, item: _Item, step: _Step | None) -> str:
         fill, border = STYLE["summary"]
@@ -513,7 +785,7 @@ class _Graph:
         temporary = kind == "value" and variable is None and not note
         fill, border = STYLE[kind]
         width = "1"
-        rows = [] if temporary else [_title_row(variable, kind)]
+        rows = [] if temporary else [_title_row(self.label(variable), kind)]
         described = _describe_value(variable, item)
         if described:
             rows.append(_small(described))
@@ -536,8 +808,8 @@ class _Graph:
             if _is_current(key, step):
                 fill, border = CURRENT
                 width = "3"
-        elif show_grad and variable is not None and variable.grad is not None:
-            rows.append(_small(word + _value_preview(variable.grad.data), GRAD_COLOUR))
+        elif show_grad and _grad_of(variable) is not None:
+            rows.append(_small(word + _value_preview(_grad_of(variable)), GRAD_COLOUR))
         table = "".join(f"<tr><td>{row}</td></tr>" for row in rows)
         label = f'<<table border="0" cellborder="0" cellpadding="1">{table}</table>>'
         style = "rounded,dashed,filled" if temporary else "rounded,filled"
@@ -554,14 +826,21 @@ class _Graph:
         return f"{item.dot_id} [{_attributes(attrs)}];"
 
 
-def _title_row(variable: Variable | None, kind: str) -> str:
+def _title_row(title: str | None, kind: str) -> str:
     """Bold name or role when there is one; otherwise what the box is, in italics."""
     if kind == "saved":
         return "<b>saved</b>"
-    title = None if variable is None else (variable.name or variable.role)
     if title:
         return f"<b>{_html_text(_clip(title, 28))}</b>"
     return "<i>leaf</i>" if kind in ("leaf", "constant") else "<i>result</i>"
+
+
+def _grad_of(variable: Variable | None) -> Variable | None:
+    """`.grad` where backward fills it in: leaves, and results that call retain_grad().
+    (Reading it on any other result warns, as in PyTorch, and it is None there anyway.)"""
+    if variable is not None and (variable.is_leaf or variable.retains_grad):
+        return variable.grad
+    return None
 
 
 def _box_kind(key: Any, item: _Item, roots: set) -> str:
@@ -585,26 +864,6 @@ def _is_current(key: Any, step: _Step) -> bool:
 def _accumulator_key(node: AccumulateGrad) -> tuple:
     variable = node.variable
     return ("leaf", id(variable)) if variable is not None else ("gone", node)
-
-
-def _step_title(step: _Step) -> str:
-    node = step.node
-    if type(node) is AccumulateGrad:
-        variable = node.variable
-        who = (variable.name or variable.role) if variable is not None else None
-        action = f"AccumulateGrad adds into {who or 'the leaf'}.grad"
-    else:
-        action = f"running {node.name()}"
-        # Several nodes can share a name (two MulBackwards): the output's name tells them apart.
-        names = [_name_of(_output_of(node, nr)) for nr in range(len(node._output_refs))]
-        names = [name for name in names if name]
-        if names:
-            action += f" → {', '.join(names)}"
-    return f"step {step.number} of {step.total}: {action}"
-
-
-def _name_of(variable: Variable | None) -> str | None:
-    return None if variable is None else (variable.name or variable.role)
 
 
 def _output_of(node: BackwardNode, output_nr: int) -> Variable | None:
@@ -731,9 +990,10 @@ def _as_roots(outputs: Any, caller: str, single: bool = False) -> list[Variable]
 
 
 def _check_options(rankdir: Any, max_nodes: Any) -> None:
-    if rankdir not in RANKDIRS:
+    if rankdir is not None and rankdir not in RANKDIRS:
         raise ValueError(
-            f"rankdir must be one of {', '.join(RANKDIRS)} (LR: left to right); got {rankdir!r}."
+            f"rankdir must be one of {', '.join(RANKDIRS)} (LR: left to right), or None to "
+            f"pick one from the graph's shape; got {rankdir!r}."
         )
     if max_nodes is not None and (
         not isinstance(max_nodes, int) or isinstance(max_nodes, bool) or max_nodes < 1
@@ -741,6 +1001,34 @@ def _check_options(rankdir: Any, max_nodes: Any) -> None:
         raise ValueError(
             f"max_nodes must be a positive int (or None for no limit); got {max_nodes!r}."
         )
+
+
+def _names_of(params: Any, model: Any, caller: str) -> dict[int, str]:
+    """The names to show, by id() of the Variable: a model's Parameters, then `params`."""
+    names: dict[int, str] = {}
+    if model is not None:
+        from minigrad.nn.module import Module  # nn loads on first use, as in `import minigrad`
+
+        if not isinstance(model, Module):
+            raise TypeError(
+                f"{caller}(model=...) expects a minigrad.nn.Module, whose Parameters it "
+                f"names; got {_describe(model)}. To name other Variables, pass params=."
+            )
+        names.update((id(p), name) for name, p in model.named_parameters())
+    if params is not None:
+        if not isinstance(params, Mapping):
+            raise TypeError(
+                f"{caller}(params=...) expects a dict of name -> Variable, such as "
+                f"dict(model.named_parameters()); got {_describe(params)}."
+            )
+        for name, variable in params.items():
+            if not isinstance(name, str) or not isinstance(variable, Variable):
+                raise TypeError(
+                    f"{caller}(params=...) expects a dict of name -> Variable; its entry "
+                    f"{name!r} is {_describe(name)} -> {_describe(variable)}."
+                )
+            names[id(variable)] = name
+    return names
 
 
 def _describe(value: Any) -> str:

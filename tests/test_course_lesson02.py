@@ -354,6 +354,8 @@ def fit_slope_rebinds_then_reads_grad(w, xs, ys, lr, steps):
         (fit_slope_rebinds_then_reads_grad, r"did you replace w with a new Variable"),
     ],
 )
+# The planted rebinding mistake reads .grad of a non-leaf, which warns as in PyTorch.
+@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")
 def test_2_3_errors_get_a_hint(answer, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson02.check_2_3(answer)

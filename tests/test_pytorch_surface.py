@@ -561,3 +561,11 @@ def test_missing_names_in_nn_and_optim_say_so() -> None:
         AttributeError, match=r"does not have `torch.optim.SDG` yet.*`torch.optim.SGD`"
     ):
         torch.optim.SDG  # noqa: B018
+
+
+def test_sum_and_mean_take_numpys_axis_as_pytorch_does() -> None:
+    x = Variable(np.arange(6.0).reshape(2, 3))
+    assert x.sum(axis=1).tolist() == [3.0, 12.0]
+    assert torch.mean(x, axis=0).tolist() == [1.5, 2.5, 3.5]
+    with pytest.raises(TypeError, match="both dim=0 and axis=1"):
+        x.sum(0, axis=1)

@@ -613,7 +613,8 @@ ENGINE_CASES = [
         "MiniGrad rocks",
         [],
     ),
-    ("remove", "cheap kettle, Cheap!", 'Remove the word "cheap".', [], "kettle,", []),
+    # Prose (it ends with "!"): the clause ", Cheap!" goes whole, the sentence keeps its mark.
+    ("remove", "cheap kettle, Cheap!", 'Remove the word "cheap".', [], "Kettle!", []),
     (
         "remove-whole-words-only",
         "cheapest kettle",
@@ -727,11 +728,12 @@ ENGINE_CASES = [
         [],
     ),
     (
+        # Asked to end with a period, the text is a sentence: it starts with a capital too.
         "pattern-dot-suffix",
         "one two",
         "Make the text match the pattern /\\.$/.",
         [],
-        "one two.",
+        "One two.",
         [],
     ),
     (

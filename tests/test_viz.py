@@ -1,11 +1,14 @@
 """Graph drawings (minigrad.viz): DOT text, counts, colours, backward steps and rendering."""
 
+import base64
+import json
 import os
 import re
 import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -77,6 +80,40 @@ def engine_steps(out: Variable, **kwargs) -> list[str]:
     return names
 
 
+def small_mlp() -> tuple[minigrad.nn.Module, Variable]:
+    """A 2-layer MLP, 3 -> 4 -> 2, and a loss after backward: (model, loss)."""
+    model = minigrad.nn.Sequential(
+        minigrad.nn.Linear(3, 4), minigrad.nn.Tanh(), minigrad.nn.Linear(4, 2)
+    )
+    model.x = Variable([[0.5, -1.0, 2.0]], name="x")  # held, so it is drawn with its name
+    loss = (model(model.x) ** 2).mean()
+    loss.name = "loss"
+    loss.backward()
+    return model, loss
+
+
+def frame_order(drawing: viz.Drawing) -> list[list[int]]:
+    """Where dot put a strip's frames: their numbers, row by row, each row left to right."""
+    rendered = subprocess.run(
+        ["dot", "-Tjson"], input=drawing.source, capture_output=True, text=True, check=True
+    )
+    boxes = {}  # frame number -> (left, top, right, bottom), y growing downwards
+    for obj in json.loads(rendered.stdout).get("objects", []):
+        if obj.get("name", "").startswith("cluster_"):
+            left, bottom, right, top = map(float, obj["bb"].split(","))
+            boxes[int(obj["name"].removeprefix("cluster_"))] = (left, -top, right, -bottom)
+    rows: list[list[int]] = []
+    for frame in sorted(boxes, key=lambda f: boxes[f][1]):
+        # A frame belongs to a row when their vertical extents overlap.
+        for row in rows:
+            if boxes[frame][1] < boxes[row[0]][3] and boxes[row[0]][1] < boxes[frame][3]:
+                row.append(frame)
+                break
+        else:
+            rows.append([frame])
+    return [sorted(row, key=lambda f: boxes[f][0]) for row in rows]
+
+
 def frame_action(drawing: viz.Drawing) -> str:
     """'running XBackward' or 'AccumulateGrad adds into a.grad', from a frame's title."""
     match = re.fullmatch(r"step (\d+) of (\d+): (.*)", drawing.title)
@@ -86,9 +123,11 @@ def frame_action(drawing: viz.Drawing) -> str:
 
 # --------------------------------------------------------------------------- 1. DOT text
 
+# The graph is deeper (5 ranks: y, SumBackward, x * w, MulBackward, x and w) than it is wide
+# (2), so it is drawn top to bottom, within the 9-inch width that fits a notebook cell.
 HEADER = """\
 digraph minigrad {
-  graph [rankdir="LR", fontname="Helvetica", nodesep="0.25", ranksep="0.35"];
+  graph [rankdir="TB", fontname="Helvetica", nodesep="0.25", ranksep="0.35", size="9,100"];
   node [fontname="Helvetica", fontsize=11, style=filled];
   edge [color="#495057", arrowsize=0.7, fontname="Helvetica"];
 """
@@ -147,6 +186,7 @@ def test_dot_text_after_backward_shows_the_gradient_of_w() -> None:
 
 DETERMINISM_PROGRAM = textwrap.dedent(
     """
+    import hashlib
     import sys
     from minigrad import Variable, viz
 
@@ -159,6 +199,7 @@ DETERMINISM_PROGRAM = textwrap.dedent(
     sys.stdout.write(drawing.source)
     sys.stdout.write("=====\\n")
     sys.stdout.write(drawing.svg())
+    sys.stdout.write(hashlib.sha256(drawing.png()).hexdigest())
     """
 )
 
@@ -636,13 +677,44 @@ def test_repr_is_a_stable_summary() -> None:
     assert all("0x" not in repr(frame) for frame in frames)
 
 
-def test_jupyter_gets_svg_and_text() -> None:
-    """_repr_mimebundle_ offers the SVG and the one-line summary."""
+def test_jupyter_gets_svg_png_and_text() -> None:
+    """_repr_mimebundle_ offers the SVG, a PNG (for untrusted notebooks, GitHub, VS Code)
+    and the one-line summary, with the PNG's display width as metadata."""
     _, _, y = small_graph()
     drawing = viz.draw(y)
-    bundle = drawing._repr_mimebundle_()
-    assert set(bundle) == {"image/svg+xml", "text/plain"}
-    assert "<svg" in bundle["image/svg+xml"] and bundle["text/plain"] == repr(drawing)
+    data, metadata = drawing._repr_mimebundle_()
+    assert set(data) == {"image/svg+xml", "image/png", "text/plain"}
+    assert data["text/plain"] == repr(drawing) == "<Drawing: 6 nodes, 5 edges>"
+    png = base64.b64decode(data["image/png"])
+    assert png.startswith(PNG_MAGIC) and png == drawing.png()
+    # Shown at the SVG's size: PNG pixels at 144 dpi, CSS pixels at 96 an inch.
+    width = int.from_bytes(png[16:20], "big")
+    assert metadata == {"image/png": {"width": round(width * 96 / viz.PNG_DPI)}}
+    svg_width_pt = float(re.search(r'<svg[^>]* width="([\d.]+)pt"', drawing.svg()).group(1))
+    assert metadata["image/png"]["width"] == pytest.approx(svg_width_pt * 96 / 72, abs=2)
+    # The SVG shrinks to the cell where it is drawn inline; otherwise it is dot's own.
+    assert data["image/svg+xml"].startswith(drawing.svg()[: drawing.svg().index("<svg")])
+    assert '<svg style="max-width:100%;height:auto" ' in data["image/svg+xml"]
+    assert data["image/svg+xml"].replace('style="max-width:100%;height:auto" ', "") == drawing.svg()
+
+
+def test_ipython_displays_the_png_with_its_width() -> None:
+    """IPython takes the (data, metadata) pair: what a notebook stores for the drawing."""
+    formatters = pytest.importorskip("IPython.core.formatters")
+    _, _, y = small_graph()
+    data, metadata = formatters.DisplayFormatter().format(viz.draw(y))
+    assert {"image/svg+xml", "image/png", "text/plain"} <= set(data)
+    assert data["text/plain"] == "<Drawing: 6 nodes, 5 edges>"
+    assert metadata["image/png"]["width"] > 0
+
+
+def test_a_lesson_sized_png_is_tens_of_kilobytes() -> None:
+    """A 256-colour palette keeps the PNG small (an MLP's drawing, 26 nodes, under 100 KB)."""
+    model, loss = small_mlp()
+    png = viz.draw(loss, model=model).png()
+    assert png.startswith(PNG_MAGIC)
+    assert len(png) < 100_000
+    assert len(viz.draw(small_graph()[2]).png()) < 30_000
 
 
 def test_save_writes_each_format(tmp_path) -> None:
@@ -729,3 +801,211 @@ def test_running_node_folded_away_lights_up_the_summary() -> None:
     frames = viz.backward_steps(y, max_nodes=4)
     for frame in frames:
         assert frame.source.count(viz.CURRENT[1]) == 1, frame.title
+
+
+# --------------------------------------------------------------------------- 12. layout
+
+
+def test_a_graph_deeper_than_wide_is_drawn_top_to_bottom() -> None:
+    """rankdir=None: TB when the longest path from the output has more nodes than the widest
+    rank, else LR; an explicit rankdir wins."""
+    chain = tanh_chain(3)  # 7 ranks of one node each
+    assert 'rankdir="TB"' in viz.draw(chain).source
+    assert 'rankdir="LR"' in viz.draw(chain, rankdir="LR").source
+    # stack of five leaves: 3 ranks (output, StackBackward, leaves), the widest holds five.
+    leaves = [Variable(float(i), requires_grad=True, name=f"x{i}") for i in range(5)]
+    wide = minigrad.stack(leaves)
+    assert 'rankdir="LR"' in viz.draw(wide).source
+    assert 'rankdir="BT"' in viz.draw(wide, rankdir="BT").source
+    # One box: as deep as it is wide, so left to right.
+    assert 'rankdir="LR"' in viz.draw(Variable(1.0)).source
+
+
+def test_depth_counts_the_longest_path_not_the_first_one_found() -> None:
+    """x feeds the output directly and through four tanh. Its longest path puts it on the
+    last of 11 ranks, one node each (the first path found would put it beside h)."""
+    x = Variable([0.5], requires_grad=True, name="x")
+    h = x
+    for _ in range(4):
+        h = h.tanh()
+    out = h + x
+    graph = viz._Graph([out], show_saved=False, max_nodes=None)
+    assert graph.depth_and_width() == (11, 1)
+    assert graph.auto_rankdir() == "TB"
+    # Saved values hang beside the graph and change neither number.
+    assert viz._Graph([out], True, None).depth_and_width() == (11, 1)
+
+
+def test_max_nodes_folding_is_ranked_with_its_summary() -> None:
+    """The folded drawing is ranked as drawn: output, tanh nodes kept, the summary node."""
+    h = tanh_chain(50)
+    graph = viz._Graph([h], show_saved=False, max_nodes=10)
+    assert graph.depth_and_width() == (11, 1)
+    assert 'rankdir="TB"' in viz.draw(h, max_nodes=10).source
+
+
+def test_backward_steps_frames_share_the_chosen_direction() -> None:
+    """Every frame of a deep graph is TB; rankdir="LR" applies to all of them."""
+    graph = diamond()
+    frames = viz.backward_steps(graph["out"], retain_graph=True)
+    assert all('rankdir="TB"' in frame.source for frame in frames)
+    frames = viz.backward_steps(graph["out"], rankdir="LR")
+    assert all('rankdir="LR"' in frame.source for frame in frames)
+
+
+def test_drawings_fit_a_notebook_cell() -> None:
+    """A chain drawn left to right would be ~60 inches wide: dot shrinks it to 9 inches
+    (864 CSS pixels), and the PNG to 9 inches at 144 dpi."""
+    wide = viz.draw(tanh_chain(12), rankdir="LR")
+    assert f'size="{viz.MAX_WIDTH_INCHES},{viz.MAX_HEIGHT_INCHES}"' in wide.source
+    svg_width_pt = float(re.search(r'<svg[^>]* width="([\d.]+)pt"', wide.svg()).group(1))
+    assert svg_width_pt <= 9 * 72 + 1
+    png = wide.png()
+    assert int.from_bytes(png[16:20], "big") <= 9 * viz.PNG_DPI + 2
+    _, metadata = wide._repr_mimebundle_()
+    assert metadata["image/png"]["width"] <= 9 * 96 + 2
+
+
+def test_a_two_layer_mlp_fits_a_cell_top_to_bottom() -> None:
+    """The MLP of the lessons is drawn TB, narrower than a cell and not shrunk."""
+    model, loss = small_mlp()
+    drawing = viz.draw(loss, model=model)
+    assert 'rankdir="TB"' in drawing.source
+    svg_width_pt = float(re.search(r'<svg[^>]* width="([\d.]+)pt"', drawing.svg()).group(1))
+    assert svg_width_pt < 9 * 72
+    assert 'transform="scale(1 1)' in drawing.svg()  # natural size: labels stay readable
+
+
+# --------------------------------------------------------------------------- 13. names
+
+
+def test_params_name_the_boxes_of_a_models_weights() -> None:
+    """draw(y, params=dict(model.named_parameters())), as in torchviz."""
+    model, loss = small_mlp()
+    source = viz.draw(loss, params=dict(model.named_parameters())).source
+    for name, shape in (("0.weight", "(4, 3)"), ("0.bias", "(4,)"), ("2.weight", "(2, 4)")):
+        _, box = the_node(source, f"<b>{name}</b>")
+        assert f"{shape} float64" in box and style_of("leaf") in box
+    assert "<b>2.bias</b>" in source
+    assert "<b>x</b>" in source and "<b>loss</b>" in source  # their own names stay
+
+
+def test_model_names_its_parameters_like_params() -> None:
+    """draw(y, model=model) is draw(y, params=dict(model.named_parameters()))."""
+    model, loss = small_mlp()
+    by_params = viz.draw(loss, params=dict(model.named_parameters())).source
+    assert viz.draw(loss, model=model).source == by_params
+
+
+def test_given_names_win_over_own_names_and_params_over_model() -> None:
+    """A parameter's .name gives way to the name it has in the model; params= wins over
+    model= for the Variables it names, and can name any Variable."""
+    model, loss = small_mlp()
+    model[0].weight.name = "W1"
+    source = viz.draw(loss, model=model).source
+    assert "<b>0.weight</b>" in source and "<b>W1</b>" not in source
+    first = model[0].weight
+    source = viz.draw(loss, model=model, params={"first layer": first, "the loss": loss}).source
+    assert "<b>first layer</b>" in source and "<b>0.weight</b>" not in source
+    assert "<b>the loss</b>" in source and "<b>2.weight</b>" in source
+    # Names of Variables that are not in the graph are ignored.
+    assert viz.draw(loss, params={"other": Variable(1.0)}).source == viz.draw(loss).source
+
+
+def test_backward_steps_frames_use_the_names() -> None:
+    """A frame's title says which parameter AccumulateGrad fills."""
+    model = minigrad.nn.Linear(2, 1)
+    loss = model(Variable([[1.0, 2.0]])).sum()
+    frames = viz.backward_steps(loss, model=model)
+    actions = [frame_action(frame) for frame in frames]
+    assert "AccumulateGrad adds into weight.grad" in actions
+    assert "AccumulateGrad adds into bias.grad" in actions
+    assert all("<b>weight</b>" in frame.source for frame in frames)
+
+
+@pytest.mark.parametrize(
+    ("make_kwargs", "message"),
+    [
+        (lambda m: {"params": ["w"]}, r"params=.*dict of name -> Variable.*got a list of str"),
+        (
+            lambda m: {"params": m.named_parameters()},
+            r"dict\(model.named_parameters\(\)\); got gen",
+        ),
+        (lambda m: {"params": {"w": 3.0}}, r"entry 'w' is str -> float"),
+        (lambda m: {"params": {1: m.weight}}, r"entry 1 is int -> Parameter"),
+        (lambda m: {"model": "model"}, r"model=.*minigrad.nn.Module.*got str"),
+        (lambda m: {"model": dict(m.named_parameters())}, r"model=.*Module.*got dict.*params="),
+    ],
+    ids=["list", "generator", "not-a-variable", "not-a-str", "str-model", "dict-model"],
+)
+def test_bad_params_or_model_are_type_errors_saying_what_to_pass(make_kwargs, message) -> None:
+    """params must be a dict of str -> Variable, model a minigrad Module."""
+    model = minigrad.nn.Linear(2, 1)
+    loss = model(Variable([[1.0, 2.0]])).sum()
+    with pytest.raises(TypeError, match=message):
+        viz.draw(loss, **make_kwargs(model))
+    with pytest.raises(TypeError, match="backward_steps"):
+        viz.backward_steps(loss, **make_kwargs(model))
+    assert model.weight.grad is None  # rejected before backward ran
+
+
+def test_drawing_after_backward_does_not_warn_about_non_leaf_grads() -> None:
+    """Reading .grad of a result warns, as in PyTorch; a drawing reads it only where
+    backward fills it (leaves and retain_grad() results)."""
+    model, loss = small_mlp()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        source = viz.draw(loss, model=model).source
+        viz.backward_steps(tanh_chain(3).sum())
+    assert source.count(">grad ") == 4  # the four parameters
+
+
+# --------------------------------------------------------------------------- 14. strips
+
+
+@pytest.mark.parametrize("rankdir", ["TB", "LR", "BT", "RL"])
+@pytest.mark.parametrize(("count", "columns"), [(6, 3), (6, 2), (5, 2), (5, 3), (4, 4), (3, 1)])
+def test_strip_lays_frames_out_in_rows_read_like_a_page(rankdir, count, columns) -> None:
+    """columns=3: frames 1-3 in the first row, 4-6 in the second, whatever the direction."""
+    frames = viz.backward_steps(diamond()["out"], rankdir=rankdir)[:count]
+    order = frame_order(viz.strip(frames, columns=columns))
+    expected = [list(range(i, min(i + columns, count))) for i in range(0, count, columns)]
+    assert order == expected
+
+
+def test_strip_of_different_drawings_keeps_the_reading_order() -> None:
+    """Frames of different sizes (lessons put a graph beside its derivative) still read
+    like a page."""
+    for rankdir in ("TB", "LR"):
+        deep = viz.draw(diamond()["out"], rankdir=rankdir)
+        small = viz.draw(small_graph()[2], rankdir=rankdir)
+        strip = viz.strip([deep, small, small, deep, small], columns=2)
+        assert frame_order(strip) == [[0, 1], [2, 3], [4]]
+
+
+def test_strip_titles_each_frame_on_two_lines() -> None:
+    """'step 1 of 3' in bold, then the action, each line aligned left."""
+    frames = viz.backward_steps(small_graph()[2])
+    source = viz.strip(frames, columns=3).source
+    assert '<b>step 1 of 3</b><br align="left"/>running SumBackward → y<br align="left"/>' in source
+
+
+def test_strip_of_frames_in_different_directions_is_top_to_bottom() -> None:
+    """Frames that agree keep their direction; frames that disagree are drawn TB."""
+    deep = viz.draw(tanh_chain(3))
+    flat = viz.draw(Variable(1.0))
+    assert 'rankdir="LR"' in viz.strip([flat, flat]).source
+    assert 'rankdir="TB"' in viz.strip([flat, deep]).source
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True])
+def test_strip_columns_must_be_a_positive_int(bad) -> None:
+    frames = viz.backward_steps(small_graph()[2])
+    with pytest.raises(ValueError, match="columns"):
+        viz.strip(frames, columns=bad)
+
+
+def test_a_strip_cannot_go_into_another_strip() -> None:
+    frames = viz.backward_steps(small_graph()[2])
+    with pytest.raises(TypeError, match="not another strip"):
+        viz.strip([viz.strip(frames), frames[0]])

@@ -373,11 +373,12 @@ def _seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Varia
                 f"sure it was not computed under no_grad()."
             )
         if seed is None:
-            if root.is_text and getattr(root.grad_fn._function, "explains", False):
-                # An evaluator's explanation is its own feedback: start from it.
-                seeds.append(Variable._make(root.data))
-                continue
             if root.is_text:
+                node = root.grad_fn  # None for a text leaf
+                if node is not None and getattr(node._function, "explains", False):
+                    # An evaluator's explanation is its own feedback: start from it.
+                    seeds.append(Variable._make(root.data))
+                    continue
                 raise RuntimeError(
                     f"element {index} is a text Variable: its gradient is feedback, which "
                     f"cannot be created implicitly. Pass it: "

@@ -9,6 +9,7 @@ the node is also the `ctx` that forward filled, and the engine later calls
 from __future__ import annotations
 
 import functools
+import inspect
 import traceback
 import weakref
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import anomaly
+from minigrad.autodiff import anomaly, mistakes
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.devices import DeviceMismatchError, is_on_cuda, mixed_devices
 from minigrad.variable import Variable
@@ -198,7 +199,11 @@ class BackwardNode(FunctionCtx):
 
     def _call_backward(self, grad_outputs: list) -> tuple:
         """Run the Function's backward and check its answer: one gradient per input."""
-        grads = self._function.backward(self, *grad_outputs)
+        try:
+            grads = self._function.backward(self, *grad_outputs)
+        except (TypeError, ValueError) as error:
+            _explain_backward_error(self, grad_outputs, error)
+            raise
         if type(grads) is not tuple:
             grads = (grads,)
         shapes = self._input_shapes
@@ -304,11 +309,21 @@ class Function:
         super().__init_subclass__(**kwargs)
         # Decided once per class: which of the two forward styles this Function uses.
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
+        forward = cls.__dict__.get("forward")
+        if forward is not None:
+            # apply calls the forward you wrote as `_forward`. `forward` itself gets a guard
+            # that explains a direct call, Square.forward(x), meant as Square.apply(x).
+            cls._forward = forward
+            function = forward.__func__ if isinstance(forward, staticmethod) else forward
+            if inspect.isfunction(function):
+                cls.forward = staticmethod(mistakes.guard_direct_forward(cls, function))
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
         """Compute the outputs from the inputs. Runs with grad recording off."""
         raise NotImplementedError("You must implement the forward function of your Function.")
+
+    _forward = forward
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
@@ -334,15 +349,21 @@ class Function:
         _grad_state.enabled = False  # what forward computes is never recorded
         try:
             if cls._uses_setup_context:
-                raw = cls.forward(*args, **kwargs)
+                raw = cls._forward(*args, **kwargs)
                 outputs = _wrap_outputs(cls, raw)
                 cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
             else:
-                raw = cls.forward(ctx, *args, **kwargs)
+                raw = cls._forward(ctx, *args, **kwargs)
                 outputs = _wrap_outputs(cls, raw)
         except DeviceMismatchError as error:
             # The kernels noticed two devices; say it about Variables, whatever the op.
             raise mixed_devices(error) from None
+        except TypeError:
+            # forward's parameters may not fit the call (a forward without ctx, ...).
+            clearer = mistakes.forward_call_error(cls, args, kwargs)
+            if clearer is None:
+                raise
+            raise clearer from None
         finally:
             _grad_state.enabled = previous
 
@@ -366,6 +387,17 @@ class Function:
 
 
 # --------------------------------------------------------------------------- helpers of apply
+
+
+def _explain_backward_error(node: BackwardNode, grad_outputs: list, error: Exception) -> None:
+    """Raise a clearer error when backward's parameters do not fit its call; add a hint to
+    the usual ctx.saved_tensors slips. Anything else goes on unchanged."""
+    clearer = mistakes.backward_call_error(node._function, len(grad_outputs))
+    if clearer is not None:
+        raise clearer from None
+    note = mistakes.backward_error_note(node._function, node._saved, error)
+    if note is not None:
+        mistakes.add_note(error, note)
 
 
 def _share_version_counter(output: Any, source: Any) -> None:

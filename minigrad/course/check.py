@@ -7,7 +7,10 @@ answer is right and otherwise raises CheckError with the mistake it most likely 
 
 from __future__ import annotations
 
+import linecache
+import os
 import sys
+import sysconfig
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -26,7 +29,66 @@ HintRule = (
 
 
 class CheckError(Exception):
-    """An exercise's answer is not right yet; the message says what to look at."""
+    """An exercise's answer is not right yet; the message says what to look at.
+
+    In IPython and Jupyter a CheckError shows as its message alone, not as a traceback
+    through the checks: IPython calls `_render_traceback_` for the lines to print. When the
+    learner's own code raised the error behind it, the line of their code that did follows.
+    Elsewhere (pytest, plain Python) it is an ordinary exception with a normal traceback.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        lines = [f"{type(self).__name__}: {self}"]
+        behind = self.__cause__ or self.__context__
+        if behind is not None and not isinstance(behind, CheckError):
+            try:
+                lines += _learner_line(behind)
+            except Exception:  # noqa: BLE001 - the message alone is still the useful part
+                pass
+        return lines
+
+
+def _learner_line(error: BaseException) -> list[str]:
+    """Where the learner's code raised `error`: the deepest frame of its traceback that is
+    neither minigrad nor an installed package, as ["Your code, Cell In[5], line 3, in f:",
+    "    source line"]; [] when there is none."""
+    found = None
+    library = _library_folders()
+    traceback = error.__traceback__
+    while traceback is not None:
+        code = traceback.tb_frame.f_code
+        filename = code.co_filename
+        if not filename.startswith("<frozen") and not os.path.abspath(filename).startswith(library):
+            found = (filename, traceback.tb_lineno, code.co_name)
+        traceback = traceback.tb_next
+    if found is None:
+        return []
+    filename, line, function = found
+    where = f"{_cell_or_file(filename)}, line {line}"
+    if function != "<module>":
+        where += f", in {function}"
+    source = linecache.getline(filename, line).strip()
+    return [f"Your code, {where}:"] + ([f"    {source}"] if source else [])
+
+
+def _library_folders() -> tuple[str, ...]:
+    """minigrad's own folders (the kernels too) and those of the installed packages."""
+    folders = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    kernels = sys.modules.get("minigrad.kernels")  # loaded only when a kernel was used
+    if kernels is not None and getattr(kernels, "__file__", None):
+        folders.add(os.path.dirname(os.path.abspath(kernels.__file__)))
+    paths = sysconfig.get_paths()
+    folders.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+    return tuple(os.path.join(folder, "") for folder in folders)
+
+
+def _cell_or_file(filename: str) -> str:
+    """'Cell In[5]' for a notebook cell (as IPython names it), else the file name."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    named = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    label = named(filename) if named is not None else None
+    return f"{label[0]} {label[1]}" if label else filename
 
 
 def passed(exercise: str) -> None:

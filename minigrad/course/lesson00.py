@@ -1,10 +1,63 @@
-"""Checks for lesson 00 (welcome)."""
+"""Checks for lesson 00 (welcome), and its environment report."""
 
 from __future__ import annotations
 
+import os
+import platform
+import shutil
+import sys
 from typing import Any
 
+import numpy as np
+
+import minigrad
 from minigrad.course import check
+
+
+def environment() -> None:
+    """Print the versions in use, whether Graphviz's `dot` is installed, and where the CUDA
+    kernels of lesson 08 will run. Every answer is a set-up that works."""
+    dot = shutil.which("dot")
+    lines = [
+        f"Python    {platform.python_version()}",
+        f"NumPy     {np.__version__}",
+        f"minigrad  {minigrad.__version__}",
+        f"Graphviz  {f'dot found at {dot}' if dot else 'dot not found: graphs are shown as text'}",
+        f"CUDA      {cuda_status(os.environ.get('NUMBA_ENABLE_CUDASIM'), _gpu_name)}",
+    ]
+    # One write: print() per line lets Jupyter store the report as several outputs.
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def cuda_status(simulator: str | None, gpu_name: Any) -> str:
+    """Where kernels run, given NUMBA_ENABLE_CUDASIM (None when unset) and a function that
+    returns the GPU's name, or None without one (asked only when it matters: it imports
+    numba, which takes a moment)."""
+    if simulator == "1":
+        return "Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): kernels run on the CPU"
+    gpu = gpu_name()
+    if simulator == "0":
+        if gpu:
+            return f"GPU {gpu} (NUMBA_ENABLE_CUDASIM=0): kernels run on it"
+        return (
+            "no GPU found, and NUMBA_ENABLE_CUDASIM=0 asks for one: start Jupyter without it "
+            "(make lab) to run the kernels in Numba's simulator"
+        )
+    if gpu:
+        return (
+            f"GPU {gpu} found; lesson 08 runs the kernels in Numba's simulator unless Jupyter "
+            f"starts with NUMBA_ENABLE_CUDASIM=0"
+        )
+    return "no GPU: kernels will run in Numba's CUDA simulator, which lesson 08 turns on"
+
+
+def _gpu_name() -> str | None:
+    from numba import cuda
+
+    if not cuda.is_available():
+        return None
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def check_0_1(slope: Any) -> None:

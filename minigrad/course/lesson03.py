@@ -43,19 +43,9 @@ def _apply(
         text = str(error)
         if "returned None" in text:
             check.fail(exercise, f"{call}: forward returned None; did you forget `return`?")
-        if "positional argument" in text and cls.setup_context is not Function.setup_context:
-            check.fail(
-                exercise,
-                f"{call} raised TypeError: {text}. In the setup_context style forward takes "
-                f"only the inputs, without ctx; setup_context(ctx, inputs, output) takes ctx.",
-            )
-        if "positional argument" in text:
-            check.fail(
-                exercise,
-                f"{call} raised TypeError: {text}. forward takes ctx first, then one "
-                f"parameter per input: forward(ctx, ...).",
-            )
-        check.fail(exercise, f"{call} raised TypeError: {text}")
+        # A forward (or setup_context) whose parameters do not fit gets its explanation
+        # from apply itself ("... has no ctx parameter: ..."); any other goes on as it is.
+        check.explain_error(exercise, call, error)
     except ValueError as error:
         if "unpack" in str(error):
             check.fail(

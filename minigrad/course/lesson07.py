@@ -503,6 +503,10 @@ PAGE_CONSTRAINTS = ('Keep the word "brass".', 'Keep the word "rechargeable".')
 PAGE_STARTS = (
     "This small plastic lamp lights your desk for hours in polished brass",
     "Our rechargeable brass lamp lights your desk at work or at home",
+    # Within the word limit but without "rechargeable": adding it makes the page too long,
+    # which only the next step's feedback says, so this one takes two steps (and shows
+    # whether each step starts from fresh feedback).
+    "A small brass lamp that lights your desk all night",
 )
 
 

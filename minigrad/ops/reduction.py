@@ -252,14 +252,25 @@ def _all_dims(dim: Any) -> Any:
 # --------------------------------------------------------------------------- the op table
 
 
+def _dim_or_axis(dim: Any, axis: Any, op: str) -> Any:
+    """PyTorch accepts NumPy's `axis=` as another name for `dim=`."""
+    if axis is not None and dim is not None:
+        raise TypeError(f"{op}() got both dim={dim!r} and axis={axis!r}; pass one of them.")
+    return dim if axis is None else axis
+
+
 @register("sum")
-def reduce_sum(x: Variable, dim: Any = None, keepdim: bool = False) -> Variable:
-    return Sum.apply(x, dim, keepdim)
+def reduce_sum(
+    x: Variable, dim: Any = None, keepdim: bool = False, *, axis: Any = None
+) -> Variable:
+    return Sum.apply(x, _dim_or_axis(dim, axis, "sum"), keepdim)
 
 
 @register("mean")
-def reduce_mean(x: Variable, dim: Any = None, keepdim: bool = False) -> Variable:
-    return Mean.apply(x, dim, keepdim)
+def reduce_mean(
+    x: Variable, dim: Any = None, keepdim: bool = False, *, axis: Any = None
+) -> Variable:
+    return Mean.apply(x, _dim_or_axis(dim, axis, "mean"), keepdim)
 
 
 register("max")(max_along)

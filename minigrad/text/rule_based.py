@@ -1,10 +1,21 @@
 """RuleBasedEngine: a deterministic, offline stand-in for a language model.
 
 It reads the instructions of the feedback language (minigrad.text.feedback) and applies
-them with the smallest edits it can: add a missing word at the end, delete a word, drop
-filler words and then trailing words to shorten, append words to lengthen, add a literal
-prefix or suffix that a pattern asks for. What it cannot do (a note in free text, a
-pattern that is not a plain literal) it leaves alone and lists in `last_unhandled`.
+them with the smallest edits it can. How it edits depends on what the text is:
+
+- prose, a text written as sentences (it ends with ".", "!" or "?", or it is asked to end
+  with a period), is edited clause by clause so that it still reads as sentences: a
+  clause holding a word to remove goes whole, words to add take the removed word's place
+  or join the end as a list, shortening drops modifiers, clauses and phrases before
+  single words, and the result starts with a capital and ends with a mark (see
+  minigrad.text.prose);
+- any other text (a title, a list of keywords) is edited word by word: add a missing word
+  at the end, delete a word, drop filler words and then trailing words to shorten, append
+  words to lengthen.
+
+In both it adds a literal prefix or suffix that a pattern asks for. What it cannot do (a
+note in free text, a pattern that is not a plain literal) it leaves alone and lists in
+`last_unhandled`.
 """
 
 from __future__ import annotations
@@ -13,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from minigrad.text import feedback as language
+from minigrad.text.prose import Prose, strip_word
 
 # Words it drops first when a text must get shorter: they carry the least meaning.
 FILLER = ("very", "really", "just", "quite", "the", "a", "an", "that", "so", "truly")
@@ -52,8 +64,52 @@ class RuleBasedEngine:
         if replacements:
             text = replacements[-1]  # verbatim: spaces and line breaks included
         for instruction in instructions:
+            if instruction.kind == "note":
+                self.last_unhandled.append(str(instruction.argument))
+        if _is_prose(text, instructions):
+            result = self._rewrite_prose(text, instructions, keep)
+        else:
+            result = self._rewrite_words(text, instructions, keep)
+        self._report_unmet(result, instructions, keep)
+        return result
+
+    def _rewrite_prose(self, text: str, instructions: list, keep: set[str]) -> str:
+        """Edit sentences clause by clause (minigrad.text.prose), then apply patterns."""
+        prose = Prose(text, keep)
+        missing = _missing_words(text, instructions)
+        for instruction in instructions:
             if instruction.kind == "remove" and str(instruction.argument).lower() not in keep:
-                text = _remove_word(text, str(instruction.argument))
+                prose.remove(str(instruction.argument), replacement=missing)
+        prose.add(missing)
+        prose.tidy()
+        limits = [i for i in instructions if i.kind in ("at_most", "at_least")]
+        if limits:
+            limit, _ = limits[-1].argument
+            if limits[-1].kind == "at_most":
+                prose.shorten(limit)
+            else:
+                prose.lengthen(limit)
+        for instruction in instructions:
+            # A literal the text must start with goes in before the capitals are set.
+            literal = _start_literal(str(instruction.argument))
+            if instruction.kind == "pattern" and literal is not None:
+                if not re.search(str(instruction.argument), prose.text()):
+                    prose.prefix(literal.split())
+        asks_for_period = any(_asks_for_period(i) for i in instructions)
+        prose.finish(end="." if asks_for_period else None)
+        result = prose.text() if prose.changed else text  # untouched: its own line breaks
+        words = result.split()
+        patterned = words
+        for instruction in instructions:
+            if instruction.kind == "pattern" and not _asks_for_period(instruction):
+                patterned = self._apply_pattern(patterned, str(instruction.argument))
+        return result if patterned == words else " ".join(patterned)
+
+    def _rewrite_words(self, text: str, instructions: list, keep: set[str]) -> str:
+        """Edit a text that is not prose word by word."""
+        for instruction in instructions:
+            if instruction.kind == "remove" and str(instruction.argument).lower() not in keep:
+                text = strip_word(text, str(instruction.argument))
         words = text.split()
         edited = False  # an untouched text keeps its own spacing and line breaks
         for instruction in instructions:
@@ -64,17 +120,13 @@ class RuleBasedEngine:
                 changed = self._apply_pattern(words, str(instruction.argument))
                 edited = edited or changed != words
                 words = changed
-            elif instruction.kind == "note":
-                self.last_unhandled.append(str(instruction.argument))
         # Only the last word limit counts: with momentum, older feedback comes first.
         limits = [i for i in instructions if i.kind in ("at_most", "at_least")]
         if limits:
             resized = _resize(words, limits[-1], keep)
             edited = edited or resized != words
             words = resized
-        result = " ".join(words) if edited else text
-        self._report_unmet(result, instructions, keep)
-        return result
+        return " ".join(words) if edited else text
 
     def _report_unmet(self, result: str, instructions: list, keep: set[str]) -> None:
         """List the instructions the result still does not meet, so nothing fails silently."""
@@ -111,6 +163,36 @@ class RuleBasedEngine:
         return words + literal.split()
 
 
+def _is_prose(text: str, instructions: list) -> bool:
+    """Whether to edit `text` as sentences: it ends like one, or it is asked to."""
+    ends_a_sentence = re.search(r"[.!?][\"')\]]*\s*$", text) is not None
+    return ends_a_sentence or any(_asks_for_period(i) for i in instructions)
+
+
+def _asks_for_period(instruction: language.Instruction) -> bool:
+    return instruction.kind == "pattern" and instruction.argument == r"\.$"
+
+
+def _start_literal(pattern: str) -> str | None:
+    """The text a pattern such as /^Meet/ asks to start with; None for any other pattern."""
+    if not pattern.startswith("^") or (pattern.endswith("$") and not pattern.endswith("\\$")):
+        return None
+    literal = pattern[1:]
+    return re.sub(r"\\(.)", r"\1", literal) if literal and _is_plain(literal) else None
+
+
+def _missing_words(text: str, instructions: list) -> list[str]:
+    """The words to add that `text` lacks, in order, each once."""
+    missing: list[str] = []
+    for instruction in instructions:
+        word = str(instruction.argument)
+        if instruction.kind != "add" or language.contains_word(text, word):
+            continue
+        if word.lower() not in (m.lower() for m in missing):
+            missing.append(word)
+    return missing
+
+
 def _is_instruction(line: str) -> bool:
     return any(i.kind != "note" for i in language.parse(line))
 
@@ -118,18 +200,6 @@ def _is_instruction(line: str) -> bool:
 def _is_plain(literal: str) -> bool:
     """A pattern with no regular-expression operators (escaped characters allowed)."""
     return re.fullmatch(r"(?:[^.^$*+?()\[\]{}|\\]|\\.)*", literal) is not None
-
-
-def _remove_word(text: str, word: str) -> str:
-    """`text` without `word` (any case): a token that is the word with punctuation around it
-    ("Cheap!") goes whole; inside a token ("cheap/fast") only the word goes."""
-    escaped = re.escape(word)
-    removed = re.sub(rf"(?<!\S)[^\w\s]*{escaped}[^\w\s]*(?!\S)", "", text, flags=re.IGNORECASE)
-    removed = re.sub(rf"(?<![\w'-]){escaped}(?![\w'-])", "", removed, flags=re.IGNORECASE)
-    if removed == text:
-        return text
-    removed = re.sub(r"[ \t]{2,}", " ", removed)
-    return re.sub(r"[ \t]+\n", "\n", removed).strip()
 
 
 def _is_word(token: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.text.template import kind_of, role_of
 from minigrad.variable import Variable
 
 
@@ -17,14 +18,9 @@ def _text(value: Any, side: str) -> str:
         return value
     if isinstance(value, Variable) and value.is_text:
         return value.data
-    kind = (
-        f"a numeric Variable of shape {value.shape}"
-        if isinstance(value, Variable)
-        else type(value).__name__
-    )
     raise TypeError(
-        f"cannot concatenate text with {kind} (the {side} operand); convert it to text first, "
-        f"e.g. Variable(str(x.item()))."
+        f"cannot concatenate text with {kind_of(value)} (the {side} operand); convert it to "
+        f"text first, e.g. Variable(str(x.item()))."
     )
 
 
@@ -38,7 +34,7 @@ class Concat(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> str:
         left, right = _text(a, "left"), _text(b, "right")
-        ctx.parts = [(_role(a, "left"), left), (_role(b, "right"), right)]
+        ctx.parts = [(role_of(a, "left"), left), (role_of(b, "right"), right)]
         return left + right
 
     @staticmethod
@@ -52,10 +48,6 @@ class Concat(Function):
             # A plain str operand is not a Variable, so it gets no feedback.
             grads.append(Variable(share, role=feedback.role) if needed and share else None)
         return tuple(grads)
-
-
-def _role(value: Any, fallback: str) -> str:
-    return value.role if isinstance(value, Variable) and value.role else fallback
 
 
 class Slice(Function):

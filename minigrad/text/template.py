@@ -20,15 +20,20 @@ def text_of(value: Any, who: str, position: str) -> str:
         return value
     if isinstance(value, Variable) and value.is_text:
         return value.data
-    kind = (
-        f"a numeric Variable of shape {value.shape}"
-        if isinstance(value, Variable)
-        else (type(value).__name__)
+    raise TypeError(
+        f"{who}: {position} must be text (a text Variable or a str); got {kind_of(value)}."
     )
-    raise TypeError(f"{who}: {position} must be text (a text Variable or a str); got {kind}.")
 
 
-def _role_of(value: Any, fallback: str) -> str:
+def kind_of(value: Any) -> str:
+    """What a value that should have been text is, for error messages."""
+    if isinstance(value, Variable):
+        return f"a numeric Variable of shape {value.shape}"
+    return type(value).__name__
+
+
+def role_of(value: Any, fallback: str) -> str:
+    """The role of a text Variable, or `fallback` for a str or a Variable without one."""
     return value.role if isinstance(value, Variable) and value.role else fallback
 
 
@@ -65,7 +70,7 @@ class Format(Function):
                 f"format: the template {template!r} cannot be filled ({error}); use named "
                 f"fields such as {{title}}, and {{{{ }}}} for literal braces."
             ) from None
-        ctx.parts = [(_role_of(v, name), texts[name]) for name, v in zip(names, values)]
+        ctx.parts = [(role_of(v, name), texts[name]) for name, v in zip(names, values)]
         return filled
 
     @staticmethod
@@ -103,7 +108,7 @@ class Join(Function):
         if not isinstance(separator, str):
             raise TypeError(f"join: the separator must be a str; got {type(separator).__name__}.")
         texts = [text_of(p, "join", f"part {i}") for i, p in enumerate(parts)]
-        ctx.parts = [(_role_of(p, f"part {i}"), t) for i, (p, t) in enumerate(zip(parts, texts))]
+        ctx.parts = [(role_of(p, f"part {i}"), t) for i, (p, t) in enumerate(zip(parts, texts))]
         return separator.join(texts)
 
     @staticmethod
@@ -135,7 +140,7 @@ class Split(Function):
         if not pieces:
             raise ValueError("split: the text is empty (or only whitespace): nothing to split.")
         ctx.pieces = pieces
-        ctx.role = _role_of(x, "text")
+        ctx.role = role_of(x, "text")
         ctx.whole_count = len(language.words_of(text))
         return tuple(pieces)
 

@@ -21,9 +21,13 @@ from minigrad import amp, autodiff, autograd, ops, text
 from minigrad.amp import autocast
 from minigrad.autodiff import (
     BackwardNode,
+    BackwardTwiceError,
     Function,
     FunctionCtx,
     GradcheckError,
+    GradientCountError,
+    GradientShapeError,
+    InplaceModifiedError,
     backward,
     detect_anomaly,
     enable_grad,
@@ -113,8 +117,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BackwardNode",
+    "BackwardTwiceError",
     "Function",
     "FunctionCtx",
+    "GradientCountError",
+    "GradientShapeError",
+    "InplaceModifiedError",
     "GradcheckError",
     "Parameter",
     "Tensor",

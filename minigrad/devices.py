@@ -106,9 +106,16 @@ def move(data: Any, device: str) -> Any:
         return data
     if device == "cpu":
         return data.to_host()
+    from minigrad.autodiff import kinds
     from minigrad.kernels.device_array import DeviceArray, require_device
 
     require_device()  # no GPU and no simulator: says which of the two to get
+    if DeviceArray not in kinds.KINDS:
+        # Device arrays are numbers to the engine, but their zeros live on the device.
+        kinds.register(
+            DeviceArray,
+            kinds.NUMBERS._replace(zeros=lambda shape, dtype: zeros(shape, dtype, "cuda")),
+        )
     return DeviceArray.from_host(np.ascontiguousarray(data))
 
 

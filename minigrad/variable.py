@@ -28,17 +28,21 @@ class VersionCounter:
     Variables are never changed, and an object less per Variable is time and memory saved.
     """
 
-    __slots__ = ("value", "views")
+    __slots__ = ("value", "views", "_prune_at")
 
     def __init__(self) -> None:
         self.value = 0
         self.views: list[weakref.ref] | None = None  # Variables that view this data
+        self._prune_at = 8
 
     def add_view(self, view: Variable) -> None:
+        """Remember a view; dead ones are dropped each time the list doubles (amortised
+        O(1) per view, where pruning on every call would make n views cost O(n^2))."""
         if self.views is None:
             self.views = []
-        elif len(self.views) > 8:
+        elif len(self.views) >= self._prune_at:
             self.views = [ref for ref in self.views if ref() is not None]
+            self._prune_at = max(8, 2 * len(self.views))
         self.views.append(weakref.ref(view))
 
     def has_live_view_besides(self, variable: Variable) -> bool:
@@ -289,10 +293,6 @@ class Variable:
             self._version_counter = VersionCounter()
         return self._version_counter
 
-    def size(self, dim: int | None = None) -> Any:
-        """The shape, or its length along `dim` (PyTorch's spelling)."""
-        return self.shape if dim is None else self.shape[single_dim(dim, self.ndim)]
-
     def numel(self) -> int:
         return 1 if self.is_text else int(self._data.size)
 
@@ -395,15 +395,7 @@ class Variable:
             self._accumulator_edge = (AccumulateGrad(self), 0)
         return self._accumulator_edge
 
-    def backward(
-        self,
-        gradient: Any = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        """Compute the gradient of this Variable with respect to the graph's leaves."""
-        engine.backward(self, gradient, retain_graph, create_graph, inputs)
+    # backward() is attached by the engine, minigrad/autodiff/engine.py.
 
     # ------------------------------------------------------------------ display
 
@@ -463,80 +455,6 @@ class Variable:
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
     __hash__ = object.__hash__
 
-    # ------------------------------------------------------------------ arithmetic
-
-    def __add__(self, other: Any) -> Variable:
-        if self.is_text or isinstance(other, str) or _is_text(other):
-            return text_ops.Concat.apply(self, other)
-        return ops.Add.apply(self, other)
-
-    def __radd__(self, other: Any) -> Variable:
-        if self.is_text or isinstance(other, str):
-            return text_ops.Concat.apply(other, self)
-        return ops.Add.apply(other, self)
-
-    def __sub__(self, other: Any) -> Variable:
-        return ops.Sub.apply(self, other)
-
-    def __rsub__(self, other: Any) -> Variable:
-        return ops.Sub.apply(other, self)
-
-    def __mul__(self, other: Any) -> Variable:
-        return ops.Mul.apply(self, other)
-
-    def __rmul__(self, other: Any) -> Variable:
-        return ops.Mul.apply(other, self)
-
-    def __truediv__(self, other: Any) -> Variable:
-        return ops.Div.apply(self, other)
-
-    def __rtruediv__(self, other: Any) -> Variable:
-        return ops.Div.apply(other, self)
-
-    def __pow__(self, exponent: Any) -> Variable:
-        return ops.Pow.apply(self, exponent)
-
-    def __rpow__(self, base: Any) -> Variable:
-        return ops.Pow.apply(base, self)
-
-    def __matmul__(self, other: Any) -> Variable:
-        return ops.MatMul.apply(self, other)
-
-    def __rmatmul__(self, other: Any) -> Variable:
-        return ops.MatMul.apply(other, self)
-
-    def __neg__(self) -> Variable:
-        return ops.Neg.apply(self)
-
-    def __pos__(self) -> Variable:
-        return self
-
-    def __abs__(self) -> Variable:
-        return ops.Abs.apply(self)
-
-    # Comparisons give Variables of bools that are never part of a graph.
-    def __lt__(self, other: Any) -> Variable:
-        return ops.compare("lt", self, other)
-
-    def __le__(self, other: Any) -> Variable:
-        return ops.compare("le", self, other)
-
-    def __gt__(self, other: Any) -> Variable:
-        return ops.compare("gt", self, other)
-
-    def __ge__(self, other: Any) -> Variable:
-        return ops.compare("ge", self, other)
-
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        if other is None:
-            return False  # as in PyTorch: `v == None` is a plain False
-        return ops.compare("eq", self, other)
-
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        if other is None:
-            return True
-        return ops.compare("ne", self, other)
-
     # `array * v` makes NumPy call np.multiply(array, v), which lands here: the operator is
     # handed back to the Variable (v.__rmul__(array)). Any other NumPy function on a
     # Variable, np.exp(v) say, would drop the graph, so it raises and says what to write.
@@ -549,126 +467,8 @@ class Variable:
             return getattr(right, operator[1])(left)
         raise mistakes.numpy_on_variable(ufunc, method, inputs, kwargs)
 
-    # ------------------------------------------------------------------ shapes
-    # Named ops (x.exp(), x.sum(dim), x.reshape(...), ...) are attached from the op table
-    # in minigrad/ops/table.py; the operators above and the views below stay here.
-
-    @property
-    def T(self) -> Variable:  # noqa: N802 (PyTorch's name)
-        """All dimensions reversed (the matrix transpose for 2-D data)."""
-        if self.ndim == 2:
-            return ops.Transpose.apply(self, 0, 1)
-        return ops.Permute.apply(self, tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self) -> Variable:  # noqa: N802 (PyTorch's name)
-        """The last two dimensions swapped: a batch of matrix transposes."""
-        return ops.Transpose.apply(self, -2, -1)
-
-    def __getitem__(self, index: Any) -> Variable:
-        if self.is_text:
-            return text_ops.Slice.apply(self, index)
-        return ops.Index.apply(self, index)
-
-    # ------------------------------------------------------------------ in place
-
-    def _check_inplace(self) -> None:
-        if grad_mode._state.enabled and self.grad_fn is None and self._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation. "
-                "Wrap the update in `with minigrad.no_grad():` (as optimizers do), or work "
-                "on a copy with .clone()."
-            )
-        if self.is_text:
-            raise TypeError("text Variables are immutable; use `text = text + other` instead.")
-
-    def _assign_inplace(self, result: Variable) -> Variable:
-        """Write `result` into this Variable's array and take over its history."""
-        if not np.can_cast(result.data.dtype, self._data.dtype, casting="same_kind"):
-            raise TypeError(
-                f"result type {result.data.dtype} can't be cast to the desired output type "
-                f"{self._data.dtype} of this in-place operation; use the out-of-place form "
-                f"(x = x + y) or convert x first."
-            )
-        if result.shape != self.shape:
-            raise RuntimeError(
-                f"output with shape {self.shape} doesn't match the broadcast shape "
-                f"{result.shape} of the in-place operation; use the out-of-place form."
-            )
-        if not self._data.flags.writeable:
-            raise RuntimeError(
-                "this Variable's data is a read-only view (made by expand); call .clone() "
-                "before changing it in place."
-            )
-        self._data[...] = result.data
-        self._shared_version_counter().value += 1
-        if result.grad_fn is not None:
-            retained = self._retains_grad
-            if retained:  # .grad follows the Variable's latest value, as in PyTorch
-                self.grad_fn._retained.pop(self._output_nr, None)
-                self._retains_grad = False
-            self.grad_fn = result.grad_fn
-            self._output_nr = result._output_nr
-            self._requires_grad = True
-            if retained:
-                self.retain_grad()
-        return self
-
-    def _inplace(self, operation: Callable[[Variable], Variable]) -> Variable:
-        self._check_inplace()
-        if not grad_mode._state.enabled:
-            return self._assign_inplace(operation(self))
-        result = operation(self._snapshot())
-        counter = self._version_counter
-        shares_data = self._is_view or (counter is not None and counter.has_live_view_besides(self))
-        if result.requires_grad and shares_data:
-            # The other Variables over this data would need their history rebased too,
-            # which minigrad does not do: refuse rather than give a silently wrong gradient.
-            raise RuntimeError(
-                "an in-place operation on a view (a slice, reshape or transpose of another "
-                "Variable), or on a Variable while a view of it is alive, cannot be recorded "
-                "for backward. Work out of place (y = minigrad.cat(...), y = y * mask, ...), "
-                "or take the view after the change."
-            )
-        return self._assign_inplace(result)
-
-    def _snapshot(self) -> Variable:
-        """The current values in their own array, with this Variable's history.
-
-        A recorded operation may save its input for backward, but our data is about to be
-        overwritten, so it gets this copy instead.
-        """
-        original = Variable._make(self._data.copy())
-        original.grad_fn = self.grad_fn
-        original._output_nr = self._output_nr
-        original._requires_grad = self._requires_grad
-        return original
-
-    def zero_(self) -> Variable:
-        return self.fill_(0)
-
-    def fill_(self, value: Any) -> Variable:
-        return self.copy_(value)
-
-    def copy_(self, source: Any) -> Variable:
-        """Overwrite every element with `source` (broadcast); the old values get no gradient."""
-        return self._inplace(lambda v: ops.Copy.apply(v, source))
-
-    # x += y is x.add_(y); add_ and friends come from the op table (inplace=True).
-    def __iadd__(self, other: Any) -> Variable:
-        return self.add_(other)
-
-    def __isub__(self, other: Any) -> Variable:
-        return self.sub_(other)
-
-    def __imul__(self, other: Any) -> Variable:
-        return self.mul_(other)
-
-    def __itruediv__(self, other: Any) -> Variable:
-        return self.div_(other)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self._inplace(lambda v: ops.IndexPut.apply(v, index, value))
+    # The operators (+, *, <, [], +=, ...), the in-place methods and the named ops
+    # (x.exp(), x.sum(dim), ...) are attached from the op table, minigrad/ops/table.py.
 
 
 class Parameter(Variable):
@@ -732,12 +532,6 @@ _OPERATORS = {
 }
 
 
-def _is_text(value: Any) -> bool:
-    return isinstance(value, Variable) and isinstance(value.data, str)
-
-
-# The operations import Variable, so they are imported after it is defined.
-from minigrad import ops  # noqa: E402
-from minigrad.autodiff import engine, grad_mode, mistakes  # noqa: E402
-from minigrad.ops.operand import single_dim  # noqa: E402
-from minigrad.text import concat as text_ops  # noqa: E402
+# grad_mode and mistakes import nothing back, but the autodiff package (whose __init__ runs
+# first) imports Variable: so they are imported once Variable is defined.
+from minigrad.autodiff import grad_mode, mistakes  # noqa: E402

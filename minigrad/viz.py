@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 import graphviz
 import numpy as np
 
-from minigrad.autodiff import engine
-from minigrad.autodiff.function import BackwardNode, _SavedOutput
+from minigrad.autodiff import graph as autodiff_graph
+from minigrad.autodiff.function import BackwardNode
 from minigrad.variable import AccumulateGrad, Variable
 
 INSTALL_GRAPHVIZ = (
@@ -312,11 +312,11 @@ def backward_steps(
         if threading.get_ident() == thread:
             steps.append((node, [_snapshot(g) for g in grads]))
 
-    engine._step_observers.append(observe)
+    autodiff_graph.add_step_observer(observe)
     try:
         root.backward(gradient, retain_graph=retain_graph)
     finally:
-        engine._step_observers.remove(observe)
+        autodiff_graph.remove_step_observer(observe)
 
     frames = []
     known: dict[Any, Any] = {}
@@ -543,15 +543,9 @@ class _Graph:
 
     def _expand_inputs(self, function: _Item, queue: list) -> None:
         node = function.node
-        refs = node._input_refs
         for index, (next_node, output_nr) in enumerate(node.next_functions):
-            if next_node is None:
-                # No gradient flows here; the input is drawn if it is a Variable still alive.
-                variable = refs[index]() if refs and refs[index] is not None else None
-            elif type(next_node) is AccumulateGrad:
-                variable = next_node.variable
-            else:
-                variable = _output_of(next_node, output_nr)
+            # A Variable still alive; an input that takes no gradient may be gone.
+            variable = autodiff_graph.input_variable(node, index)
             if next_node is None:
                 if variable is None:
                     continue  # a constant that is gone: it took no part in backward
@@ -592,15 +586,15 @@ class _Graph:
 
     def _add_saved(self, function: _Item) -> None:
         """Link each value the node saved for backward to it, with a dashed edge."""
-        saved = function.node._saved
+        saved = autodiff_graph.saved_values(function.node)
         if saved is None:
             function.note = "saved values freed"
             return
-        for index, value in enumerate(saved):
+        for index, (value, output_nr) in enumerate(saved):
             if value is None:
                 continue
-            if type(value) is _SavedOutput:
-                target = self.items.get(("result", function.node, value.output_nr))
+            if output_nr is not None:  # the node saved one of its own outputs
+                target = self.items.get(("result", function.node, output_nr))
             elif isinstance(value, Variable):
                 target = self.items.get(_box_key(value))
             else:
@@ -609,8 +603,6 @@ class _Graph:
                 target = self._new_item(("saved", function.dot_id, index), "saved")
                 if isinstance(value, Variable):
                     target.variable = value
-                elif type(value) is _SavedOutput:
-                    target.note = _value_preview(value.data)
                 else:
                     target.note = _value_preview(value)
             self.edges.append((target, function, f"saved {index}"))
@@ -725,7 +717,8 @@ class _Graph:
             action = f"running {node.name()}"
             # Several nodes can share a name (two MulBackwards): the output's name tells them
             # apart.
-            outputs = [_output_of(node, nr) for nr in range(len(node._output_refs))]
+            count = autodiff_graph.number_of_outputs(node)
+            outputs = [_output_of(node, nr) for nr in range(count)]
             names = [name for name in map(self.label, outputs) if name]
             if names:
                 action += f" → {', '.join(names)}"
@@ -867,17 +860,14 @@ def _accumulator_key(node: AccumulateGrad) -> tuple:
 
 
 def _output_of(node: BackwardNode, output_nr: int) -> Variable | None:
-    refs = node._output_refs
-    if output_nr < len(refs) and refs[output_nr] is not None:
-        return refs[output_nr]()
-    return None
+    return autodiff_graph.output(node, output_nr)
 
 
 def _box_key(variable: Variable) -> tuple:
     """A leaf is drawn once however often it is used, a result once per (node, output)."""
     if variable.grad_fn is None:
         return ("leaf", id(variable))
-    return ("result", variable.grad_fn, variable._output_nr)
+    return ("result", variable.grad_fn, autodiff_graph.output_nr(variable))
 
 
 # --------------------------------------------------------------------------- labels
@@ -885,12 +875,11 @@ def _box_key(variable: Variable) -> tuple:
 
 def _describe_value(variable: Variable | None, item: _Item) -> str:
     if variable is None:
-        metadata = _metadata_of(item)
-        if metadata == "text":
+        info = _metadata_of(item)
+        if info is not None and info.kind == "text":
             return "text"
-        if metadata is not None:
-            shape, dtype = metadata
-            return f"{_shape_text(shape)} {dtype}"
+        if info is not None:
+            return f"{_shape_text(info.shape)} {info.dtype}"
         return ""
     if isinstance(variable.data, str):
         return f"text, {len(variable.data)} chars"
@@ -901,8 +890,7 @@ def _metadata_of(item: _Item) -> Any:
     node = item.node
     if node is None or isinstance(node, AccumulateGrad):
         return None
-    metadata = node._output_metadata
-    return metadata[item.output_nr] if item.output_nr < len(metadata) else None
+    return autodiff_graph.output_info(node, item.output_nr)
 
 
 def _shape_text(shape: tuple) -> str:

@@ -3,10 +3,16 @@
 The same package is importable under PyTorch's name, `minigrad.autograd`.
 """
 
-from minigrad.autodiff import function
+from minigrad.autodiff import function, graph
 from minigrad.autodiff.anomaly import detect_anomaly
 from minigrad.autodiff.engine import backward, grad
-from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx, once_differentiable
+from minigrad.autodiff.errors import (
+    BackwardTwiceError,
+    GradientCountError,
+    GradientShapeError,
+    InplaceModifiedError,
+)
+from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx
 from minigrad.autodiff.grad_mode import (
     enable_grad,
     inference_mode,
@@ -15,12 +21,17 @@ from minigrad.autodiff.grad_mode import (
     set_grad_enabled,
 )
 from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minigrad.autodiff.once import once_differentiable
 
 __all__ = [
     "BackwardNode",
+    "BackwardTwiceError",
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "GradientCountError",
+    "GradientShapeError",
+    "InplaceModifiedError",
     "backward",
     "detect_anomaly",
     "enable_grad",
@@ -28,6 +39,7 @@ __all__ = [
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "graph",
     "inference_mode",
     "is_grad_enabled",
     "no_grad",

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import devices
-from minigrad.autodiff import anomaly
-from minigrad.autodiff.function import BackwardNode, as_gradient
+from minigrad.autodiff import anomaly, checks, kinds
+from minigrad.autodiff.function import BackwardNode
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.variable import AccumulateGrad, Variable
 
-# Called as observer(node, grads) before each node runs (graph drawings use it).
+# Called as observer(node, grads) before each node runs: see add_step_observer in
+# minigrad/autodiff/graph.py (graph drawings use it).
 _step_observers: list[Callable[[Any, list], None]] = []
 
 
@@ -33,13 +33,13 @@ def backward(
     inputs: Variable | Sequence[Variable] | None = None,
 ) -> None:
     """Accumulate d(variables)/d(leaf) into each leaf's `.grad` (or only into `inputs`)."""
-    roots = _as_variables(variables, "variables")
+    roots = checks.variables(variables, "variables")
     if not roots:
         raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
-    seeds = _seed_gradients(roots, grad_variables, "grad_variables")
+    seeds = checks.seed_gradients(roots, grad_variables, "grad_variables")
     targets = None
     if inputs is not None:
-        input_list = _as_variables(inputs, "inputs")
+        input_list = checks.variables(inputs, "inputs")
         if not input_list:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         targets = _targets_of(input_list)
@@ -57,23 +57,14 @@ def grad(
     allow_unused: bool = False,
 ) -> tuple[Variable | None, ...]:
     """Return d(outputs)/d(input) for each input, without touching any `.grad`."""
-    roots = _as_variables(outputs, "outputs")
+    roots = checks.variables(outputs, "outputs")
     if not roots:
         raise RuntimeError(
             "grad requires non-empty outputs: pass the Variable(s) to differentiate."
         )
-    seeds = _seed_gradients(roots, grad_outputs, "grad_outputs")
-    input_list = _as_variables(inputs, "inputs")
-    if not input_list:
-        raise RuntimeError(
-            "grad requires non-empty inputs: pass the Variable(s) to differentiate by."
-        )
-    for index, variable in enumerate(input_list):
-        if not variable.requires_grad:
-            raise RuntimeError(
-                f"One of the differentiated Variables (inputs[{index}]) does not require grad; "
-                f"set requires_grad=True on it before computing the outputs."
-            )
+    seeds = checks.seed_gradients(roots, grad_outputs, "grad_outputs")
+    input_list = checks.variables(inputs, "inputs")
+    checks.grad_inputs(input_list)
     if retain_graph is None:
         retain_graph = create_graph
     captured = _execute(
@@ -83,10 +74,7 @@ def grad(
     for index in range(len(input_list)):
         found = captured.get(index)
         if found is None and not allow_unused:
-            raise RuntimeError(
-                f"One of the differentiated Variables (inputs[{index}]) appears to not have "
-                f"been used in the graph. Set allow_unused=True if this is the desired behavior."
-            )
+            raise checks.unused(index)
         results.append(found)
     return tuple(results)
 
@@ -238,7 +226,7 @@ def _before_node(
                 break
             replaced = hook(grads[output_nr])
             if replaced is not None:
-                grads[output_nr] = _checked_hook_result(hook, grads[output_nr], replaced)
+                grads[output_nr] = checks.hook_result(hook, grads[output_nr], replaced)
     if node._retained:
         for output_nr, reference in node._retained.items():
             variable = reference()
@@ -256,45 +244,13 @@ def _before_node(
                 captured[index] = g
 
 
-def _checked_hook_result(hook: Callable, grad: Variable, replaced: Any) -> Variable:
-    """A hook may replace a gradient, but not change its kind or its shape."""
-    name = getattr(hook, "__name__", type(hook).__name__)
-    replaced = as_gradient(replaced, f"hook {name!r}")
-    if replaced.is_text != grad.is_text:
-        kinds = ("text" if replaced.is_text else "numeric", "text" if grad.is_text else "numeric")
-        raise TypeError(f"hook {name!r} returned a {kinds[0]} gradient for a {kinds[1]} Variable.")
-    if replaced.shape != grad.shape:
-        raise RuntimeError(
-            f"hook {name!r} has changed the size of value: it returned shape {replaced.shape}, "
-            f"expected {grad.shape}. A hook must return a gradient of the same shape, or None."
-        )
-    return replaced
-
-
 def _accumulate_into_leaf(
     variable: Variable | None, g: Variable | None, create_graph: bool
 ) -> None:
     if variable is None or g is None:
         return
-    if variable.is_text:
-        role = f"feedback to {variable.role}" if variable.role else "feedback"
-        if variable._grad is None:
-            fresh = Variable._make(g.data)
-            fresh.role = g.role or role
-            variable._grad = fresh
-        else:
-            variable._grad = _join_feedback(variable._grad, g, role)
-        return
-    # The engine may hand the same gradient to several inputs (a + b gives both the same
-    # one), so a leaf keeps its own copy: changing one .grad in place never changes another.
-    if create_graph:
-        g = g.clone()  # recorded, so higher derivatives still flow through it
-    else:
-        g = Variable._make(g.data.astype(variable.data.dtype))
-    if variable._grad is None:
-        variable._grad = g
-    else:
-        variable._grad = variable._grad + g
+    # How gradients of this kind add up (numbers: a sum; feedback texts: joined).
+    variable._grad = kinds.kind_of(variable._data).accumulate(variable, g, create_graph)
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -316,105 +272,45 @@ def _add_to_buffer(buffers: dict, node: Any, output_nr: int, g: Variable) -> Non
         slots = buffers[node] = [None] * _number_of_outputs(node)
     if slots[output_nr] is None:
         slots[output_nr] = g
-    elif g.is_text:
-        # Joined feedback gets its role where it lands ("feedback to <role>").
-        slots[output_nr] = _join_feedback(slots[output_nr], g, None)
-    else:
+    elif type(g._data) is np.ndarray:
         slots[output_nr] = slots[output_nr] + g
-
-
-def _join_feedback(first: Variable, second: Variable, role: str | None) -> Variable:
-    """Two pieces of textual feedback for the same Variable, separated by a blank line."""
-    joined = Variable._make(first.data + "\n\n" + second.data)
-    joined.role = role
-    return joined
+    else:  # another kind of value (feedback text, ...) adds up its own way
+        slots[output_nr] = kinds.kind_of(g._data).add(slots[output_nr], g)
 
 
 def _zeros_for(metadata: Any) -> Variable | None:
+    """The gradient of an output that received none: zeros of its shape, dtype and kind."""
     if metadata is None:
         return None  # not a Variable (a plain value forward passed through): no gradient
-    if metadata == "text":
-        return Variable._make("")
-    if len(metadata) == 3:  # (shape, dtype, "cuda"): the zeros go where the output was
-        shape, dtype, device = metadata
-        return Variable._make(devices.zeros(shape, dtype, device))
+    if len(metadata) == 3:  # (shape, dtype, kind): not a NumPy array
+        shape, dtype, kind = metadata
+        return Variable._make(kind.zeros(shape, dtype))
     shape, dtype = metadata
     return Variable._make(np.zeros(shape, dtype=dtype))
-
-
-def _as_variables(values: Any, label: str) -> list[Variable]:
-    if isinstance(values, Variable):
-        return [values]
-    if not isinstance(values, (list, tuple)):
-        raise TypeError(
-            f"{label} must be a Variable or a list/tuple of Variables; got {type(values).__name__}."
-        )
-    for index, value in enumerate(values):
-        if not isinstance(value, Variable):
-            raise TypeError(f"{label}[{index}] must be a Variable; got {type(value).__name__}.")
-    return list(values)
-
-
-def _seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variable]:
-    """The gradient each output starts with: given, or 1 for a single-element output."""
-    if given is None or not isinstance(given, (list, tuple)):
-        given = [given] * len(roots) if given is None else [given]
-    if len(given) != len(roots):
-        raise RuntimeError(
-            f"{label} has {len(given)} element(s) but there are {len(roots)} output(s); "
-            f"give one gradient (or None) per output."
-        )
-    seeds = []
-    for index, (root, seed) in enumerate(zip(roots, given)):
-        if not root.requires_grad:
-            raise RuntimeError(
-                f"element {index} of variables does not require grad and does not have a "
-                f"grad_fn. Set requires_grad=True on the leaves before computing it, and make "
-                f"sure it was not computed under no_grad()."
-            )
-        if seed is None:
-            if root.is_text:
-                node = root.grad_fn  # None for a text leaf
-                if node is not None and getattr(node._function, "explains", False):
-                    # An evaluator's explanation is its own feedback: start from it.
-                    seeds.append(Variable._make(root.data))
-                    continue
-                raise RuntimeError(
-                    f"element {index} is a text Variable: its gradient is feedback, which "
-                    f"cannot be created implicitly. Pass it: "
-                    f"output.backward(Variable('...your feedback...'))."
-                )
-            if root.data.size != 1:
-                raise RuntimeError(
-                    f"grad can be implicitly created only for scalar outputs; this output has "
-                    f"shape {root.shape}. Reduce it first (e.g. .sum()) or pass a gradient of "
-                    f"that shape."
-                )
-            seeds.append(Variable._make(np.ones_like(root.data)))
-            continue
-        seed = as_gradient(seed, label)
-        if seed.is_text != root.is_text:
-            raise TypeError(
-                f"{label}[{index}] is {'text' if seed.is_text else 'numeric'} but output "
-                f"{index} is {'text' if root.is_text else 'numeric'}."
-            )
-        if not root.is_text and seed.shape != root.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: {label}[{index}] has a shape of {seed.shape} and "
-                f"output[{index}] has a shape of {root.shape}."
-            )
-        seeds.append(seed)
-    return seeds
 
 
 def _targets_of(inputs: list[Variable]) -> dict:
     """Map each input's place in the graph, (node, output_nr), to [(index, input)]."""
     targets: dict = {}
     for index, variable in enumerate(inputs):
-        if not variable.requires_grad:
-            raise RuntimeError(
-                f"inputs[{index}] does not require grad, so no gradient can flow to it; set "
-                f"requires_grad=True on it first."
-            )
+        checks.target(variable, index)
         targets.setdefault(_edge_of(variable), []).append((index, variable))
     return targets
+
+
+def _backward_method(
+    self: Variable,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Compute the gradient of this Variable with respect to the graph's leaves.
+
+    `gradient` is d(loss)/d(self), needed unless self has a single element (then 1)."""
+    backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+# variable.py does not import the engine (the engine imports it); it is attached here.
+_backward_method.__name__ = _backward_method.__qualname__ = "backward"
+Variable.backward = _backward_method

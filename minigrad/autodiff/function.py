@@ -8,27 +8,18 @@ the node is also the `ctx` that forward filled, and the engine later calls
 
 from __future__ import annotations
 
-import functools
 import inspect
 import traceback
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import anomaly, mistakes
+from minigrad.autodiff import anomaly, checks, kinds, mistakes
+from minigrad.autodiff.errors import BackwardTwiceError, InplaceModifiedError
 from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.devices import DeviceMismatchError, is_on_cuda, mixed_devices
+from minigrad.devices import DeviceMismatchError, mixed_devices
 from minigrad.variable import Variable
-
-BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved "
-    "variables after they have already been freed). Saved intermediate values of the graph "
-    "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
-    "you need to backward through the graph a second time or if you need to access saved "
-    "variables after calling backward."
-)
 
 
 class FunctionCtx:
@@ -124,7 +115,8 @@ class BackwardNode(FunctionCtx):
         for index, value in enumerate(args):
             if isinstance(value, Variable):
                 needs_input_grad.append(value._requires_grad)
-                shapes.append("text" if type(value._data) is str else value._data.shape)
+                data = value._data
+                shapes.append(data.shape if type(data) is np.ndarray else kinds.shape_of(data))
                 if value._requires_grad:
                     edges.append(_edge_to(value))
                     continue
@@ -153,19 +145,13 @@ class BackwardNode(FunctionCtx):
     @property
     def saved_tensors(self) -> tuple:
         if self._saved is None:
-            raise RuntimeError(BACKWARD_TWICE)
+            raise BackwardTwiceError(self.name())
         unpacked = []
         for value, version in zip(self._saved, self._saved_versions):
             if type(value) is _SavedOutput:
                 value = value.unpack(self)
             if isinstance(value, Variable) and value._version != version:
-                raise RuntimeError(
-                    f"one of the variables needed for gradient computation has been modified "
-                    f"by an inplace operation: a Variable of shape {value.shape} used by "
-                    f"{self.name()} is at version {value._version}; expected version "
-                    f"{version} instead. Change the in-place operation (x += y) to an "
-                    f"out-of-place one (x = x + y), or .clone() before changing it."
-                )
+                raise InplaceModifiedError(self.name(), value.shape, value._version, version)
             unpacked.append(value)
         return tuple(unpacked)
 
@@ -208,82 +194,19 @@ class BackwardNode(FunctionCtx):
             grads = (grads,)
         shapes = self._input_shapes
         if len(grads) != len(shapes):
-            grads = self._fix_gradient_count(grads)
+            grads = checks.gradient_count(self.name(), grads, len(shapes))
         return tuple(
             self._check_gradient(index, grad, shape)
             for index, (grad, shape) in enumerate(zip(grads, shapes))
-        )
-
-    def _fix_gradient_count(self, grads: tuple) -> tuple:
-        expected = len(self._input_shapes)
-        if len(grads) > expected and all(g is None for g in grads[expected:]):
-            return grads[:expected]
-        raise RuntimeError(
-            f"function {self.name()} returned an incorrect number of gradients "
-            f"(expected {expected}, got {len(grads)}): backward must return one gradient "
-            f"per input of forward, None for inputs that need none."
         )
 
     def _check_gradient(self, index: int, grad: Any, shape: Any) -> Variable | None:
         """The gradient for input `index`, as a Variable of the input's shape (or None)."""
         if grad is None:
             return None
-        if shape is None:
-            raise RuntimeError(
-                f"function {self.name()} returned a gradient different than None at position "
-                f"{index}, but the corresponding forward input was not a Variable; return None "
-                f"there."
-            )
-        if not self.needs_input_grad[index]:
-            return None
         if type(grad) is Variable and type(grad._data) is np.ndarray and grad._data.shape == shape:
-            return grad  # the usual case: nothing to fix
-        if not isinstance(grad, Variable):
-            grad = as_gradient(grad, f"function {self.name()} (input {index})")
-        if shape == "text" or grad.is_text:
-            if shape != "text" or not grad.is_text:
-                kinds = (
-                    "text" if grad.is_text else "numeric",
-                    "text" if shape == "text" else "numeric",
-                )
-                raise TypeError(
-                    f"function {self.name()} returned a {kinds[0]} gradient for input {index}, "
-                    f"which is {kinds[1]}; gradients must be of the same kind as their input."
-                )
-            return grad
-        if grad.data.shape != shape:
-            if not broadcasts_to(shape, grad.data.shape):
-                raise RuntimeError(
-                    f"function {self.name()} returned an invalid gradient at index {index}: "
-                    f"got shape {grad.data.shape} but expected shape {shape} (or a shape that "
-                    f"{shape} broadcasts to, which is summed back)."
-                )
-            # A per-sample gradient (input broadcast to a batch) is summed back, as in PyTorch.
-            grad = grad.sum_to_size(shape)
-        return grad
-
-
-def broadcasts_to(shape: tuple, target: tuple) -> bool:
-    """Whether an array of `shape` broadcasts to `target` (NumPy's rules, right-aligned)."""
-    if len(shape) > len(target):
-        return False
-    return all(size in (1, wanted) for size, wanted in zip(shape[::-1], target[::-1]))
-
-
-def as_gradient(value: Any, source: str) -> Variable:
-    """A gradient given as a Variable, a NumPy array, a number or a str, as a Variable."""
-    if isinstance(value, Variable):
-        return value
-    if isinstance(value, str):
-        return Variable._make(value)
-    if isinstance(value, (np.ndarray, np.generic, int, float)) and not isinstance(value, bool):
-        return Variable._make(np.asarray(value))
-    if is_on_cuda(value):
-        return Variable._make(value)
-    raise TypeError(
-        f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
-        f"a NumPy array, a number or a str (or None)."
-    )
+            return grad if self.needs_input_grad[index] else None  # the usual case
+        return checks.gradient(self, index, grad, shape)  # fixes what it can, or explains
 
 
 class Function:
@@ -341,7 +264,7 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward; when an input requires grad (and grad mode is on) record a node."""
         if kwargs:
-            _refuse_variable_keywords(cls, kwargs)
+            checks.refuse_variable_keywords(cls, kwargs)
         record = _grad_state.enabled and _any_requires_grad(args)
         ctx = BackwardNode(cls, args) if record else _context_without_graph(args)
 
@@ -422,16 +345,6 @@ def _is_input(value: Any, args: tuple) -> bool:
     return False
 
 
-def _refuse_variable_keywords(cls: type, kwargs: dict) -> None:
-    for key, value in kwargs.items():
-        if isinstance(value, Variable):
-            raise TypeError(
-                f"{cls.__name__}.apply got the Variable {key}=... as a keyword argument; "
-                f"gradients flow only to positional arguments, as in PyTorch. Pass it "
-                f"positionally: {cls.__name__}.apply(..., {key})."
-            )
-
-
 def _context_without_graph(args: tuple) -> FunctionCtx:
     return FunctionCtx((False,) * len(args))
 
@@ -451,16 +364,11 @@ def _wrap_outputs(cls: type, raw: Any) -> tuple:
         # NumPy gives scalars for 0-d results; Variables always hold arrays.
         return (Variable._make(np.asarray(raw)),)
     if raw is None:
-        raise TypeError(
-            f"{cls.__name__}.forward returned None; did you forget `return`? forward must "
-            f"return its output(s): a Variable, an array, a number, a str, or a tuple of them."
-        )
+        raise checks.forward_returned_none(cls)
     values = raw if isinstance(raw, tuple) else (raw,)
     outputs = []
     for value in values:
-        if isinstance(value, np.ndarray) or is_on_cuda(value):
-            value = Variable._make(value)
-        elif isinstance(value, str):
+        if isinstance(value, np.ndarray) or kinds.kind_of(value) is not None:
             value = Variable._make(value)
         elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
             value = Variable._make(np.asarray(value))
@@ -498,13 +406,9 @@ def _edge_to(value: Variable) -> tuple:
 def _mark_dirty_inputs(ctx: FunctionCtx, outputs: tuple) -> None:
     for variable in ctx.dirty:
         if not _is_input(variable, outputs):
-            raise RuntimeError(
-                "mark_dirty was given a Variable that forward did not return; an input "
-                "changed in place must also be returned by forward."
-            )
+            raise checks.dirty_not_returned()
         if _grad_state.enabled and variable.grad_fn is None and variable._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation. "
+            raise checks.leaf_changed_in_place(
                 "Apply the Function under `with minigrad.no_grad():`, or to a .clone()."
             )
         variable._shared_version_counter().value += 1
@@ -519,16 +423,18 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
             refs.append(None)
             continue
         data = output._data
-        is_text = type(data) is str
-        # Shape and dtype let the engine hand backward zeros for an output that got no
-        # gradient, non-differentiable ones included (as PyTorch does).
-        if is_text:
-            metadata.append("text")
-        elif is_on_cuda(data):
-            metadata.append((data.shape, data.dtype, "cuda"))
-        else:
+        # Shape and dtype (and the kind, if not NumPy's) let the engine hand backward zeros
+        # for an output that got no gradient, non-differentiable ones included (as PyTorch).
+        kind = None if type(data) is np.ndarray else kinds.kind_of(data)
+        if kind is None:
             metadata.append((data.shape, data.dtype))
-        if (not is_text and data.dtype.kind != "f") or _is_input(output, node.non_differentiable):
+        else:
+            metadata.append((data.shape, data.dtype, kind) if kind.has_shape else ((), None, kind))
+        if (
+            (kind is None or kind.has_shape)
+            and data.dtype.kind != "f"
+            or _is_input(output, node.non_differentiable)
+        ):
             output._requires_grad = False
             refs.append(None)
             continue
@@ -541,72 +447,4 @@ def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
     node._output_refs = tuple(refs)
 
 
-# --------------------------------------------------------------------------- once_differentiable
-
-
-def once_differentiable(backward: Callable) -> Callable:
-    """Mark a backward that cannot itself be differentiated (it works on raw values).
-
-    It runs with recording off. Under create_graph=True its results are not what the
-    caller asked for (they carry no graph), so each is placed behind a node that raises
-    the moment a later backward reaches it: double backward fails loudly, never silently.
-    """
-
-    @functools.wraps(backward)
-    def run_once(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
-        previous = _grad_state.enabled
-        # Grad mode is on during backward only when create_graph=True was asked for.
-        wants_graph = previous
-        _grad_state.enabled = False
-        try:
-            grads = backward(ctx, *grad_outputs)
-        finally:
-            _grad_state.enabled = previous
-        if not wants_graph or not isinstance(ctx, BackwardNode):
-            return grads
-        # create_graph=True asked for a graph of this backward, which it cannot give: mark
-        # each result with a node that raises when a later backward reaches it.
-        single = not isinstance(grads, tuple)
-        marked = tuple(
-            _marked_once_differentiable(g, ctx)
-            if isinstance(g, (Variable, np.ndarray, np.generic))
-            else g
-            for g in ((grads,) if single else grads)
-        )
-        return marked[0] if single else marked
-
-    return run_once
-
-
-def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) -> Variable:
-    """grad's value, behind a node that raises; it points where ctx's own node points, so
-    backward() and grad() meet it on their way to the Function's inputs."""
-    node = BackwardNode(_OnceDifferentiableError, ())
-    node.next_functions = ctx.next_functions
-    node.needs_input_grad = ctx.needs_input_grad
-    node._input_shapes = ctx._input_shapes
-    # NumPy arithmetic on 0-d arrays gives scalars (np.generic): those are marked too.
-    marked = Variable._make(grad.data if isinstance(grad, Variable) else np.asarray(grad))
-    _attach_outputs(node, (marked,))
-    return marked
-
-
-class _OnceDifferentiableError(Function):
-    """The node behind results of a @once_differentiable backward under create_graph."""
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
-        raise RuntimeError(
-            "trying to differentiate twice a function that was marked with "
-            "@once_differentiable: its backward works on raw values and records no graph. "
-            "Write the backward with Variable operations (without the decorator) to allow it."
-        )
-
-
-__all__ = [
-    "BACKWARD_TWICE",
-    "BackwardNode",
-    "Function",
-    "FunctionCtx",
-    "once_differentiable",
-]
+__all__ = ["BackwardNode", "Function", "FunctionCtx"]

@@ -2,9 +2,13 @@
 
 from minigrad.autodiff import (
     BackwardNode,
+    BackwardTwiceError,
     Function,
     FunctionCtx,
     GradcheckError,
+    GradientCountError,
+    GradientShapeError,
+    InplaceModifiedError,
     backward,
     detect_anomaly,
     enable_grad,
@@ -21,9 +25,13 @@ from minigrad.autograd import function
 
 __all__ = [
     "BackwardNode",
+    "BackwardTwiceError",
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "GradientCountError",
+    "GradientShapeError",
+    "InplaceModifiedError",
     "backward",
     "detect_anomaly",
     "enable_grad",

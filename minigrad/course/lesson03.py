@@ -7,18 +7,19 @@ its own, compares forward values and gradients with NumPy, and runs `minigrad.gr
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.errors import (
+    GradientCountError,
+    GradientForNonVariableError,
+    GradientShapeError,
+)
 from minigrad.autodiff.function import Function
 from minigrad.course import check
 from minigrad.variable import Variable
-
-COUNT = re.compile(r"expected (\d+), got (\d+)")
-
 
 # --------------------------------------------------------------------------- shared helpers
 
@@ -111,16 +112,15 @@ def _explain_backward_error(
             f"{listed}: return a tuple ({returns}), not a list; `return {returns}` makes one.",
         )
     text = str(error)
-    counts = COUNT.search(text)
-    if isinstance(error, RuntimeError) and "incorrect number of gradients" in text and counts:
-        got, expected = int(counts.group(2)), int(counts.group(1))
+    if isinstance(error, GradientCountError):
+        got, expected = error.got, error.expected
         check.fail(
             exercise,
             f"backward returned {_count(got, 'gradient')}, expected {expected}: {count_hint}",
         )
-    if isinstance(error, RuntimeError) and "was not a Variable" in text:
+    if isinstance(error, GradientForNonVariableError):
         check.fail(exercise, number_hint)
-    if isinstance(error, RuntimeError) and "invalid gradient" in text:
+    if isinstance(error, GradientShapeError):
         check.fail(
             exercise,
             f"a gradient has the wrong shape. {text} A gradient has its input's "

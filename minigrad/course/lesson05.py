@@ -13,6 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.errors import (
+    GradientCountError,
+    GradientForNonVariableError,
+    GradientShapeError,
+)
 from minigrad.autodiff.function import Function
 from minigrad.course import check
 from minigrad.variable import Variable
@@ -410,20 +415,20 @@ def _backward(exercise: str, output: Variable, upstream: np.ndarray, with_bias: 
         check.not_written(exercise)
     except RuntimeError as error:
         text = str(error)
-        if "was not a Variable" in text and not with_bias:
+        if isinstance(error, GradientForNonVariableError) and not with_bias:
             check.fail(
                 exercise,
                 "with bias=None, backward returned a gradient for bias. There is no bias to "
                 "receive it: return None in its place (`return grad_x, grad_weight, None`). If "
                 "forward replaced the missing bias by zeros, skip the addition instead.",
             )
-        if "incorrect number of gradients" in text:
+        if isinstance(error, GradientCountError):
             check.fail(
                 exercise,
                 f"{text} forward has three inputs (x, weight, bias), so backward returns three "
                 f"values, None for a bias that is None.",
             )
-        if "invalid gradient" in text:
+        if isinstance(error, GradientShapeError):
             check.fail(
                 exercise,
                 f"a gradient has the wrong shape: {text} grad_x has x's shape (N, in), grad_W "

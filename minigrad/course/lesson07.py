@@ -13,6 +13,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minigrad.autodiff.errors import (
+    GradientCountError,
+    GradientForNonVariableError,
+)
 from minigrad.autodiff.function import Function
 from minigrad.course import check
 from minigrad.text import feedback as language
@@ -139,13 +143,13 @@ def _run_backward(exercise: str, output: Variable, advice: str, returned: list) 
                 "backward returned a list: return a tuple, `return feedback_for_x, None`.",
             )
         text = str(error)
-        if "incorrect number of gradients" in text:
+        if isinstance(error, GradientCountError):
             check.fail(
                 exercise,
                 f"{text} Shout.forward has two inputs, x and times, so backward returns two "
                 f"values: the feedback for x, then None for times.",
             )
-        if "was not a Variable" in text:
+        if isinstance(error, GradientForNonVariableError):
             check.fail(
                 exercise,
                 "backward returned feedback for times, which is a plain int, not a Variable: "

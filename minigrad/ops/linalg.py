@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx, broadcasts_to
+from minigrad.autodiff.checks import broadcasts_to
+from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.operand import normalize_dims, numeric, shape_of

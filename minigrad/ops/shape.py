@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx, broadcasts_to
+from minigrad.autodiff.checks import broadcasts_to
+from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.ops.operand import array_of, numeric, single_dim
 from minigrad.ops.table import register
 from minigrad.variable import Variable

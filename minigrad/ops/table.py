@@ -67,6 +67,32 @@ def register(
     return declare
 
 
+# Operators whose meaning depends on the kind of value: minigrad.text registers here what
+# `+` and `[]` do on text (concatenate, slice); minigrad/ops/operators.py calls them.
+TEXT_OPERATORS: dict[str, Callable] = {}
+
+# The operators and in-place methods attached by `operator`, by name.
+OPERATORS: dict[str, Callable] = {}
+
+
+class _OperatorDecorator:
+    """`@operator` attaches a function as the Variable method of its own name;
+    `@operator.as_property` attaches it as a read-only property (x.T)."""
+
+    def __call__(self, method: Callable) -> Callable:
+        OPERATORS[method.__name__] = method
+        setattr(Variable, method.__name__, method)
+        return method
+
+    def as_property(self, method: Callable) -> Callable:
+        OPERATORS[method.__name__] = method
+        setattr(Variable, method.__name__, property(method))
+        return method
+
+
+operator = _OperatorDecorator()
+
+
 def _inplace_variant(name: str, method: Callable) -> Callable:
     """x.name_(...): compute x.name(...) and write it into x's own array."""
 

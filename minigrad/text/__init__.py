@@ -1,6 +1,6 @@
 """Textual autodiff: Functions on text Variables whose gradients are feedback texts."""
 
-from minigrad.text import feedback
+from minigrad.text import feedback, kind
 from minigrad.text.concat import Concat, Slice
 from minigrad.text.evaluate import (
     Checklist,
@@ -40,6 +40,7 @@ __all__ = [
     "feedback",
     "format",
     "join",
+    "kind",
     "set_default_engine",
     "split",
 ]

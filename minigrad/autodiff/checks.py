@@ -1,0 +1,197 @@
+"""Checks on what the engine is given: gradients from a backward or a hook, seeds, inputs.
+
+None of this runs on the usual path (a backward that returned a Variable of the right
+shape); it turns an unusual answer into a Variable of the right shape, or into an error
+that says what was expected, what was received, and what to write instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff import kinds
+from minigrad.autodiff.errors import (
+    GradientCountError,
+    GradientForNonVariableError,
+    GradientShapeError,
+)
+from minigrad.variable import Variable
+
+
+def broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Whether an array of `shape` broadcasts to `target` (NumPy's rules, right-aligned)."""
+    if len(shape) > len(target):
+        return False
+    return all(size in (1, wanted) for size, wanted in zip(shape[::-1], target[::-1]))
+
+
+def as_gradient(value: Any, source: str) -> Variable:
+    """A gradient given as a Variable, a NumPy array, a number or a str, as a Variable."""
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
+        return Variable._make(np.asarray(value))
+    if kinds.kind_of(value) is not None:
+        return Variable._make(value)
+    raise TypeError(
+        f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
+        f"a NumPy array, a number or a str (or None)."
+    )
+
+
+def gradient_count(node_name: str, grads: tuple, expected: int) -> tuple:
+    """Extra trailing Nones are dropped (PyTorch allows them); any other count is an error."""
+    if len(grads) > expected and all(g is None for g in grads[expected:]):
+        return grads[:expected]
+    raise GradientCountError(node_name, expected, len(grads))
+
+
+def gradient(node: Any, index: int, grad: Any, shape: Any) -> Variable | None:
+    """The gradient a backward returned for input `index`, checked against the input's shape
+    (or kind). A per-sample gradient (input broadcast to a batch) is summed back."""
+    if shape is None:
+        raise GradientForNonVariableError(node.name(), index)
+    if not node.needs_input_grad[index]:
+        return None
+    grad = as_gradient(grad, f"function {node.name()} (input {index})")
+    kind = kinds.kind_of(grad._data)
+    if isinstance(shape, str) or not kind.has_shape:
+        got = kind.name
+        expected = shape if isinstance(shape, str) else kinds.NUMBERS.name
+        if got != expected:
+            raise TypeError(
+                f"function {node.name()} returned a {got} gradient for input {index}, "
+                f"which is {expected}; gradients must be of the same kind as their input."
+            )
+        return grad
+    if grad.data.shape != shape:
+        if not broadcasts_to(shape, grad.data.shape):
+            raise GradientShapeError(node.name(), index, shape, grad.data.shape)
+        grad = grad.sum_to_size(shape)
+    return grad
+
+
+def hook_result(hook: Callable, grad: Variable, replaced: Any) -> Variable:
+    """A hook may replace a gradient, but not change its kind or its shape."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    replaced = as_gradient(replaced, f"hook {name!r}")
+    got, expected = kinds.describe(replaced._data), kinds.describe(grad._data)
+    if got != expected:
+        raise TypeError(f"hook {name!r} returned a {got} gradient for a {expected} Variable.")
+    if replaced.shape != grad.shape:
+        raise RuntimeError(
+            f"hook {name!r} has changed the size of value: it returned shape {replaced.shape}, "
+            f"expected {grad.shape}. A hook must return a gradient of the same shape, or None."
+        )
+    return replaced
+
+
+def variables(values: Any, label: str) -> list[Variable]:
+    """`values` (one Variable or a list/tuple of them) as a list."""
+    if isinstance(values, Variable):
+        return [values]
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(
+            f"{label} must be a Variable or a list/tuple of Variables; got {type(values).__name__}."
+        )
+    for index, value in enumerate(values):
+        if not isinstance(value, Variable):
+            raise TypeError(f"{label}[{index}] must be a Variable; got {type(value).__name__}.")
+    return list(values)
+
+
+def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variable]:
+    """The gradient each output starts with: given, or its kind's seed (1 for a number)."""
+    if given is None or not isinstance(given, (list, tuple)):
+        given = [given] * len(roots) if given is None else [given]
+    if len(given) != len(roots):
+        raise RuntimeError(
+            f"{label} has {len(given)} element(s) but there are {len(roots)} output(s); "
+            f"give one gradient (or None) per output."
+        )
+    seeds = []
+    for index, (root, seed) in enumerate(zip(roots, given)):
+        if not root.requires_grad:
+            raise RuntimeError(
+                f"element {index} of variables does not require grad and does not have a "
+                f"grad_fn. Set requires_grad=True on the leaves before computing it, and make "
+                f"sure it was not computed under no_grad()."
+            )
+        if seed is None:
+            seeds.append(Variable._make(kinds.kind_of(root._data).seed(root, index)))
+            continue
+        seed = as_gradient(seed, label)
+        got, expected = kinds.describe(seed._data), kinds.describe(root._data)
+        if got != expected:
+            raise TypeError(f"{label}[{index}] is {got} but output {index} is {expected}.")
+        if kinds.kind_of(root._data).has_shape and seed.shape != root.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: {label}[{index}] has a shape of {seed.shape} and "
+                f"output[{index}] has a shape of {root.shape}."
+            )
+        seeds.append(seed)
+    return seeds
+
+
+def grad_inputs(inputs: list[Variable]) -> None:
+    """grad(outputs, inputs) differentiates only by Variables that require grad."""
+    if not inputs:
+        raise RuntimeError(
+            "grad requires non-empty inputs: pass the Variable(s) to differentiate by."
+        )
+    for index, variable in enumerate(inputs):
+        if not variable.requires_grad:
+            raise RuntimeError(
+                f"One of the differentiated Variables (inputs[{index}]) does not require grad; "
+                f"set requires_grad=True on it before computing the outputs."
+            )
+
+
+def target(variable: Variable, index: int) -> None:
+    """backward(inputs=...) and grad() can only reach inputs that require grad."""
+    if not variable.requires_grad:
+        raise RuntimeError(
+            f"inputs[{index}] does not require grad, so no gradient can flow to it; set "
+            f"requires_grad=True on it first."
+        )
+
+
+def unused(index: int) -> RuntimeError:
+    return RuntimeError(
+        f"One of the differentiated Variables (inputs[{index}]) appears to not have "
+        f"been used in the graph. Set allow_unused=True if this is the desired behavior."
+    )
+
+
+def refuse_variable_keywords(cls: type, kwargs: dict) -> None:
+    """Gradients flow only to positional arguments of apply, as in PyTorch."""
+    for key, value in kwargs.items():
+        if isinstance(value, Variable):
+            raise TypeError(
+                f"{cls.__name__}.apply got the Variable {key}=... as a keyword argument; "
+                f"gradients flow only to positional arguments, as in PyTorch. Pass it "
+                f"positionally: {cls.__name__}.apply(..., {key})."
+            )
+
+
+def forward_returned_none(cls: type) -> TypeError:
+    return TypeError(
+        f"{cls.__name__}.forward returned None; did you forget `return`? forward must "
+        f"return its output(s): a Variable, an array, a number, a str, or a tuple of them."
+    )
+
+
+def dirty_not_returned() -> RuntimeError:
+    return RuntimeError(
+        "mark_dirty was given a Variable that forward did not return; an input "
+        "changed in place must also be returned by forward."
+    )
+
+
+def leaf_changed_in_place(fix: str) -> RuntimeError:
+    return RuntimeError(
+        f"a leaf Variable that requires grad is being used in an in-place operation. {fix}"
+    )

@@ -1,0 +1,132 @@
+"""Reading a recorded graph: what drawings (minigrad.viz) and curious learners may use.
+
+A graph is made of BackwardNodes (one per recorded call of a Function) and AccumulateGrad
+nodes (one per leaf that requires grad). `node.next_functions` gives its edges; the
+functions here give the rest, without reaching into private attributes:
+
+- the Variables a node was called with, those that take no gradient included (held
+  weakly: a drawing never keeps a value alive);
+- the Variables it made, and what is known of each (shape, dtype, kind) once they are gone;
+- the values it saved for backward;
+- observers that the engine calls before it runs each node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from minigrad.autodiff import engine, kinds
+from minigrad.autodiff.function import BackwardNode, _SavedOutput
+from minigrad.variable import AccumulateGrad, Variable
+
+StepObserver = Callable[[Any, list], None]
+
+
+def add_step_observer(observer: StepObserver) -> None:
+    """Call `observer(node, grads)` before the engine runs each node, in every backward.
+
+    `grads` is the list of gradients the node received, one per output (None where none
+    arrived); an observer reads it and must not change it."""
+    engine._step_observers.append(observer)
+
+
+def remove_step_observer(observer: StepObserver) -> None:
+    """Stop calling an observer given to add_step_observer (nothing if it is not there)."""
+    if observer in engine._step_observers:
+        engine._step_observers.remove(observer)
+
+
+def input_variable(node: Any, index: int) -> Variable | None:
+    """The Variable that input `index` of `node` was, if it is still alive.
+
+    An input that requires grad is found through its edge: the leaf of an AccumulateGrad,
+    or the output of the node that made it. An input that takes no gradient has no edge;
+    the node holds it weakly, only for this function."""
+    if type(node) is AccumulateGrad or index >= len(node.next_functions):
+        return None
+    next_node, output_nr = node.next_functions[index]
+    if next_node is None:
+        refs = node._input_refs
+        return refs[index]() if refs and refs[index] is not None else None
+    if type(next_node) is AccumulateGrad:
+        return next_node.variable
+    return output(next_node, output_nr)
+
+
+def output(node: Any, output_nr: int) -> Variable | None:
+    """Output `output_nr` of `node`, while it is alive (the leaf itself for AccumulateGrad)."""
+    if type(node) is AccumulateGrad:
+        return node.variable if output_nr == 0 else None
+    refs = node._output_refs
+    if output_nr < len(refs) and refs[output_nr] is not None:
+        return refs[output_nr]()
+    return None
+
+
+def output_nr(variable: Variable) -> int:
+    """Which output of its grad_fn `variable` is (0 for a leaf)."""
+    return variable._output_nr
+
+
+def number_of_outputs(node: Any) -> int:
+    """How many outputs `node` has (1 for an AccumulateGrad: its leaf)."""
+    return 1 if type(node) is AccumulateGrad else len(node._output_metadata)
+
+
+class OutputInfo(NamedTuple):
+    """What a node remembers of an output: enough to make zeros for it, or to label it."""
+
+    shape: Any
+    dtype: Any
+    kind: str  # "numeric", "text", ...
+
+
+def output_info(node: Any, output_nr: int) -> OutputInfo | None:
+    """Shape, dtype and kind of output `output_nr` (None if it was not a Variable)."""
+    if type(node) is AccumulateGrad:
+        return None
+    metadata = node._output_metadata
+    if output_nr >= len(metadata) or metadata[output_nr] is None:
+        return None
+    entry = metadata[output_nr]
+    kind = entry[2].name if len(entry) == 3 else kinds.NUMBERS.name
+    return OutputInfo(entry[0], entry[1], kind)
+
+
+class SavedValue(NamedTuple):
+    """One value a node saved for backward.
+
+    `output_nr` is set when the node saved one of its own outputs; `value` is then its data
+    (the output Variable itself is not kept, it would hold the node in a cycle)."""
+
+    value: Any
+    output_nr: int | None
+
+
+def saved_values(node: Any) -> list[SavedValue] | None:
+    """The values `node` saved for backward, or None once a backward has freed them."""
+    if not isinstance(node, BackwardNode):
+        return []
+    if node._saved is None:
+        return None
+    return [
+        SavedValue(value.data, value.output_nr)
+        if type(value) is _SavedOutput
+        else SavedValue(value, None)
+        for value in node._saved
+    ]
+
+
+__all__ = [
+    "OutputInfo",
+    "SavedValue",
+    "add_step_observer",
+    "input_variable",
+    "number_of_outputs",
+    "output",
+    "output_info",
+    "output_nr",
+    "remove_step_observer",
+    "saved_values",
+]

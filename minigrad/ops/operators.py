@@ -1,0 +1,304 @@
+"""The operators of a Variable (+, *, <, [], +=, ...) and its in-place methods.
+
+Each is attached to Variable from the op table (`operator` in minigrad/ops/table.py), so
+that minigrad/variable.py never imports the operations back. `+` and `[]` on text are
+Functions of minigrad.text, which registers them in the table (TEXT_OPERATORS).
+"""
+
+# ruff: noqa: N807 (these functions are the dunder methods Variable gets: __add__, ...)
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff import grad_mode
+from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
+from minigrad.ops.comparison import compare
+from minigrad.ops.indexing import Copy, Index, IndexPut
+from minigrad.ops.matmul import MatMul
+from minigrad.ops.operand import single_dim
+from minigrad.ops.shape import Permute, Transpose
+from minigrad.ops.table import TEXT_OPERATORS, operator
+from minigrad.ops.unary import Abs
+from minigrad.variable import Variable
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, Variable) and isinstance(value.data, str)
+
+
+def _text_operator(name: str) -> Callable:
+    if name not in TEXT_OPERATORS:
+        raise TypeError(f"text Variables need minigrad.text for {name}: import minigrad.text.")
+    return TEXT_OPERATORS[name]
+
+
+@operator
+def size(self, dim: int | None = None) -> Any:
+    """The shape, or its length along `dim` (PyTorch's spelling)."""
+    return self.shape if dim is None else self.shape[single_dim(dim, self.ndim)]
+
+
+@operator
+def __add__(self, other: Any) -> Variable:
+    if self.is_text or isinstance(other, str) or _is_text(other):
+        return _text_operator("__add__")(self, other)
+    return Add.apply(self, other)
+
+
+@operator
+def __radd__(self, other: Any) -> Variable:
+    if self.is_text or isinstance(other, str):
+        return _text_operator("__add__")(other, self)
+    return Add.apply(other, self)
+
+
+@operator
+def __sub__(self, other: Any) -> Variable:
+    return Sub.apply(self, other)
+
+
+@operator
+def __rsub__(self, other: Any) -> Variable:
+    return Sub.apply(other, self)
+
+
+@operator
+def __mul__(self, other: Any) -> Variable:
+    return Mul.apply(self, other)
+
+
+@operator
+def __rmul__(self, other: Any) -> Variable:
+    return Mul.apply(other, self)
+
+
+@operator
+def __truediv__(self, other: Any) -> Variable:
+    return Div.apply(self, other)
+
+
+@operator
+def __rtruediv__(self, other: Any) -> Variable:
+    return Div.apply(other, self)
+
+
+@operator
+def __pow__(self, exponent: Any) -> Variable:
+    return Pow.apply(self, exponent)
+
+
+@operator
+def __rpow__(self, base: Any) -> Variable:
+    return Pow.apply(base, self)
+
+
+@operator
+def __matmul__(self, other: Any) -> Variable:
+    return MatMul.apply(self, other)
+
+
+@operator
+def __rmatmul__(self, other: Any) -> Variable:
+    return MatMul.apply(other, self)
+
+
+@operator
+def __neg__(self) -> Variable:
+    return Neg.apply(self)
+
+
+@operator
+def __pos__(self) -> Variable:
+    return self
+
+
+@operator
+def __abs__(self) -> Variable:
+    return Abs.apply(self)
+
+
+# Comparisons give Variables of bools that are never part of a graph.
+@operator
+def __lt__(self, other: Any) -> Variable:
+    return compare("lt", self, other)
+
+
+@operator
+def __le__(self, other: Any) -> Variable:
+    return compare("le", self, other)
+
+
+@operator
+def __gt__(self, other: Any) -> Variable:
+    return compare("gt", self, other)
+
+
+@operator
+def __ge__(self, other: Any) -> Variable:
+    return compare("ge", self, other)
+
+
+@operator
+def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    if other is None:
+        return False  # as in PyTorch: `v == None` is a plain False
+    return compare("eq", self, other)
+
+
+@operator
+def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+    if other is None:
+        return True
+    return compare("ne", self, other)
+
+
+# ------------------------------------------------------------------ views
+
+
+@operator.as_property
+def T(self) -> Variable:  # noqa: N802 (PyTorch's name)
+    """All dimensions reversed (the matrix transpose for 2-D data)."""
+    if self.ndim == 2:
+        return Transpose.apply(self, 0, 1)
+    return Permute.apply(self, tuple(reversed(range(self.ndim))))
+
+
+@operator.as_property
+def mT(self) -> Variable:  # noqa: N802 (PyTorch's name)
+    """The last two dimensions swapped: a batch of matrix transposes."""
+    return Transpose.apply(self, -2, -1)
+
+
+@operator
+def __getitem__(self, index: Any) -> Variable:
+    if self.is_text:
+        return _text_operator("__getitem__")(self, index)
+    return Index.apply(self, index)
+
+
+# ------------------------------------------------------------------ in place
+
+
+@operator
+def _check_inplace(self) -> None:
+    if grad_mode._state.enabled and self.grad_fn is None and self._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation. "
+            "Wrap the update in `with minigrad.no_grad():` (as optimizers do), or work "
+            "on a copy with .clone()."
+        )
+    if self.is_text:
+        raise TypeError("text Variables are immutable; use `text = text + other` instead.")
+
+
+@operator
+def _assign_inplace(self, result: Variable) -> Variable:
+    """Write `result` into this Variable's array and take over its history."""
+    if not np.can_cast(result.data.dtype, self._data.dtype, casting="same_kind"):
+        raise TypeError(
+            f"result type {result.data.dtype} can't be cast to the desired output type "
+            f"{self._data.dtype} of this in-place operation; use the out-of-place form "
+            f"(x = x + y) or convert x first."
+        )
+    if result.shape != self.shape:
+        raise RuntimeError(
+            f"output with shape {self.shape} doesn't match the broadcast shape "
+            f"{result.shape} of the in-place operation; use the out-of-place form."
+        )
+    if not self._data.flags.writeable:
+        raise RuntimeError(
+            "this Variable's data is a read-only view (made by expand); call .clone() "
+            "before changing it in place."
+        )
+    self._data[...] = result.data
+    self._shared_version_counter().value += 1
+    if result.grad_fn is not None:
+        retained = self._retains_grad
+        if retained:  # .grad follows the Variable's latest value, as in PyTorch
+            self.grad_fn._retained.pop(self._output_nr, None)
+            self._retains_grad = False
+        self.grad_fn = result.grad_fn
+        self._output_nr = result._output_nr
+        self._requires_grad = True
+        if retained:
+            self.retain_grad()
+    return self
+
+
+@operator
+def _inplace(self, operation: Callable[[Variable], Variable]) -> Variable:
+    self._check_inplace()
+    if not grad_mode._state.enabled:
+        return self._assign_inplace(operation(self))
+    result = operation(self._snapshot())
+    counter = self._version_counter
+    shares_data = self._is_view or (counter is not None and counter.has_live_view_besides(self))
+    if result.requires_grad and shares_data:
+        # The other Variables over this data would need their history rebased too,
+        # which minigrad does not do: refuse rather than give a silently wrong gradient.
+        raise RuntimeError(
+            "an in-place operation on a view (a slice, reshape or transpose of another "
+            "Variable), or on a Variable while a view of it is alive, cannot be recorded "
+            "for backward. Work out of place (y = minigrad.cat(...), y = y * mask, ...), "
+            "or take the view after the change."
+        )
+    return self._assign_inplace(result)
+
+
+@operator
+def _snapshot(self) -> Variable:
+    """The current values in their own array, with this Variable's history.
+
+    A recorded operation may save its input for backward, but our data is about to be
+    overwritten, so it gets this copy instead.
+    """
+    original = Variable._make(self._data.copy())
+    original.grad_fn = self.grad_fn
+    original._output_nr = self._output_nr
+    original._requires_grad = self._requires_grad
+    return original
+
+
+@operator
+def zero_(self) -> Variable:
+    return self.fill_(0)
+
+
+@operator
+def fill_(self, value: Any) -> Variable:
+    return self.copy_(value)
+
+
+@operator
+def copy_(self, source: Any) -> Variable:
+    """Overwrite every element with `source` (broadcast); the old values get no gradient."""
+    return self._inplace(lambda v: Copy.apply(v, source))
+
+
+# x += y is x.add_(y); add_ and friends come from the op table (inplace=True).
+@operator
+def __iadd__(self, other: Any) -> Variable:
+    return self.add_(other)
+
+
+@operator
+def __isub__(self, other: Any) -> Variable:
+    return self.sub_(other)
+
+
+@operator
+def __imul__(self, other: Any) -> Variable:
+    return self.mul_(other)
+
+
+@operator
+def __itruediv__(self, other: Any) -> Variable:
+    return self.div_(other)
+
+
+@operator
+def __setitem__(self, index: Any, value: Any) -> None:
+    self._inplace(lambda v: IndexPut.apply(v, index, value))

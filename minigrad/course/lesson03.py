@@ -24,11 +24,6 @@ from minigrad.variable import Variable
 # --------------------------------------------------------------------------- shared helpers
 
 
-def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
-    """`fn` as a Function subclass, or a CheckError saying what was passed instead."""
-    return check.function_class(exercise, fn, name)
-
-
 def _apply(
     exercise: str, cls: type[Function], args: tuple, call: str, returned: list | None = None
 ) -> Variable:
@@ -178,7 +173,7 @@ CUBE_CASES = (
 def check_3_1(cube: Any) -> None:
     """Cube: forward x**3, backward 3x² · grad_output, as a minigrad.Function."""
     exercise = "3.1"
-    cls = _function_class(exercise, cube, "Cube")
+    cls = check.function_class(exercise, cube, "Cube")
     for values, upstream in CUBE_CASES:
         x_data, g = np.array(values), np.array(upstream)
         x = _leaf(x_data)
@@ -290,7 +285,7 @@ def _check_scaled_exp(exercise: str, cls: type[Function], name: str, where_to_sa
 def check_3_2(scaled_exp: Any) -> None:
     """ScaledExp(x, k) = exp(k * x) for a plain number k; backward returns None for k."""
     exercise = "3.2"
-    cls = _function_class(exercise, scaled_exp, "ScaledExp")
+    cls = check.function_class(exercise, scaled_exp, "ScaledExp")
     _check_scaled_exp(exercise, cls, "ScaledExp", "in forward")
     check.passed(exercise)
 
@@ -299,7 +294,7 @@ def check_3_4(scaled_exp: Any) -> None:
     """ScaledExp written in the second style: forward(x, k) and setup_context."""
     exercise = "3.4"
     name = "ScaledExpSetup"
-    cls = _function_class(exercise, scaled_exp, name)
+    cls = check.function_class(exercise, scaled_exp, name)
     if cls.setup_context is Function.setup_context:
         check.fail(
             exercise,
@@ -349,7 +344,7 @@ def _returned_pair(exercise: str, returned: list) -> tuple:
 def check_3_3(divide: Any) -> None:
     """Divide(a, b) = a / b, computing only the gradients ctx.needs_input_grad asks for."""
     exercise = "3.3"
-    cls = _function_class(exercise, divide, "Divide")
+    cls = check.function_class(exercise, divide, "Divide")
     a_data, b_data, g = (np.array(values) for values in DIVIDE_CASE)
     count_hint = "forward has two inputs, a and b, so backward returns (grad_a, grad_b)."
     number_hint = "backward returned a gradient for an input that is not a Variable."

@@ -67,11 +67,6 @@ def _call(exercise: str, fn: Callable[..., Any], args: tuple, call: str, hint: s
         check.fail(exercise, f"{call} raised {type(error).__name__}: {_sentence(error)} {hint}")
 
 
-def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
-    """`fn` as a Function subclass, or a CheckError saying what was passed instead."""
-    return check.function_class(exercise, fn, name)
-
-
 # gradcheck follows Variable operations and .data, but .numpy() refuses a Variable that
 # requires grad: a learner who used it gets told so.
 NUMPY_IN_BACKWARD = (
@@ -462,7 +457,7 @@ def check_5_3(linear: Any) -> None:
     """A linear Function whose bias may be None: forward skips it, backward returns None."""
     exercise = "5.3"
     name = "LinearOptionalBias"
-    cls = _function_class(exercise, linear, name)
+    cls = check.function_class(exercise, linear, name)
     case = _case(*RECTANGULAR)
     x_data, w_data, b_data, g = case["x"], case["W"], case["b"], case["g"]
     out_features = w_data.shape[0]

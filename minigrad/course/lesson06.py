@@ -19,7 +19,6 @@ from minigrad.course.check import CheckError
 from minigrad.course.lesson03 import (
     _apply,
     _backward,
-    _function_class,
     _grad_of,
     _gradcheck,
     _leaf,
@@ -130,7 +129,7 @@ def check_6_1(grad_factor: Any) -> None:
     """MyGradFactor: identity forward; backward returns (f · grad_output, None)."""
     exercise = "6.1"
     name = "MyGradFactor"
-    cls = _function_class(exercise, grad_factor, name)
+    cls = check.function_class(exercise, grad_factor, name)
     call = f"{name}.apply(x, f)"
     count_hint = (
         "forward has two inputs, x and f, so backward returns two values: the scaled "
@@ -236,7 +235,7 @@ def check_6_2(relaxed_xor: Any) -> None:
     """RelaxedXor(a, b) = a + b - 2ab with backward (g·(1 - 2b), g·(1 - 2a))."""
     exercise = "6.2"
     name = "RelaxedXor"
-    cls = _function_class(exercise, relaxed_xor, name)
+    cls = check.function_class(exercise, relaxed_xor, name)
     call = f"{name}.apply(a, b)"
     count_hint = "forward has two inputs, a and b, so backward returns (grad_a, grad_b)."
     number_hint = "backward returned a gradient for an input that is not a Variable."

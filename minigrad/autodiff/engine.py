@@ -94,7 +94,7 @@ def _execute(
     root_nodes = []
     for root, seed in zip(roots, seeds):
         node, output_nr = _edge_of(root)
-        _add_to_buffer(buffers, node, output_nr, seed)
+        _add_to_buffer(buffers, node, output_nr, seed, True)
         root_nodes.append(node)
     dependencies, consumers = _count_dependencies(root_nodes)
     ready = [node for node in dict.fromkeys(root_nodes) if dependencies.get(node, 0) == 0]
@@ -111,6 +111,8 @@ def _execute(
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
+            if grads is not None and not create_graph:
+                grads = _finished(grads)
             if grads is None or (needed is not None and node not in needed):
                 # No gradient reached this node (or none is wanted from it): skip its
                 # backward, but its inputs still lose a consumer.
@@ -125,12 +127,18 @@ def _execute(
                     _accumulate_into_leaf(node.variable, grads[0], create_graph)
                 continue
             input_grads = _run_node(node, grads, assignments)
-            if not retain_graph:
-                node._free_saved()
+            if not retain_graph and node._saved:
+                node._saved = None  # free the saved values (node._free_saved(), inlined)
+            # Send each input's gradient on; the node each one feeds has a consumer less,
+            # and is ready once its last consumer has sent its gradient.
             for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
-                if next_node is not None and input_grad is not None:
-                    _add_to_buffer(buffers, next_node, output_nr, input_grad)
-            _release_inputs(node, dependencies, ready)
+                if next_node is not None:
+                    if input_grad is not None:
+                        _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
+                    left = dependencies[next_node] - 1
+                    dependencies[next_node] = left
+                    if not left:
+                        ready.append(next_node)
     finally:
         _grad_state.enabled = previous_mode
         _grad_state.grad_assignments = previous_log
@@ -266,16 +274,64 @@ def _number_of_outputs(node: Any) -> int:
     return 1 if type(node) is AccumulateGrad else len(node._output_metadata)
 
 
-def _add_to_buffer(buffers: dict, node: Any, output_nr: int, g: Variable) -> None:
+_FLOAT64 = np.dtype(np.float64)
+_RAW = (float, np.ndarray)  # what the engine's own sums are held as
+
+
+def _add_to_buffer(
+    buffers: dict, node: Any, output_nr: int, g: Variable, create_graph: bool
+) -> None:
+    """Add `g` into the gradient `node` will receive for its output `output_nr`.
+
+    Without create_graph nobody differentiates these sums, so, as PyTorch's engine does,
+    NumPy gradients add up as raw arrays in a buffer the engine owns (`_finished` wraps
+    it again). With create_graph they add up as Variables, recorded like any op."""
     slots = buffers.get(node)
     if slots is None:
         slots = buffers[node] = [None] * _number_of_outputs(node)
-    if slots[output_nr] is None:
+    held = slots[output_nr]
+    if held is None:
         slots[output_nr] = g
-    elif type(g._data) is np.ndarray:
-        slots[output_nr] = slots[output_nr] + g
+        return
+    data = g._data
+    if type(data) is np.ndarray and not create_graph:
+        if type(held) is float:  # the engine's own sum of 0-d float64 gradients
+            if data.dtype is _FLOAT64 and not data.shape:
+                slots[output_nr] = held + data.item()
+                return
+            held = Variable._make(np.array(held))
+        elif type(held) is np.ndarray:  # the engine's own array: add in place
+            if held.dtype == data.dtype and held.shape == data.shape:
+                held += data
+                return
+            held = Variable._make(held)
+        else:
+            own = held._data
+            if type(own) is np.ndarray and own.dtype == data.dtype and own.shape == data.shape:
+                if own.dtype is _FLOAT64 and not own.shape:
+                    # 0-d: Python floats add the same IEEE doubles, several times faster.
+                    slots[output_nr] = own.item() + data.item()
+                    return
+                own = own.copy()  # a new array the engine owns, added into from now on
+                own += data
+                slots[output_nr] = own
+                return
+    elif type(held) in _RAW:
+        held = Variable._make(np.array(held) if type(held) is float else held)
+    if type(data) is np.ndarray:
+        slots[output_nr] = held + g
     else:  # another kind of value (feedback text, ...) adds up its own way
-        slots[output_nr] = kinds.kind_of(g._data).add(slots[output_nr], g)
+        slots[output_nr] = kinds.kind_of(data).add(held, g)
+
+
+def _finished(grads: list) -> list:
+    """A node's gradients, the engine's raw sums wrapped as Variables again."""
+    for index, g in enumerate(grads):
+        if type(g) is np.ndarray:
+            grads[index] = Variable._make(g)
+        elif type(g) is float:
+            grads[index] = Variable._make(np.array(g))
+    return grads
 
 
 def _zeros_for(metadata: Any) -> Variable | None:

@@ -21,6 +21,8 @@ from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.devices import DeviceMismatchError, mixed_devices
 from minigrad.variable import Variable
 
+_edge_to_accumulator = Variable._edge_to_accumulator
+
 
 class FunctionCtx:
     """What forward leaves for backward: saved values, flags, and any attribute you set."""
@@ -79,6 +81,24 @@ class _SavedOutput:
 
 
 _NO_EDGE = (None, 0)
+_BOTH = (True, True)
+# For n inputs of which only the first is a Variable: its flags, the others' edges and shapes.
+_FIRST_ONLY = [(True,) + (False,) * (n - 1) for n in range(1, 5)]
+_FIRST_ONLY.insert(0, ())
+_NO_EDGES = [(), ()] + [(_NO_EDGE,) * (n - 1) for n in range(2, 5)]
+_NO_SHAPES = [(), ()] + [(None,) * (n - 1) for n in range(2, 5)]
+# Shape tuples recur (every 0-d op has the same ones): nodes share one copy of each, so a
+# node holds no tuple of its own for them (fewer objects for the garbage collector).
+_SHARED: dict = {}
+
+
+def _shared(value: tuple) -> tuple:
+    found = _SHARED.get(value)
+    if found is None:
+        if len(_SHARED) >= 4096:
+            return value
+        found = _SHARED[value] = value
+    return found
 
 
 class BackwardNode(FunctionCtx):
@@ -108,10 +128,54 @@ class BackwardNode(FunctionCtx):
         self.to_save = ()
         self.dirty = ()
         self._function = function
+        self._input_refs = ()
+        self._saved = ()
+        self._saved_versions = ()
+        self._output_metadata = ()
+        self._output_refs = ()
+        # The usual calls, one or two NumPy Variables that all require grad, go straight.
+        count = len(args)
+        if count == 2:
+            a, b = args
+            if (
+                type(a) is Variable
+                and type(b) is Variable
+                and a._requires_grad
+                and b._requires_grad
+                and type(a._data) is np.ndarray
+                and type(b._data) is np.ndarray
+            ):
+                self.needs_input_grad = _BOTH
+                self.next_functions = (
+                    _edge_to_accumulator(a) if a.grad_fn is None else (a.grad_fn, a._output_nr),
+                    _edge_to_accumulator(b) if b.grad_fn is None else (b.grad_fn, b._output_nr),
+                )
+                shapes = (a._data.shape, b._data.shape)
+                self._input_shapes = _SHARED.get(shapes) or _shared(shapes)
+                return
+        if 0 < count < 5:
+            # One NumPy Variable first, then only plain values (dims, constants): x.T, x / 2.
+            a = args[0]
+            if type(a) is Variable and a._requires_grad and type(a._data) is np.ndarray:
+                for value in args[1:]:
+                    if isinstance(value, Variable):
+                        break
+                else:
+                    self.needs_input_grad = _FIRST_ONLY[count]
+                    edge = (
+                        _edge_to_accumulator(a) if a.grad_fn is None else (a.grad_fn, a._output_nr)
+                    )
+                    self.next_functions = (edge, *_NO_EDGES[count])
+                    shapes = (a._data.shape, *_NO_SHAPES[count])
+                    self._input_shapes = _SHARED.get(shapes) or _shared(shapes)
+                    return
+        self._record_inputs(args)
+
+    def _record_inputs(self, args: tuple) -> None:
+        """The general case: any number of inputs, some of them not Variables."""
         needs_input_grad, edges, shapes = [], [], []
         # Inputs that take no gradient have no edge; drawings still want to show them
         # (data, constants), so the node keeps weak references that never extend a lifetime.
-        self._input_refs = ()
         for index, value in enumerate(args):
             if isinstance(value, Variable):
                 needs_input_grad.append(value._requires_grad)
@@ -131,10 +195,6 @@ class BackwardNode(FunctionCtx):
         self.needs_input_grad = tuple(needs_input_grad)
         self.next_functions = tuple(edges)
         self._input_shapes = tuple(shapes)
-        self._saved = ()
-        self._saved_versions = ()
-        self._output_metadata = ()
-        self._output_refs = ()
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"
@@ -144,34 +204,44 @@ class BackwardNode(FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             raise BackwardTwiceError(self.name())
-        unpacked = []
-        for value, version in zip(self._saved, self._saved_versions):
+        unpacked = None  # made only when a saved output must be rebuilt
+        for index, (value, version) in enumerate(zip(saved, self._saved_versions)):
             if type(value) is _SavedOutput:
-                value = value.unpack(self)
-            if isinstance(value, Variable) and value._version != version:
-                raise InplaceModifiedError(self.name(), value.shape, value._version, version)
-            unpacked.append(value)
-        return tuple(unpacked)
+                if unpacked is None:
+                    unpacked = list(saved)
+                unpacked[index] = value = value.unpack(self)
+            if isinstance(value, Variable):
+                counter = value._version_counter
+                if (0 if counter is None else counter.value) != version:
+                    raise InplaceModifiedError(self.name(), value.shape, value._version, version)
+        return saved if unpacked is None else tuple(unpacked)
 
     saved_variables = saved_tensors
 
     def _pack_saved(self, outputs: tuple) -> None:
         """Move ctx.to_save into the node, remembering each Variable's version."""
-        saved, versions = [], []
-        for value in self.to_save:
+        to_save = self.to_save
+        saved, versions = None, []
+        for index, value in enumerate(to_save):
             if isinstance(value, Variable):
-                if any(value is out for out in outputs):
-                    value = _SavedOutput(value)
+                if _is_input(value, outputs):
+                    # Saved without its grad_fn (the node itself): no reference cycle.
+                    if saved is None:
+                        saved = list(to_save)
+                    saved[index] = value = _SavedOutput(value)
                     versions.append(value.version_counter.value)
                 else:
-                    versions.append(value._version)
+                    counter = value._version_counter
+                    versions.append(0 if counter is None else counter.value)
             else:
                 versions.append(None)
-            saved.append(value)
-        self._saved = tuple(saved)
-        self._saved_versions = tuple(versions)
+        self._saved = to_save if saved is None else tuple(saved)
+        # Nodes share equal version tuples, (0, 0) and the like: fewer objects to collect.
+        versions = tuple(versions)
+        self._saved_versions = _SHARED.get(versions) or _shared(versions)
         self.to_save = ()
 
     def _free_saved(self) -> None:
@@ -195,18 +265,21 @@ class BackwardNode(FunctionCtx):
         shapes = self._input_shapes
         if len(grads) != len(shapes):
             grads = checks.gradient_count(self.name(), grads, len(shapes))
-        return tuple(
-            self._check_gradient(index, grad, shape)
-            for index, (grad, shape) in enumerate(zip(grads, shapes))
-        )
+        checked = []
+        for index, grad in enumerate(grads):
+            if grad is None:
+                checked.append(None)
+            elif (
+                type(grad) is Variable
+                and type(grad._data) is np.ndarray
+                and grad._data.shape == shapes[index]
+            ):
+                # The usual case, checked cheaply; anything else gets the full check.
+                checked.append(grad if self.needs_input_grad[index] else None)
+            else:
+                checked.append(checks.gradient(self, index, grad, shapes[index]))
+        return checked
 
-    def _check_gradient(self, index: int, grad: Any, shape: Any) -> Variable | None:
-        """The gradient for input `index`, as a Variable of the input's shape (or None)."""
-        if grad is None:
-            return None
-        if type(grad) is Variable and type(grad._data) is np.ndarray and grad._data.shape == shape:
-            return grad if self.needs_input_grad[index] else None  # the usual case
-        return checks.gradient(self, index, grad, shape)  # fixes what it can, or explains
 
 
 class Function:
@@ -265,48 +338,109 @@ class Function:
         """Run forward; when an input requires grad (and grad mode is on) record a node."""
         if kwargs:
             checks.refuse_variable_keywords(cls, kwargs)
-        record = _grad_state.enabled and _any_requires_grad(args)
-        ctx = BackwardNode(cls, args) if record else _context_without_graph(args)
+        if _grad_state.enabled:
+            for value in args:
+                if isinstance(value, Variable) and value._requires_grad:
+                    return _apply_recording(cls, args, kwargs)
+        return _apply_without_graph(cls, args, kwargs)
 
+
+def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> tuple:
+    """Call forward (grad recording off) and return (what it returned, its outputs)."""
+    previous = _grad_state.enabled
+    _grad_state.enabled = False  # what forward computes is never recorded
+    try:
+        if cls._uses_setup_context:
+            raw = cls._forward(*args, **kwargs)
+            outputs = _wrap_outputs(cls, raw)
+            cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
+        else:
+            raw = cls._forward(ctx, *args, **kwargs)
+            outputs = None
+    except (DeviceMismatchError, TypeError) as error:
+        clearer = _forward_error(cls, args, kwargs, error)
+        if clearer is None:
+            raise
+        raise clearer from None
+    finally:
+        _grad_state.enabled = previous
+    return raw, _outputs_of(cls, ctx, args, raw, outputs)
+
+
+def _forward_error(cls: type, args: tuple, kwargs: dict, error: Exception) -> Exception | None:
+    """A clearer error than the one forward raised, or None to let that one through."""
+    if isinstance(error, DeviceMismatchError):
+        # The kernels noticed two devices; say it about Variables, whatever the op.
+        return mixed_devices(error)
+    # forward's parameters may not fit the call (a forward without ctx, ...).
+    return mistakes.forward_call_error(cls, args, kwargs)
+
+
+def _outputs_of(
+    cls: type[Function], ctx: FunctionCtx, args: tuple, raw: Any, outputs: tuple | None
+) -> tuple:
+    """forward's result as a tuple of outputs (Variables), with inputs changed in place
+    marked and views sharing their base's version counter."""
+    if outputs is None:
+        if type(raw) is np.ndarray:
+            outputs = (Variable._make(raw),)
+        elif isinstance(raw, np.generic):
+            # NumPy gives scalars for 0-d results; Variables always hold arrays.
+            outputs = (Variable._make(np.asarray(raw)),)
+        else:
+            outputs = _wrap_outputs(cls, raw)
+    # Only a forward that returned Variables can have returned one of its inputs.
+    if isinstance(raw, (Variable, tuple)):
+        outputs = _copy_returned_inputs(outputs, args, ctx)
+    if ctx.dirty:
+        _mark_dirty_inputs(ctx, outputs)
+    if cls._output_is_view:
+        _share_version_counter(outputs[0], args[0])
+    return outputs
+
+
+def _apply_without_graph(cls: type[Function], args: tuple, kwargs: dict) -> Any:
+    """apply when nothing is recorded: no node, no graph bookkeeping."""
+    count = len(args)
+    ctx = _new(FunctionCtx)
+    ctx.to_save = ctx.dirty = ()
+    ctx.needs_input_grad = _NO_GRADS[count] if count < 4 else (False,) * count
+    if cls._uses_setup_context:
+        raw, outputs = _run_forward(cls, ctx, args, kwargs)
+    else:
         previous = _grad_state.enabled
         _grad_state.enabled = False  # what forward computes is never recorded
         try:
-            if cls._uses_setup_context:
-                raw = cls._forward(*args, **kwargs)
-                outputs = _wrap_outputs(cls, raw)
-                cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
-            else:
-                raw = cls._forward(ctx, *args, **kwargs)
-                outputs = _wrap_outputs(cls, raw)
-        except DeviceMismatchError as error:
-            # The kernels noticed two devices; say it about Variables, whatever the op.
-            raise mixed_devices(error) from None
-        except TypeError:
-            # forward's parameters may not fit the call (a forward without ctx, ...).
-            clearer = mistakes.forward_call_error(cls, args, kwargs)
+            raw = cls._forward(ctx, *args, **kwargs)
+        except (DeviceMismatchError, TypeError) as error:
+            clearer = _forward_error(cls, args, kwargs, error)
             if clearer is None:
                 raise
             raise clearer from None
         finally:
             _grad_state.enabled = previous
+        if type(raw) is np.ndarray and not ctx.dirty and not cls._output_is_view:
+            return Variable._make(raw)  # the usual case: one fresh array
+        outputs = _outputs_of(cls, ctx, args, raw, None)
+    if isinstance(raw, (Variable, tuple)):
+        _make_results_not_require_grad(outputs, args)
+    return _unwrap_like(raw, outputs)
 
-        # Only a forward that returned Variables can have returned one of its inputs.
-        returned_variables = isinstance(raw, (Variable, tuple))
-        if returned_variables:
-            outputs = _copy_returned_inputs(outputs, args, ctx)
-        if ctx.dirty:
-            _mark_dirty_inputs(ctx, outputs)
-        if cls._output_is_view:
-            _share_version_counter(outputs[0], args[0])
-        if record:
-            _attach_outputs(ctx, outputs)
-            if ctx.to_save:
-                ctx._pack_saved(outputs)
-            if anomaly._enabled:
-                ctx._forward_trace = traceback.format_stack()[:-1]
-        elif returned_variables:
-            _make_results_not_require_grad(outputs, args)
-        return _unwrap_like(raw, outputs)
+
+def _apply_recording(cls: type[Function], args: tuple, kwargs: dict) -> Any:
+    """apply when an input requires grad: the node is forward's ctx, then the outputs' grad_fn."""
+    node = BackwardNode(cls, args)
+    raw, outputs = _run_forward(cls, node, args, kwargs)
+    _attach_outputs(node, outputs)
+    if node.to_save:
+        node._pack_saved(outputs)
+    if anomaly._enabled:
+        node._forward_trace = traceback.format_stack()[:-2]
+    return outputs[0] if type(raw) is np.ndarray else _unwrap_like(raw, outputs)
+
+
+_new = object.__new__
+_NO_GRADS = ((), (False,), (False, False), (False, False, False))
 
 
 # --------------------------------------------------------------------------- helpers of apply
@@ -416,6 +550,19 @@ def _mark_dirty_inputs(ctx: FunctionCtx, outputs: tuple) -> None:
 
 def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
     """Make each differentiable output a non-leaf whose gradient goes to `node`."""
+    if len(outputs) == 1 and not node.non_differentiable:  # the usual case, one array
+        output = outputs[0]
+        if type(output) is Variable:
+            data = output._data
+            if type(data) is np.ndarray and data.dtype.kind == "f":
+                metadata = ((data.shape, data.dtype),)
+                node._output_metadata = _SHARED.get(metadata) or _shared(metadata)
+                output.grad_fn = node
+                output._output_nr = 0
+                output._requires_grad = True
+                # A single output's weak reference is kept bare, not in a tuple.
+                node._output_refs = weakref.ref(output)
+                return
     metadata, refs = [], []
     for index, output in enumerate(outputs):
         if not isinstance(output, Variable):

@@ -13,6 +13,7 @@ functions here give the rest, without reaching into private attributes:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -59,6 +60,8 @@ def output(node: Any, output_nr: int) -> Variable | None:
     if type(node) is AccumulateGrad:
         return node.variable if output_nr == 0 else None
     refs = node._output_refs
+    if type(refs) is weakref.ref:  # a single output's reference is kept bare
+        return refs() if output_nr == 0 else None
     if output_nr < len(refs) and refs[output_nr] is not None:
         return refs[output_nr]()
     return None

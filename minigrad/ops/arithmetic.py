@@ -6,6 +6,7 @@ to each input's shape, so these formulas stay the textbook ones.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,24 @@ from minigrad.variable import Variable
 
 
 def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
+    python = _ON_FLOATS.get(compute)
+    if python is not None:
+        # Two 0-d float64 values: Python floats give the same IEEE doubles, faster.
+        if type(a) is Variable and type(b) is Variable:
+            x, y = a._data, b._data
+            if (
+                type(x) is np.ndarray
+                and type(y) is np.ndarray
+                and not x.shape
+                and not y.shape
+                and x.dtype is _FLOAT64
+                and y.dtype is _FLOAT64
+            ):
+                return np.array(python(x.item(), y.item()))
+        else:
+            x, y = _as_float(a), _as_float(b)
+            if x is not None and y is not None and (type(x) is float or type(y) is float):
+                return np.array(python(x, y))
     try:
         return compute(numeric(a, op), numeric(b, op))
     except ValueError as error:
@@ -26,6 +45,23 @@ def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
             f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be broadcast together; "
             f"each dimension must match or be 1 (counting from the right)."
         ) from None
+
+
+_FLOAT64 = np.dtype(np.float64)
+_ON_FLOATS = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul}
+
+
+def _as_float(value: Any) -> float | int | None:
+    """A 0-d float64 Variable's value as a Python float (small ints pass); else None."""
+    kind = type(value)
+    if kind is Variable:
+        data = value._data
+        if type(data) is np.ndarray and data.dtype is _FLOAT64 and not data.shape:
+            return data.item()
+        return None
+    if kind is float or (kind is int and -(2**53) < value < 2**53):
+        return value
+    return None
 
 
 class Add(Function):

@@ -17,6 +17,10 @@ from minigrad.missing import missing_name
 from minigrad.variable import Parameter, Tensor, Variable
 
 # isort: split
+# Variable's conversions and display, attached to the class by these modules.
+from minigrad import conversions, display, hooks  # noqa: F401
+
+# isort: split
 from minigrad import amp, autodiff, autograd, ops, text
 from minigrad.amp import autocast
 from minigrad.autodiff import (

@@ -66,3 +66,14 @@ def test_version_counter_prunes_dead_views_amortised():
         counter.add_view(view)
     assert len(counter.views) < 100
     assert counter.has_live_view_besides(alive[0])
+
+
+def test_the_core_a_learner_follows_through_backward_reads_in_one_sitting():
+    core = [
+        PACKAGE / "variable.py",
+        PACKAGE / "autodiff" / "function.py",
+        PACKAGE / "autodiff" / "engine.py",
+        PACKAGE / "autodiff" / "grad_mode.py",
+    ]
+    lines = sum(len(path.read_text().splitlines()) for path in core)
+    assert lines <= 900, f"the core has {lines} lines; keep it at 900 or fewer"

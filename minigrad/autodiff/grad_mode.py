@@ -119,36 +119,7 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 (PyTorch's name)
         return f"set_grad_enabled(mode={self.mode})"
 
 
-class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
-    """PyTorch's faster no_grad for pure inference; here it is no_grad (mode=False: record).
+# inference_mode, PyTorch's no_grad for pure inference, lives in its own module.
+from minigrad.autodiff.inference import inference_mode  # noqa: E402
 
-    PyTorch also marks results as inference tensors that may never enter a graph later;
-    minigrad keeps the simpler rule: results are ordinary Variables that do not require grad.
-    """
-
-    def __new__(cls, mode: Any = True):
-        if callable(mode):  # @inference_mode without parentheses
-            return cls()(mode)
-        return object.__new__(cls)
-
-    def __init__(self, mode: Any = True) -> None:
-        if callable(mode):
-            return
-        if not isinstance(mode, bool):
-            raise TypeError(
-                f"inference_mode expects True or False; got {mode!r} ({type(mode).__name__})."
-            )
-        self.mode = not mode
-
-    def __call__(self, func: Callable) -> Callable:
-        recording = self.mode
-
-        @functools.wraps(func)
-        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(recording):
-                return func(*args, **kwargs)
-
-        return run_in_mode
-
-    def __repr__(self) -> str:
-        return f"inference_mode(mode={not self.mode})"
+__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from minigrad.autodiff import engine, kinds
-from minigrad.autodiff.function import BackwardNode, _SavedOutput
+from minigrad.autodiff.function import BackwardNode
+from minigrad.autodiff.saved import SavedOutput
 from minigrad.variable import AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
@@ -115,7 +116,7 @@ def saved_values(node: Any) -> list[SavedValue] | None:
         return None
     return [
         SavedValue(value.data, value.output_nr)
-        if type(value) is _SavedOutput
+        if type(value) is SavedOutput
         else SavedValue(value, None)
         for value in node._saved
     ]

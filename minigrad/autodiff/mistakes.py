@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.devices import DeviceMismatchError, mixed_devices
+from minigrad.missing import missing_name
+
 # What a ctx offers: reading one of these on a Variable means it was passed where ctx goes.
 CTX_NAMES = frozenset(
     {
@@ -286,3 +289,50 @@ def warn_non_leaf_grad() -> None:
     """PyTorch's warning for reading .grad of a non-leaf that does not retain it."""
     # stacklevel 3: the line that read .grad (this function, then the property).
     warnings.warn(NON_LEAF_GRAD, UserWarning, stacklevel=3)
+
+
+def forward_error(cls: type, args: tuple, kwargs: dict, error: Exception) -> Exception | None:
+    """A clearer error than the one forward raised, or None to let that one through."""
+    if isinstance(error, DeviceMismatchError):
+        # The kernels noticed two devices; say it about Variables, whatever the op.
+        return mixed_devices(error)
+    # forward's parameters may not fit the call (a forward without ctx, ...).
+    return forward_call_error(cls, args, kwargs)
+
+
+def explain_backward_error(node: Any, grad_outputs: list, error: Exception) -> None:
+    """Raise a clearer error when backward's parameters do not fit its call; add a hint to
+    the usual ctx.saved_tensors slips. Anything else goes on unchanged."""
+    clearer = backward_call_error(node._function, len(grad_outputs))
+    if clearer is not None:
+        raise clearer from None
+    note = backward_error_note(node._function, node._saved, error)
+    if note is not None:
+        add_note(error, note)
+
+
+def function_instantiated(cls: type) -> RuntimeError:
+    return RuntimeError(
+        f"{cls.__name__} should not be instantiated. Methods on autodiff "
+        f"Functions are all static: call {cls.__name__}.apply(...) instead."
+    )
+
+
+def guard_forward(cls: type) -> None:
+    """Keep the forward a Function subclass wrote as `cls._forward` (what apply calls), and
+    replace `cls.forward` by a guard that explains a direct call, Square.forward(x)."""
+    forward = cls.__dict__.get("forward")
+    if forward is not None:
+        cls._forward = forward
+        function = forward.__func__ if isinstance(forward, staticmethod) else forward
+        if inspect.isfunction(function):
+            cls.forward = staticmethod(guard_direct_forward(cls, function))
+
+
+def missing_attribute(variable: Any, name: str) -> Exception:
+    """What `variable.name` raises when no such attribute exists (Variable.__getattr__)."""
+    if name.startswith("_"):
+        return AttributeError(f"'{type(variable).__name__}' object has no attribute {name!r}")
+    if name in CTX_NAMES:  # a Variable passed where a Function's ctx goes
+        return ctx_attribute_error(name)
+    return missing_name("Tensor", name, dir(type(variable)))

@@ -1,0 +1,119 @@
+"""A Variable's conversions to plain Python and NumPy values, attached to Variable here.
+
+item(), numpy(), tolist(), len(), bool(), float(), int(), and `__array_ufunc__`, which hands
+`array * v` back to the Variable and refuses other NumPy functions on a Variable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import devices
+from minigrad.autodiff import grad_mode, mistakes
+from minigrad.variable import Variable
+
+
+def item(self: Variable) -> Any:
+    """The single value as a Python number (or the text of a text Variable)."""
+    if self.is_text:
+        return self._data
+    if self._data.size != 1:
+        raise ValueError(
+            f"only one element Variables can be converted to Python scalars; this one "
+            f"has shape {self.shape}. Pick one element first, e.g. v[0].item()."
+        )
+    return self._data.item()
+
+
+def numpy(self: Variable) -> np.ndarray:
+    """The data as a NumPy array (shared, not copied).
+
+    As in PyTorch, a Variable that requires grad refuses while grad mode is on (NumPy
+    would lose the graph silently); inside a Function's forward or under no_grad it
+    is allowed."""
+    if self.is_text:
+        raise TypeError("a text Variable has no NumPy form; use .item() or .data for its str.")
+    if self._requires_grad and grad_mode._state.enabled:
+        raise RuntimeError(
+            "Can't call numpy() on a Variable that requires grad. Use var.detach().numpy() instead."
+        )
+    if devices.is_on_cuda(self._data):
+        return self._data.to_host()  # a copy: NumPy cannot see GPU memory
+    return self._data
+
+
+def tolist(self: Variable) -> Any:
+    return self._data if self.is_text else self._data.tolist()
+
+
+def __len__(self: Variable) -> int:  # noqa: N807 (attached as Variable.__len__)
+    if self.is_text:
+        return len(self._data)
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d Variable is undefined; use .item() for its value.")
+    return self.shape[0]
+
+
+def __bool__(self: Variable) -> bool:  # noqa: N807
+    if self.is_text:
+        return bool(self._data)
+    if self._data.size == 0:
+        raise RuntimeError("a Variable with no elements has no truth value.")
+    if self._data.size != 1:
+        raise RuntimeError(
+            f"The truth value of a Variable with more than one element is ambiguous "
+            f"(shape {self.shape}); use (v > 0).data.all() or .any()."
+        )
+    return bool(self._data)
+
+
+def __float__(self: Variable) -> float:  # noqa: N807
+    if self.is_text:
+        raise TypeError("float() of a text Variable: only numeric Variables convert to numbers.")
+    return float(self.item())
+
+
+def __int__(self: Variable) -> int:  # noqa: N807
+    if self.is_text:
+        raise TypeError("int() of a text Variable: only numeric Variables convert to numbers.")
+    return int(self.item())
+
+
+# The NumPy ufuncs behind the operators, with the Variable's method for each side.
+_OPERATORS = {
+    np.add: ("__add__", "__radd__"),
+    np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"),
+    np.divide: ("__truediv__", "__rtruediv__"),
+    np.power: ("__pow__", "__rpow__"),
+    np.matmul: ("__matmul__", "__rmatmul__"),
+    np.less: ("__lt__", "__gt__"),
+    np.less_equal: ("__le__", "__ge__"),
+    np.greater: ("__gt__", "__lt__"),
+    np.greater_equal: ("__ge__", "__le__"),
+    np.equal: ("__eq__", "__eq__"),
+    np.not_equal: ("__ne__", "__ne__"),
+}
+
+
+# `array * v` makes NumPy call np.multiply(array, v), which lands here: the operator is
+# handed back to the Variable (v.__rmul__(array)). Any other NumPy function on a
+# Variable, np.exp(v) say, would drop the graph, so it raises and says what to write.
+def __array_ufunc__(  # noqa: N807
+    self: Variable, ufunc: Any, method: str, *inputs: Any, **kwargs: Any
+) -> Any:
+    operator = _OPERATORS.get(ufunc) if method == "__call__" and not kwargs else None
+    if operator is not None:
+        left, right = inputs
+        if isinstance(left, Variable):
+            return getattr(left, operator[0])(right)
+        return getattr(right, operator[1])(left)
+    raise mistakes.numpy_on_variable(ufunc, method, inputs, kwargs)
+
+
+for _method in (item, numpy, tolist, __len__, __bool__, __float__, __int__, __array_ufunc__):
+    _method.__qualname__ = f"Variable.{_method.__name__}"
+    setattr(Variable, _method.__name__, _method)
+del _method

@@ -1,0 +1,113 @@
+"""Checks on what a Variable is given: its data, requires_grad, and an assigned `.grad`.
+
+variable.py calls these; each returns the checked value or raises an error that says
+what was expected, what was received, and what to write instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import devices
+
+# Variables whose data is a NumPy array of one of these kinds may require grad.
+DIFFERENTIABLE_KINDS = "f"
+
+
+def as_data(data: Any) -> Any:
+    """What a Variable holds (data not a Variable): a NumPy array, a str, or a GPU array."""
+    if isinstance(data, str):
+        return data
+    if devices.is_on_cuda(data):
+        return data  # already an array in GPU memory (see minigrad/devices.py)
+    if isinstance(data, np.ndarray):
+        array = data
+    else:
+        try:
+            array = np.asarray(data)
+        except (ValueError, TypeError) as error:
+            raise TypeError(
+                f"Variable data must be a number, a nested list of numbers, a NumPy array "
+                f"or a str; got {type(data).__name__} that NumPy cannot convert ({error})."
+            ) from None
+    if array.dtype.kind not in "biufc":
+        raise TypeError(
+            f"Variable data must be numeric (bool, int, float) or a str; got "
+            f"{type(data).__name__} holding NumPy dtype {array.dtype}. For text, pass one "
+            f"str: Variable('some text', role='...')."
+        )
+    return array
+
+
+def constructor_arguments(requires_grad: Any, role: Any, name: Any) -> None:
+    if not isinstance(requires_grad, bool):
+        raise TypeError(
+            f"requires_grad must be True or False; got {requires_grad!r} "
+            f"({type(requires_grad).__name__})."
+        )
+    for label, value in (("role", role), ("name", name)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{label} must be a str or None; got {type(value).__name__}.")
+
+
+def assigned_data(variable: Any, new: Any) -> Any:
+    """`variable.data = ...`: text stays text and numbers stay numbers."""
+    if isinstance(new, str) != isinstance(variable._data, str):
+        kinds = ("text", "numeric") if isinstance(new, str) else ("numeric", "text")
+        raise TypeError(
+            f"cannot assign {kinds[0]} data to a {kinds[1]} Variable; make a new Variable instead."
+        )
+    return new
+
+
+def requires_grad_value(variable: Any, value: Any) -> bool:
+    """`variable.requires_grad = value`: a bool, on a leaf, of floating point data."""
+    if not isinstance(value, bool):
+        raise TypeError(f"requires_grad must be True or False; got {value!r}.")
+    if variable.grad_fn is not None:
+        raise RuntimeError(
+            "you can only change requires_grad flags of leaf variables. This Variable "
+            f"was made by {variable.grad_fn.name()}; to use it as a new leaf, call "
+            ".detach() and set requires_grad on the result."
+        )
+    data = variable._data
+    if value and not isinstance(data, str) and data.dtype.kind not in DIFFERENTIABLE_KINDS:
+        raise RuntimeError(
+            f"only Variables of floating point dtype can require gradients; this one "
+            f"has dtype {data.dtype}. Convert first, e.g. "
+            f"Variable(data.astype('float64'), requires_grad=True)."
+        )
+    return value
+
+
+def assigned_grad(variable: Any, value: Any) -> None:
+    """`variable.grad = value`: a Variable of the same kind, shape and dtype."""
+    from minigrad.variable import Variable  # loaded long before any .grad is assigned
+
+    if not isinstance(value, Variable):
+        raise TypeError(
+            f"assigned grad expected to be a Variable or None but got grad of type "
+            f"{type(value).__name__}; wrap it first: Variable(...)."
+        )
+    if value.is_text != variable.is_text:
+        kinds = (
+            "text" if value.is_text else "numeric",
+            "text" if variable.is_text else "numeric",
+        )
+        raise TypeError(f"assigned grad is {kinds[0]} but this Variable is {kinds[1]}.")
+    if variable.is_text:
+        return
+    if value.shape != variable.shape:
+        raise RuntimeError(
+            f"assigned grad has data of a different size: got shape {value.shape}, "
+            f"expected {variable.shape}."
+        )
+    dtype = variable._data.dtype
+    if value.data.dtype != dtype:
+        raise RuntimeError(
+            f"assigned grad has data of a different type: got {value.data.dtype}, "
+            f"expected {dtype}. Convert it first, e.g. with "
+            f"Variable(g.data.astype('{dtype}'))."
+        )

@@ -143,7 +143,8 @@ class Variable:
     @property
     def shape(self) -> tuple[int, ...]:
         """The array's shape; a text Variable has shape ()."""
-        return () if self.is_text else self._data.shape
+        data = self._data
+        return () if type(data) is str else data.shape
 
     @property
     def dtype(self) -> Any:

@@ -9,7 +9,6 @@ the node is also the `ctx` that forward filled, and the engine later calls
 from __future__ import annotations
 
 import traceback
-import weakref
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from minigrad.autodiff import anomaly, checks, mistakes, saved
 from minigrad.autodiff import outputs as outputs_of
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.autodiff.inputs import record_inputs
+from minigrad.autodiff.outputs import attach_outputs
 from minigrad.autodiff.outputs import collect as _outputs_of
 from minigrad.autodiff.shared import SHARED as _SHARED
 from minigrad.autodiff.shared import shared as _shared
@@ -242,24 +242,34 @@ class Function:
 
 def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> tuple:
     """Call forward (grad recording off) and return (what it returned, its outputs)."""
+    if not cls._uses_setup_context:
+        raw = _call_forward(cls, ctx, args, kwargs)
+        return raw, _outputs_of(cls, ctx, args, raw, None)
     previous = _grad_state.enabled
     _grad_state.enabled = False  # what forward computes is never recorded
     try:
-        if cls._uses_setup_context:
-            raw = cls._forward(*args, **kwargs)
-            outputs = outputs_of.wrap(cls, raw)
-            cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
-        else:
-            raw = cls._forward(ctx, *args, **kwargs)
-            outputs = None
+        raw = cls._forward(*args, **kwargs)
+        outputs = outputs_of.wrap(cls, raw)
+        cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
     except (DeviceMismatchError, TypeError) as error:
-        clearer = mistakes.forward_error(cls, args, kwargs, error)
-        if clearer is None:
-            raise
-        raise clearer from None
+        mistakes.raise_clearer_forward_error(cls, args, kwargs, error)
+        raise
     finally:
         _grad_state.enabled = previous
     return raw, _outputs_of(cls, ctx, args, raw, outputs)
+
+
+def _call_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> Any:
+    """forward(ctx, *args), with grad recording off while it runs."""
+    previous = _grad_state.enabled
+    _grad_state.enabled = False  # what forward computes is never recorded
+    try:
+        return cls._forward(ctx, *args, **kwargs)
+    except (DeviceMismatchError, TypeError) as error:
+        mistakes.raise_clearer_forward_error(cls, args, kwargs, error)
+        raise
+    finally:
+        _grad_state.enabled = previous
 
 
 def _apply_without_graph(cls: type[Function], args: tuple, kwargs: dict) -> Any:
@@ -271,17 +281,7 @@ def _apply_without_graph(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     if cls._uses_setup_context:
         raw, outputs = _run_forward(cls, ctx, args, kwargs)
     else:
-        previous = _grad_state.enabled
-        _grad_state.enabled = False  # what forward computes is never recorded
-        try:
-            raw = cls._forward(ctx, *args, **kwargs)
-        except (DeviceMismatchError, TypeError) as error:
-            clearer = mistakes.forward_error(cls, args, kwargs, error)
-            if clearer is None:
-                raise
-            raise clearer from None
-        finally:
-            _grad_state.enabled = previous
+        raw = _call_forward(cls, ctx, args, kwargs)
         if type(raw) is np.ndarray and not ctx.dirty and not cls._output_is_view:
             return Variable._make(raw)  # the usual case: one fresh array
         outputs = _outputs_of(cls, ctx, args, raw, None)
@@ -293,8 +293,15 @@ def _apply_without_graph(cls: type[Function], args: tuple, kwargs: dict) -> Any:
 def _apply_recording(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     """apply when an input requires grad: the node is forward's ctx, then the outputs' grad_fn."""
     node = BackwardNode(cls, args)
-    raw, outputs = _run_forward(cls, node, args, kwargs)
-    _attach_outputs(node, outputs)
+    if cls._uses_setup_context:
+        raw, outputs = _run_forward(cls, node, args, kwargs)
+    else:
+        raw = _call_forward(cls, node, args, kwargs)
+        if type(raw) is np.ndarray and not node.dirty and not cls._output_is_view:
+            outputs = (Variable._make(raw),)  # the usual case: one fresh array
+        else:
+            outputs = _outputs_of(cls, node, args, raw, None)
+    attach_outputs(node, outputs)
     if node.to_save:
         node._pack_saved(outputs)
     if anomaly._enabled:
@@ -308,24 +315,6 @@ _NO_GRADS = ((), (False,), (False, False), (False, False, False))
 
 def _unwrap_like(raw: Any, outputs: tuple) -> Any:
     return outputs if isinstance(raw, tuple) else outputs[0]
-
-
-def _attach_outputs(node: BackwardNode, outputs: tuple) -> None:
-    """Make each differentiable output a non-leaf whose gradient goes to `node`."""
-    if len(outputs) == 1 and not node.non_differentiable:  # the usual case, one array
-        output = outputs[0]
-        if type(output) is Variable:
-            data = output._data
-            if type(data) is np.ndarray and data.dtype.kind == "f":
-                metadata = ((data.shape, data.dtype),)
-                node._output_metadata = _SHARED.get(metadata) or _shared(metadata)
-                output.grad_fn = node
-                output._output_nr = 0
-                output._requires_grad = True
-                # A single output's weak reference is kept bare, not in a tuple.
-                node._output_refs = weakref.ref(output)
-                return
-    outputs_of.attach_several(node, outputs)
 
 
 # once_differentiable builds on Function (minigrad/autodiff/once.py); exported here too.

@@ -300,6 +300,13 @@ def forward_error(cls: type, args: tuple, kwargs: dict, error: Exception) -> Exc
     return forward_call_error(cls, args, kwargs)
 
 
+def raise_clearer_forward_error(cls: type, args: tuple, kwargs: dict, error: Exception) -> None:
+    """Raise forward_error's clearer error, if there is one (the caller re-raises otherwise)."""
+    clearer = forward_error(cls, args, kwargs, error)
+    if clearer is not None:
+        raise clearer from None
+
+
 def explain_backward_error(node: Any, grad_outputs: list, error: Exception) -> None:
     """Raise a clearer error when backward's parameters do not fit its call; add a hint to
     the usual ctx.saved_tensors slips. Anything else goes on unchanged."""

@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx, _attach_outputs
+from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx
 from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.autodiff.outputs import attach_outputs
 from minigrad.variable import Variable
 
 
@@ -60,7 +61,7 @@ def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) 
     node._input_shapes = ctx._input_shapes
     # NumPy arithmetic on 0-d arrays gives scalars (np.generic): those are marked too.
     marked = Variable._make(grad.data if isinstance(grad, Variable) else np.asarray(grad))
-    _attach_outputs(node, (marked,))
+    attach_outputs(node, (marked,))
     return marked
 
 

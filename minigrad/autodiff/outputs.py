@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad.autodiff import checks, kinds
 from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.autodiff.shared import SHARED, shared
 from minigrad.variable import Variable
 
 
@@ -93,10 +94,18 @@ def mark_dirty_inputs(ctx: Any, outputs: tuple) -> None:
 def share_version_counter(output: Any, source: Any) -> None:
     """A view (reshape, transpose, ...) shares its base's version counter."""
     if isinstance(output, Variable) and isinstance(source, Variable):
-        if type(output._data) is np.ndarray and np.may_share_memory(output._data, source._data):
+        if type(output._data) is np.ndarray and _is_view_of(output._data, source._data):
             output._version_counter = source._shared_version_counter()
             output._version_counter.add_view(output)
             output._is_view = True
+
+
+def _is_view_of(data: np.ndarray, source: Any) -> bool:
+    # NumPy points a view's .base at the array that owns the memory: a cheap first test.
+    owner = data.base
+    if owner is not None and (owner is source or owner is getattr(source, "base", None)):
+        return True
+    return bool(np.may_share_memory(data, source))
 
 
 def make_results_not_require_grad(outputs: tuple, args: tuple) -> None:
@@ -106,8 +115,31 @@ def make_results_not_require_grad(outputs: tuple, args: tuple) -> None:
             output._requires_grad = False
 
 
+def attach_outputs(node: Any, outputs: tuple) -> None:
+    """Make each differentiable output a non-leaf whose gradient goes to `node`."""
+    if len(outputs) == 1 and not node.non_differentiable:  # the usual case, one array
+        output = outputs[0]
+        if type(output) is Variable:
+            data = output._data
+            if type(data) is np.ndarray and data.dtype.kind == "f":
+                attach_output(node, output, data)
+                return
+    attach_several(node, outputs)
+
+
+def attach_output(node: Any, output: Variable, data: np.ndarray) -> None:
+    """attach_outputs for one float NumPy output, the usual case."""
+    metadata = ((data.shape, data.dtype),)
+    node._output_metadata = SHARED.get(metadata) or shared(metadata)
+    output.grad_fn = node
+    output._output_nr = 0
+    output._requires_grad = True
+    # A single output's weak reference is kept bare, not in a tuple.
+    node._output_refs = weakref.ref(output)
+
+
 def attach_several(node: Any, outputs: tuple) -> None:
-    """_attach_outputs beyond one float array: several outputs, other kinds, non-floats."""
+    """attach_outputs beyond one float array: several outputs, other kinds, non-floats."""
     metadata, refs = [], []
     for index, output in enumerate(outputs):
         if not isinstance(output, Variable):

@@ -18,26 +18,27 @@ from minigrad.variable import Variable
 
 
 def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
-    python = _ON_FLOATS.get(compute)
-    if python is not None:
-        # Two 0-d float64 values: Python floats give the same IEEE doubles, faster.
-        if type(a) is Variable and type(b) is Variable:
-            x, y = a._data, b._data
-            if (
-                type(x) is np.ndarray
-                and type(y) is np.ndarray
-                and not x.shape
-                and not y.shape
-                and x.dtype is _FLOAT64
-                and y.dtype is _FLOAT64
-            ):
+    if type(a) is Variable and type(b) is Variable:
+        x, y = a._data, b._data
+        if type(x) is np.ndarray and type(y) is np.ndarray:
+            if x.shape or y.shape or x.dtype is not _FLOAT64 or y.dtype is not _FLOAT64:
+                return _compute(op, compute, x, y)  # the usual case: two arrays
+            python = _ON_FLOATS.get(compute)
+            if python is not None:
+                # Two 0-d float64 values: Python floats give the same IEEE doubles, faster.
                 return np.array(python(x.item(), y.item()))
-        else:
+    else:
+        python = _ON_FLOATS.get(compute)
+        if python is not None:
             x, y = _as_float(a), _as_float(b)
             if x is not None and y is not None and (type(x) is float or type(y) is float):
                 return np.array(python(x, y))
+    return _compute(op, compute, numeric(a, op), numeric(b, op))
+
+
+def _compute(op: str, compute: Any, a: Any, b: Any) -> Any:
     try:
-        return compute(numeric(a, op), numeric(b, op))
+        return compute(a, b)
     except ValueError as error:
         if "broadcast" not in str(error):
             raise ValueError(f"{op} of shapes {shape_of(a)} and {shape_of(b)}: {error}") from None

@@ -50,6 +50,8 @@ def shape_of(value: Any) -> tuple:
 
 def single_dim(dim: Any, ndim: int) -> int:
     """One dimension as a non-negative axis (negative dims count from the end)."""
+    if type(dim) is int and -ndim <= dim < ndim:  # the usual case, checked cheaply
+        return dim + ndim if dim < 0 else dim
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
         raise TypeError(f"dim must be an int; got {dim!r} ({type(dim).__name__}).")
     # A 0-d value still accepts dim 0 or -1, as in PyTorch.

@@ -161,7 +161,7 @@ def __ne__(self, other: Any) -> Any:  # type: ignore[override]
 @operator.as_property
 def T(self) -> Variable:  # noqa: N802 (PyTorch's name)
     """All dimensions reversed (the matrix transpose for 2-D data)."""
-    if self.ndim == 2:
+    if len(self.shape) == 2:
         return Transpose.apply(self, 0, 1)
     return Permute.apply(self, tuple(reversed(range(self.ndim))))
 

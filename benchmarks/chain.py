@@ -2,7 +2,8 @@
 
 Every node is three recorded operations on 0-d values, so this measures the engine's
 per-operation overhead: building the graph, walking it, calling each backward.
-Python's garbage collector stays on, as in real use.
+The caller sets Python's garbage collector: the harness times the chain with it on, as
+in real use, and off, to show the collector's share (see gc_share.py).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ PyTorch's contract can be faster than this, so it shows what the contract costs.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -22,7 +23,7 @@ class _Node:
 
 
 def bare_chain(nodes: int) -> float:
-    """µs per node, forward plus backward, garbage collector on."""
+    """µs per node, forward plus backward (the caller sets the garbage collector)."""
     w = _Node(np.asarray(0.9), (), "leaf")
     b = _Node(np.asarray(0.1), (), "leaf")
     y = _Node(np.asarray(0.5), (), "leaf")
@@ -68,7 +69,9 @@ def _add_grad(grads: dict, array: np.ndarray, grad: np.ndarray) -> None:
     grads[key] = grads[key] + grad if key in grads else grad
 
 
-def bare_mlp_step_fn(problem: dict[str, np.ndarray], learning_rate: float, batch: int):
+def bare_mlp_step_fn(
+    problem: dict[str, np.ndarray], learning_rate: float, batch: int
+) -> Callable[[], float]:
     """The MLP step of benchmark (b) on the tape above: one closure per operation."""
     x, onehot = problem["x"], problem["onehot"]
     params = [problem[name].copy() for name in ("w1", "b1", "w2", "b2")]

@@ -8,6 +8,7 @@ computes with NumPy, so the ratio is minigrad's overhead.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -19,6 +20,7 @@ DTYPE = np.float32
 
 
 def make_problem(seed: int = 0) -> dict[str, np.ndarray]:
+    """Inputs, one-hot labels and initial parameters, fixed by `seed`."""
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, CLASSES, size=BATCH)
     return {
@@ -31,7 +33,7 @@ def make_problem(seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-def _autodiff_step_fn(lib, x, onehot, params: list):
+def _autodiff_step_fn(lib, x, onehot, params: list) -> Callable[[], float]:
     """The step, written once: the same code runs on minigrad and on PyTorch."""
     w1, b1, w2, b2 = params
 
@@ -49,14 +51,16 @@ def _autodiff_step_fn(lib, x, onehot, params: list):
     return step
 
 
-def minigrad_step_fn(problem: dict[str, np.ndarray]):
+def minigrad_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float]:
+    """The step on minigrad."""
     x = minigrad.Variable(problem["x"])
     onehot = minigrad.Variable(problem["onehot"])
     params = [minigrad.Parameter(problem[name].copy()) for name in ("w1", "b1", "w2", "b2")]
     return _autodiff_step_fn(minigrad, x, onehot, params)
 
 
-def numpy_step_fn(problem: dict[str, np.ndarray]):
+def numpy_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float]:
+    """The step by hand in NumPy: forward, the gradients written out, SGD."""
     x, onehot = problem["x"], problem["onehot"]
     w1, b1, w2, b2 = (problem[name].copy() for name in ("w1", "b1", "w2", "b2"))
 
@@ -81,7 +85,8 @@ def numpy_step_fn(problem: dict[str, np.ndarray]):
     return step
 
 
-def torch_step_fn(problem: dict[str, np.ndarray]):
+def torch_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float] | None:
+    """The step on PyTorch, or None when torch is not installed."""
     try:
         import torch
     except ImportError:
@@ -93,13 +98,22 @@ def torch_step_fn(problem: dict[str, np.ndarray]):
     return _autodiff_step_fn(torch, x, onehot, params)
 
 
-def time_step(step, repeats: int = 2000) -> float:
-    """Median µs per step over `repeats` steps, after a warm-up."""
-    for _ in range(50):
+def time_step(step: Callable[[], float], steps: int = 2000, warmup: int = 50) -> float:
+    """Median µs per step over `steps` steps, after `warmup` untimed ones."""
+    for _ in range(warmup):
         step()
     times = []
-    for _ in range(repeats):
+    for _ in range(steps):
         start = time.perf_counter()
         step()
         times.append(time.perf_counter() - start)
     return float(np.median(times) * 1e6)
+
+
+def step_measure(step: Callable[[], float] | None, steps: int) -> Callable[[], float] | None:
+    """A measure for the harness: warms `step` up once, then times `steps` steps per call."""
+    if step is None:
+        return None
+    for _ in range(50):
+        step()
+    return lambda: time_step(step, steps, warmup=0)

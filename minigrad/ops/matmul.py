@@ -22,6 +22,10 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
         left, right = array_of(a, "matmul"), array_of(b, "matmul")
+        ctx.save_for_backward(a, b)
+        if type(left) is np.ndarray and type(right) is np.ndarray and left.ndim == right.ndim == 2:
+            if left.shape[1] == right.shape[0]:
+                return np.matmul(left, right)  # the usual case: two NumPy matrices that fit
         if left.ndim == 0 or right.ndim == 0:
             raise ValueError(
                 f"matmul needs at least 1-D operands; got shapes {left.shape} and {right.shape}. "
@@ -34,7 +38,6 @@ class MatMul(Function):
                 f"{'second-to-last' if right.ndim > 1 else 'only'} dimension of the second "
                 f"({right.shape[-2 if right.ndim > 1 else 0]})."
             )
-        ctx.save_for_backward(a, b)
         try:
             return np.matmul(left, right)
         except ValueError:

@@ -41,6 +41,8 @@ def numeric(value: Any, op: str) -> Any:
 def array_of(value: Any, op: str) -> Any:
     """The operand as an array: a NumPy array, or the GPU array of a Variable on cuda."""
     data = numeric(value, op)
+    if type(data) is np.ndarray:
+        return data
     return data if is_on_cuda(data) else np.asarray(data)
 
 

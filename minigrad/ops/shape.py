@@ -61,7 +61,7 @@ class Transpose(Function):
     def forward(ctx: FunctionCtx, x: Variable, dim0: int, dim1: int) -> np.ndarray:
         data = numeric(x, "transpose")
         ctx.dim0, ctx.dim1 = single_dim(dim0, data.ndim), single_dim(dim1, data.ndim)
-        return np.swapaxes(data, ctx.dim0, ctx.dim1) if data.ndim else data
+        return data.swapaxes(ctx.dim0, ctx.dim1) if data.ndim else data
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -98,7 +98,8 @@ class Unsqueeze(Function):
     def forward(ctx: FunctionCtx, x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "unsqueeze")
         ctx.dim = single_dim(dim, data.ndim + 1)
-        return np.expand_dims(data, ctx.dim)
+        # A new dimension of size 1 never needs a copy; reshape is NumPy's cheapest way.
+        return data.reshape(data.shape[: ctx.dim] + (1,) + data.shape[ctx.dim :])
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:

@@ -13,6 +13,7 @@ import numpy as np
 
 from minigrad import variable_checks as checks
 from minigrad.accumulate_grad import AccumulateGrad
+from minigrad.grad_log import grad_log as _grad_log
 from minigrad.version_counter import VersionCounter
 
 
@@ -116,7 +117,7 @@ class Variable:
         Only leaves get one (and non-leaves after retain_grad()); reading it on another
         non-leaf warns, as in PyTorch."""
         if self._grad is None and self.grad_fn is not None and not self._retains_grad:
-            mistakes.warn_non_leaf_grad()
+            checks.warn_non_leaf_grad()
         return self._grad
 
     @grad.setter
@@ -126,7 +127,7 @@ class Variable:
         # afnio's textual Functions set `x.grad = feedback` in backward and also return
         # it. While the engine runs a backward it collects such assignments here, so it
         # can put the old .grad back and add the returned feedback once, not twice.
-        assignments = grad_mode._state.grad_assignments
+        assignments = _grad_log.entries
         if assignments is not None:
             assignments.append((self, self._grad))
         self._grad = value
@@ -208,7 +209,7 @@ class Variable:
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup failed: a PyTorch method minigrad lacks, or a typo.
-        raise mistakes.missing_attribute(self, name)
+        raise checks.missing_attribute(self, name)
 
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
     __hash__ = object.__hash__
@@ -237,7 +238,3 @@ class Parameter(Variable):
 
 Tensor = Variable
 
-
-# grad_mode and mistakes import nothing back, but the autodiff package (whose __init__ runs
-# first) imports Variable: so they are imported once Variable is defined.
-from minigrad.autodiff import grad_mode, mistakes  # noqa: E402

@@ -6,11 +6,13 @@ what was expected, what was received, and what to write instead.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from minigrad import devices
+from minigrad.missing import missing_name
 
 # Variables whose data is a NumPy array of one of these kinds may require grad.
 DIFFERENTIABLE_KINDS = "f"
@@ -111,3 +113,53 @@ def assigned_grad(variable: Any, value: Any) -> None:
             f"expected {dtype}. Convert it first, e.g. with "
             f"Variable(g.data.astype('{dtype}'))."
         )
+
+
+# --------------------------------------------------------------------------- mistakes
+
+# What a ctx offers: reading one of these on a Variable means it was passed where ctx goes.
+CTX_NAMES = frozenset(
+    {
+        "save_for_backward",
+        "saved_tensors",
+        "saved_variables",
+        "needs_input_grad",
+        "mark_dirty",
+        "mark_non_differentiable",
+        "set_materialize_grads",
+    }
+)
+
+
+def ctx_attribute_error(name: str) -> AttributeError:
+    """A Variable asked for a ctx method: it was passed where ctx goes."""
+    return AttributeError(
+        f"a Variable has no `{name}`: that belongs to ctx, the first argument of forward and "
+        f"backward. A Variable is in ctx's place, so forward was probably called directly "
+        f"(MyFunction.forward(x)) instead of through MyFunction.apply(x), which makes the ctx; "
+        f"or forward was written without ctx: `def forward(ctx, x):`."
+    )
+
+
+NON_LEAF_GRAD = (
+    "The .grad attribute of a Variable that is not a leaf Variable is being accessed. Its "
+    ".grad attribute won't be populated during backward(): gradients are kept on leaves, "
+    "the Variables you made with requires_grad=True. If you indeed want the .grad of this "
+    "intermediate result, call .retain_grad() on it before backward(). If you meant the "
+    "leaf, read the leaf's .grad instead."
+)
+
+
+def warn_non_leaf_grad() -> None:
+    """PyTorch's warning for reading .grad of a non-leaf that does not retain it."""
+    # stacklevel 3: the line that read .grad (this function, then the property).
+    warnings.warn(NON_LEAF_GRAD, UserWarning, stacklevel=3)
+
+
+def missing_attribute(variable: Any, name: str) -> Exception:
+    """What `variable.name` raises when no such attribute exists (Variable.__getattr__)."""
+    if name.startswith("_"):
+        return AttributeError(f"'{type(variable).__name__}' object has no attribute {name!r}")
+    if name in CTX_NAMES:  # a Variable passed where a Function's ctx goes
+        return ctx_attribute_error(name)
+    return missing_name("Tensor", name, dir(type(variable)))

@@ -20,6 +20,7 @@ from minigrad.autodiff.function import BackwardNode
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.autodiff.hooks import accumulate_into as _accumulate_into_leaf
 from minigrad.autodiff.outputs import zeros_for
+from minigrad.grad_log import grad_log as _grad_log
 from minigrad.variable import AccumulateGrad, Variable
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
@@ -67,17 +68,17 @@ def _execute(
         node, output_nr = _edge_of(root)
         _add_to_buffer(buffers, node, output_nr, seed, True)
         root_nodes.append(node)
-    dependencies, consumers = _count_dependencies(root_nodes)
+    dependencies, consumers = _count_dependencies(root_nodes, targets is not None)
     ready = [node for node in dict.fromkeys(root_nodes) if dependencies.get(node, 0) == 0]
     captured: dict[int, Variable] = {}
     # With targets (grad(), backward(inputs=...)) only the nodes that lead to them run.
     needed = None if targets is None else hooks.leading_to(targets, consumers)
 
-    previous_mode, previous_log = _grad_state.enabled, _grad_state.grad_assignments
+    previous_mode, previous_log = _grad_state.enabled, _grad_log.entries
     # Backward formulas are Variable operations: recorded only when create_graph asks.
     _grad_state.enabled = create_graph
     # The `.grad = ...` assignments made during this pass (see _run_node).
-    _grad_state.grad_assignments = assignments = []
+    _grad_log.entries = assignments = []
     try:
         while ready:
             node = ready.pop()
@@ -112,14 +113,15 @@ def _execute(
                         ready.append(next_node)
     finally:
         _grad_state.enabled = previous_mode
-        _grad_state.grad_assignments = previous_log
+        _grad_log.entries = previous_log
     return captured
 
 
-def _count_dependencies(root_nodes: list) -> tuple[dict[Any, int], dict[Any, list]]:
-    """For each reachable node, the number of edges that point at it, and who they come from."""
+def _count_dependencies(root_nodes: list, with_consumers: bool) -> tuple[dict, dict | None]:
+    """For each reachable node, the number of edges that point at it, and (if asked) the
+    nodes they come from."""
     dependencies: dict[Any, int] = {}
-    consumers: dict[Any, list] = {}
+    consumers: dict[Any, list] | None = {} if with_consumers else None
     seen = set(root_nodes)
     stack = list(seen)
     while stack:
@@ -128,7 +130,8 @@ def _count_dependencies(root_nodes: list) -> tuple[dict[Any, int], dict[Any, lis
             if next_node is None:
                 continue
             dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            consumers.setdefault(next_node, []).append(node)
+            if consumers is not None:
+                consumers.setdefault(next_node, []).append(node)
             if next_node not in seen:
                 seen.add(next_node)
                 stack.append(next_node)
@@ -192,7 +195,4 @@ def _backward_method(
 _backward_method.__name__ = _backward_method.__qualname__ = "backward"
 Variable.backward = _backward_method
 
-# grad(), the gradients of chosen inputs without touching .grad, is in gradients.py.
-from minigrad.autodiff.gradients import grad  # noqa: E402
-
-__all__ = ["backward", "grad"]
+__all__ = ["backward"]

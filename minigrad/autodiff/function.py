@@ -316,8 +316,4 @@ _NO_GRADS = ((), (False,), (False, False), (False, False, False))
 def _unwrap_like(raw: Any, outputs: tuple) -> Any:
     return outputs if isinstance(raw, tuple) else outputs[0]
 
-
-# once_differentiable builds on Function (minigrad/autodiff/once.py); exported here too.
-from minigrad.autodiff.once import once_differentiable  # noqa: E402
-
-__all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["BackwardNode", "Function", "FunctionCtx"]

@@ -16,8 +16,6 @@ from typing import Any
 class _GradState(threading.local):
     # Class attributes, so every new thread starts with recording on.
     enabled = True
-    # While the engine runs a backward: a list the `.grad` setter logs assignments into.
-    grad_assignments = None
 
 
 _state = _GradState()
@@ -118,8 +116,4 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 (PyTorch's name)
     def __repr__(self) -> str:
         return f"set_grad_enabled(mode={self.mode})"
 
-
-# inference_mode, PyTorch's no_grad for pure inference, lives in its own module.
-from minigrad.autodiff.inference import inference_mode  # noqa: E402
-
-__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]

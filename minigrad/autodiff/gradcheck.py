@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import engine
+from minigrad.autodiff import gradients
 from minigrad.autodiff.grad_mode import enable_grad, no_grad
 from minigrad.variable import Variable
 
@@ -155,7 +155,7 @@ def gradgradcheck(
             results = fn(*values[:count])
             results = results if isinstance(results, (tuple, list)) else (results,)
             wanted = [r for r in results if isinstance(r, Variable) and r.requires_grad]
-            grads = engine.grad(
+            grads = gradients.grad(
                 wanted,
                 [v for v in values[:count] if isinstance(v, Variable) and v.requires_grad],
                 list(values[count:]),
@@ -194,8 +194,8 @@ def _check_backward_itself(
 ) -> str | None:
     """What is wrong with backward apart from its values, or None."""
     seed = np.ones_like(output.data)
-    first = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
-    second = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+    first = gradients.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+    second = gradients.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
     for k, (a, b) in enumerate(zip(first, second)):
         if a is None or b is None:
             continue
@@ -211,7 +211,7 @@ def _check_backward_itself(
                 f"{inputs[k].data.dtype}; cast the gradient in backward."
             )
     if check_undefined_grad:
-        zeros = engine.grad(
+        zeros = gradients.grad(
             output, inputs, np.zeros_like(output.data), retain_graph=True, allow_unused=True
         )
         for k, g in enumerate(zeros):
@@ -241,7 +241,7 @@ def _analytical_jacobian(output: Variable, inputs: list[Variable]) -> list[np.nd
     for j in range(output.data.size):
         seed = np.zeros_like(output.data)
         seed.flat[j] = 1.0
-        grads = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+        grads = gradients.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
         for k, g in enumerate(grads):
             if g is not None:
                 jacobians[k][j] = g.data.reshape(-1)

@@ -1,4 +1,4 @@
-"""Launching a kernel: ``kernel[grid, block](*args)``, plus one fix for the simulator.
+"""Launching a kernel: ``kernel[grid, block](*args)``, plus two fixes for the simulator.
 
 ``grid`` is how many blocks run (up to 3 dimensions), ``block`` how many threads each
 block has (at most 1024 in all). Every launch in minigrad.kernels goes through `launch`.
@@ -7,9 +7,11 @@ block has (at most 1024 in all). Every launch in minigrad.kernels goes through `
 from __future__ import annotations
 
 import sys
+import threading
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from numba import config
 
 # Threads per block for 1-D launches: a multiple of the warp size (32), big enough to keep
@@ -29,6 +31,38 @@ def _short_gil_switches():
         yield
     finally:
         sys.setswitchinterval(previous)
+
+
+_SHARED_ARRAYS_LOCK = threading.Lock()
+
+
+def _shared_array_once_per_block(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:
+    """The simulator's cuda.shared.array, made safe for the threads of one block.
+
+    The simulator gives all threads of a block one array per source line: the first thread
+    to reach the line makes it. It checks and stores without a lock, so two threads could
+    each make their own and see different "shared" memory: wrong results, now and then,
+    under load. The same lookup, under a lock."""
+    if shape == 0 or alignment is not None:
+        return _simulator_shared_array(self, shape, dtype, alignment)  # dynamic: no race
+    caller = sys._getframe(1)
+    line = (caller.f_code.co_filename, caller.f_lineno)
+    with _SHARED_ARRAYS_LOCK:
+        array = self._allocations.get(line)
+        if array is None:
+            if isinstance(dtype, types.Type):
+                dtype = numpy_support.as_dtype(dtype)
+            array = self._allocations[line] = np.empty(shape, dtype)
+    return array
+
+
+if config.ENABLE_CUDASIM:
+    from numba.cuda import types
+    from numba.cuda.np import numpy_support
+    from numba.cuda.simulator.kernelapi import FakeCUDAShared
+
+    _simulator_shared_array = FakeCUDAShared.array
+    FakeCUDAShared.array = _shared_array_once_per_block
 
 
 def launch(kernel: Any, grid: Any, block: Any, *args: Any) -> None:

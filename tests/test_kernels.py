@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -785,3 +786,40 @@ def test_unsupported_numpy_calls_say_to_move_to_the_cpu() -> None:
         np.sum(x, dtype=np.float32)
     with pytest.raises(TypeError, match="to_host"):  # np.testing converts its arguments
         np.testing.assert_allclose(x, np.ones((2, 2)))
+
+
+
+def _shared_arrays_made_at_once(threads: int) -> list:
+    """The arrays `threads` threads get from one cuda.shared.array line, all at once."""
+    from numba.cuda.simulator.kernelapi import FakeCUDAShared
+
+    shared, start, got = FakeCUDAShared(0), threading.Barrier(threads), []
+
+    def thread() -> None:
+        start.wait()
+        got.append(shared.array((4, 4), np.float32))
+
+    running = [threading.Thread(target=thread) for _ in range(threads)]
+    for each in running:
+        each.start()
+    for each in running:
+        each.join()
+    return got
+
+
+@pytest.mark.skipif(
+    kernels.device_name() != "CUDA simulator", reason="the simulator's shared memory only"
+)
+def test_the_threads_of_a_block_always_get_one_shared_array() -> None:
+    # The simulator makes a block's shared array when the first thread reaches the line;
+    # without a lock two threads could each make one (a once-in-a-while wrong result).
+    # Many threads reaching the line at the same moment must still get one array. (With
+    # Numba's own simulator method and 1 µs thread switches, about 1 try in 40 got two.)
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(100):
+            got = _shared_arrays_made_at_once(16)
+            assert len(got) == 16 and all(array is got[0] for array in got)
+    finally:
+        sys.setswitchinterval(previous)

@@ -197,23 +197,24 @@ def _check_inplace(self) -> None:
 @operator
 def _assign_inplace(self, result: Variable) -> Variable:
     """Write `result` into this Variable's array and take over its history."""
-    if not np.can_cast(result.data.dtype, self._data.dtype, casting="same_kind"):
+    data, new = self._data, result._data
+    if new.dtype != data.dtype and not np.can_cast(new.dtype, data.dtype, casting="same_kind"):
         raise TypeError(
             f"result type {result.data.dtype} can't be cast to the desired output type "
             f"{self._data.dtype} of this in-place operation; use the out-of-place form "
             f"(x = x + y) or convert x first."
         )
-    if result.shape != self.shape:
+    if new.shape != data.shape:
         raise RuntimeError(
             f"output with shape {self.shape} doesn't match the broadcast shape "
             f"{result.shape} of the in-place operation; use the out-of-place form."
         )
-    if not self._data.flags.writeable:
+    if not data.flags.writeable:
         raise RuntimeError(
             "this Variable's data is a read-only view (made by expand); call .clone() "
             "before changing it in place."
         )
-    self._data[...] = result.data
+    data[...] = new
     self._shared_version_counter().value += 1
     if result.grad_fn is not None:
         retained = self._retains_grad

@@ -44,6 +44,7 @@ from minigrad.autodiff import (
     once_differentiable,
     set_grad_enabled,
 )
+from minigrad.compiler import compile
 from minigrad.devices import device
 
 # PyTorch's dtype names: minigrad.float, minigrad.int and minigrad.bool shadow the builtins
@@ -140,6 +141,7 @@ __all__ = [
     "backward",
     "bool",
     "bool_",
+    "compile",
     "detect_anomaly",
     "device",
     "double",

@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.autodiff import grad_mode, mistakes
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 
@@ -24,7 +25,10 @@ def item(self: Variable) -> Any:
             f"only one element Variables can be converted to Python scalars; this one "
             f"has shape {self.shape}. Pick one element first, e.g. v[0].item()."
         )
-    return self._data.item()
+    value = self._data.item()
+    if tracer.recorder is not None:  # minigrad.compile: a value leaves the arrays here
+        tracer.recorder.item(self, value)
+    return value
 
 
 def numpy(self: Variable) -> np.ndarray:
@@ -33,6 +37,8 @@ def numpy(self: Variable) -> np.ndarray:
     As in PyTorch, a Variable that requires grad refuses while grad mode is on (NumPy
     would lose the graph silently); inside a Function's forward or under no_grad it
     is allowed."""
+    if tracer.recorder is not None:
+        tracer.recorder.escape(self, "numpy()")
     if self.is_text:
         raise TypeError("a text Variable has no NumPy form; use .item() or .data for its str.")
     if self._requires_grad and grad_mode._state.enabled:
@@ -45,6 +51,8 @@ def numpy(self: Variable) -> np.ndarray:
 
 
 def tolist(self: Variable) -> Any:
+    if tracer.recorder is not None:
+        tracer.recorder.escape(self, "tolist()")
     return self._data if self.is_text else self._data.tolist()
 
 
@@ -57,6 +65,8 @@ def __len__(self: Variable) -> int:  # noqa: N807 (attached as Variable.__len__)
 
 
 def __bool__(self: Variable) -> bool:  # noqa: N807
+    if tracer.recorder is not None:
+        tracer.recorder.escape(self, "bool()")
     if self.is_text:
         return bool(self._data)
     if self._data.size == 0:

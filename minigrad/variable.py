@@ -14,6 +14,7 @@ import numpy as np
 from minigrad import variable_checks as checks
 from minigrad.accumulate_grad import AccumulateGrad
 from minigrad.grad_log import grad_log as _grad_log
+from minigrad.tracing import tracer as _tracer
 from minigrad.version_counter import VersionCounter
 
 
@@ -89,6 +90,8 @@ class Variable:
     def data(self) -> Any:
         """The values: a NumPy array, a str (text), or a GPU array. Assignable, as in PyTorch,
         with a Variable, an array or a number; the new value is not recorded in any graph."""
+        if _tracer.recorder is not None:  # raw array work would escape minigrad.compile
+            _tracer.recorder.escape(self, ".data")
         return self._data
 
     @data.setter
@@ -124,6 +127,8 @@ class Variable:
     def grad(self, value: Variable | None) -> None:
         if value is not None:
             checks.assigned_grad(self, value)
+        if _tracer.recorder is not None:
+            _tracer.recorder.set_grad(self, value)
         # afnio's textual Functions set `x.grad = feedback` in backward and also return
         # it. While the engine runs a backward it collects such assignments here, so it
         # can put the old .grad back and add the returned feedback once, not twice.

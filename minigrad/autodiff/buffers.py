@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import kinds
+from minigrad.tracing import tracer
 from minigrad.variable import AccumulateGrad, Variable
 
 
@@ -38,7 +39,8 @@ def add_to_buffer(
         slots[output_nr] = g
         return
     data = g._data
-    if type(data) is np.ndarray and not create_graph:
+    # While minigrad.compile traces, sums go through Add, so that the trace sees them.
+    if type(data) is np.ndarray and not create_graph and tracer.recorder is None:
         if type(held) is float:  # the engine's own sum of 0-d float64 gradients
             if data.dtype is _FLOAT64 and not data.shape:
                 slots[output_nr] = held + data.item()

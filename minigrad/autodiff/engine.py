@@ -21,6 +21,7 @@ from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.autodiff.hooks import accumulate_into as _accumulate_into_leaf
 from minigrad.autodiff.outputs import zeros_for
 from minigrad.grad_log import grad_log as _grad_log
+from minigrad.tracing import tracer as _tracer
 from minigrad.variable import AccumulateGrad, Variable
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
@@ -40,6 +41,8 @@ def backward(
     if not roots:
         raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
     seeds = checks.seed_gradients(roots, grad_variables, "grad_variables")
+    if _tracer.recorder is not None:  # minigrad.compile keeps the seeds as constants
+        _tracer.recorder.constants(seeds)
     targets = None
     if inputs is not None:
         input_list = checks.variables(inputs, "inputs")

@@ -22,6 +22,7 @@ from minigrad.autodiff.outputs import collect as _outputs_of
 from minigrad.autodiff.shared import SHARED as _SHARED
 from minigrad.autodiff.shared import shared as _shared
 from minigrad.devices import DeviceMismatchError
+from minigrad.tracing import tracer as _tracer
 from minigrad.variable import Variable
 
 _edge_to_accumulator = Variable._edge_to_accumulator
@@ -233,6 +234,8 @@ class Function:
         """Run forward; when an input requires grad (and grad mode is on) record a node."""
         if kwargs:
             checks.refuse_variable_keywords(cls, kwargs)
+        if _tracer.recorder is not None:  # minigrad.compile is recording this step
+            return _tracer.recorder.apply(cls, args, kwargs)
         if _grad_state.enabled:
             for value in args:
                 if isinstance(value, Variable) and value._requires_grad:

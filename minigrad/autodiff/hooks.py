@@ -12,6 +12,7 @@ from typing import Any
 from minigrad.autodiff import checks, kinds
 from minigrad.autodiff.function import BackwardNode
 from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.tracing import tracer
 from minigrad.variable import AccumulateGrad, Variable
 
 
@@ -19,6 +20,8 @@ def before_node(
     node: Any, grads: list, targets: dict | None, captured: dict, accumulate: bool
 ) -> None:
     """Run hooks, keep retained gradients, and catch the gradients `grad()` asked for."""
+    if tracer.recorder is not None:
+        tracer.recorder.unsupported("gradient hooks, retain_grad(), grad() or backward(inputs=)")
     for output_nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks):
             if grads[output_nr] is None:
@@ -47,8 +50,11 @@ def accumulate_into(variable: Variable | None, g: Variable | None, create_graph:
     """Add `g` into `variable.grad`, the way gradients of its kind add up."""
     if variable is None or g is None:
         return
+    previous = variable._grad
     # Numbers: a sum; feedback texts: joined.
     variable._grad = kinds.kind_of(variable._data).accumulate(variable, g, create_graph)
+    if tracer.recorder is not None:  # minigrad.compile replays this accumulation
+        tracer.recorder.accumulate(variable, previous, g)
 
 
 def undo_returned_assignments(node: Any, input_grads: tuple, assignments: list) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from minigrad.autodiff import checks, kinds
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.autodiff.shared import SHARED, shared
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 
@@ -179,4 +180,7 @@ def zeros_for(metadata: Any) -> Variable | None:
         shape, dtype, kind = metadata
         return Variable._make(kind.zeros(shape, dtype))
     shape, dtype = metadata
-    return Variable._make(np.zeros(shape, dtype=dtype))
+    zeros = Variable._make(np.zeros(shape, dtype=dtype))
+    if tracer.recorder is not None:  # minigrad.compile keeps these zeros as a constant
+        tracer.recorder.constants([zeros])
+    return zeros

@@ -22,6 +22,7 @@ from minigrad.ops.operand import single_dim
 from minigrad.ops.shape import Permute, Transpose
 from minigrad.ops.table import TEXT_OPERATORS, operator
 from minigrad.ops.unary import Abs
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 
@@ -216,6 +217,8 @@ def _assign_inplace(self, result: Variable) -> Variable:
         )
     data[...] = new
     self._shared_version_counter().value += 1
+    if tracer.recorder is not None:  # minigrad.compile replays this copy
+        tracer.recorder.copy_into(self, new)
     if result.grad_fn is not None:
         retained = self._retains_grad
         if retained:  # .grad follows the Variable's latest value, as in PyTorch

@@ -1,0 +1,199 @@
+"""minigrad.compile: trace a step once through the ordinary Functions, replay it after.
+
+    step = minigrad.compile(step)          # or @minigrad.compile above `def step`
+    for batch in batches:
+        loss = step(batch)                 # calls 1 and 2 run eagerly and are traced;
+                                           # then replays, while the guards hold
+
+The first two calls run eagerly with a Recorder listening (trace.py). If both runs did
+the same thing (signature.py), the second trace becomes a replay (replay.py). Each later
+call checks the guards (guards.py) and replays; a failed guard traces again, and a step a
+replay cannot reproduce stays eager. `explain()` says which happened and why.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+from minigrad.autodiff.grad_mode import _state as _grad_state
+from minigrad.compiler import guards, replay
+from minigrad.compiler.signature import first_difference, signature
+from minigrad.compiler.trace import CannotReplayError, Recorder
+from minigrad.tracing import tracer
+
+
+class CompiledFunction:
+    """A step that is traced on its first calls and replayed after; see minigrad.compile."""
+
+    def __init__(self, fn: Callable, explain: bool = False, max_variants: int = 8) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.verbose = explain
+        self.max_variants = max_variants
+        self.variants: dict[tuple, _Variant] = {}
+        self.notes: list[str] = []
+        self.trace_seconds = 0.0
+        self.replays = 0
+        self._last_key: tuple | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        reason = guards.anomaly_mode_failure()
+        if reason is not None:
+            self.note(f"eager: {reason}")
+            return self.fn(*args, **kwargs)
+        key = guards.key_of(args, kwargs)
+        variant = self.variants.get(key)
+        if variant is None:
+            if len(self.variants) >= self.max_variants:
+                self.note(f"eager: {self.max_variants} variants traced already; no more")
+                return self.fn(*args, **kwargs)
+            if self._last_key is not None:
+                change = guards.describe_key_change(self._last_key, key)
+                self.note(f"guard failed: {change}; tracing a new variant")
+            variant = self.variants[key] = _Variant(self)
+        self._last_key = key
+        return variant(args, kwargs)
+
+    def note(self, text: str) -> None:
+        """Keep what happened for explain(); print it too with explain=True."""
+        if not self.notes or self.notes[-1] != text:
+            self.notes.append(text)
+            if self.verbose:
+                print(f"minigrad.compile({self.__name__}): {text}")
+
+    def explain(self) -> str:
+        """Why each variant replays or stays eager, and what made it trace again."""
+        summary = (
+            f"minigrad.compile({self.__name__}): {len(self.variants)} variant(s), "
+            f"{self.replays} replay(s), tracing took {self.trace_seconds * 1e3:.1f} ms"
+        )
+        lines = [summary]
+        for number, variant in enumerate(self.variants.values(), 1):
+            lines.append(f"  variant {number}: {variant.status()}")
+        lines.extend(f"  - {text}" for text in self.notes)
+        return "\n".join(lines)
+
+
+class _Variant:
+    """One key's story: traced twice, then replayed while its state guards hold."""
+
+    def __init__(self, owner: CompiledFunction) -> None:
+        self.owner = owner
+        self.first: tuple | None = None  # (trace, its signature) of the first run
+        self.replay: replay.Replay | None = None
+        self.guards: list[guards.StateGuard] = []
+        self.eager_reason: str | None = None
+        self.traces = 0
+
+    def status(self) -> str:
+        if self.eager_reason is not None:
+            return f"eager: {self.eager_reason}"
+        if self.replay is not None:
+            return f"replaying {len(self.replay.steps)} steps"
+        return "tracing"
+
+    def __call__(self, args: tuple, kwargs: dict) -> Any:
+        owner = self.owner
+        if self.eager_reason is not None:
+            return owner.fn(*args, **kwargs)
+        if self.replay is not None:
+            failure = self._failed_guard()
+            if failure is None:
+                return self._run_replay(args, kwargs)
+            owner.note(f"guard failed: {failure}; tracing again")
+            self.replay, self.guards = None, []
+            if self.traces >= 2 * owner.max_variants:
+                self.eager_reason = "traced too often (guards keep failing)"
+                return owner.fn(*args, **kwargs)
+        return self._trace(args, kwargs)
+
+    def _failed_guard(self) -> str | None:
+        for guard in self.guards:
+            failure = guard.failure()
+            if failure is not None:
+                return failure
+        return None
+
+    def _run_replay(self, args: tuple, kwargs: dict) -> Any:
+        previous = _grad_state.enabled
+        _grad_state.enabled = False  # the replay records nothing
+        try:
+            result = self.replay.run(args, kwargs)
+        finally:
+            _grad_state.enabled = previous
+        for guard in self.guards:
+            guard.settle()
+        self.owner.replays += 1
+        return result
+
+    def _trace(self, args: tuple, kwargs: dict) -> Any:
+        """Run the step eagerly with a Recorder; on the second run, build the replay."""
+        recorder = Recorder()
+        start = time.perf_counter()
+        tracer.recorder = recorder
+        try:
+            returned = self.owner.fn(*args, **kwargs)
+        finally:
+            tracer.recorder = None
+        self.traces += 1
+        trace = recorder.trace
+        arguments = replay.argument_arrays(args, kwargs)
+        try:
+            if trace.problems:
+                raise CannotReplayError(trace.problems[0])
+            for key, variable in trace.owners.items():
+                if key in arguments and _changed_by(trace, variable):
+                    raise CannotReplayError(
+                        "the step sets .grad or changes the data of one of its arguments; "
+                        "pass parameters through a closure or a module instead"
+                    )
+            current = signature(trace, arguments)
+            if self.first is None:
+                self.first = (trace, current)
+            elif self.first[1] != current:
+                raise CannotReplayError(first_difference(self.first[1], current))
+            else:
+                self.replay = replay.build(trace, arguments, returned)
+                self.guards = [
+                    guards.StateGuard(variable, trace.had_grad[id(variable._data)])
+                    for variable in self.replay.outside
+                ]
+                self.first = None
+                self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
+        except CannotReplayError as reason:
+            self.eager_reason = str(reason)
+            self.first = None
+            self.owner.note(f"eager: {reason}")
+        self.owner.trace_seconds += time.perf_counter() - start
+        return returned
+
+
+def _changed_by(trace: Any, variable: Any) -> bool:
+    from minigrad.compiler.trace import Accumulate, CopyInto, SetGrad
+
+    for event in trace.events:
+        if type(event) in (Accumulate, CopyInto, SetGrad) and event.variable is variable:
+            return True
+    return False
+
+
+def compile(  # noqa: A001 (PyTorch's name, torch.compile)
+    fn: Callable | None = None, *, explain: bool = False, max_variants: int = 8
+) -> Any:
+    """Trace `fn` (a training step: forward, backward, update) and replay it without
+    per-operation dispatch. Use as `minigrad.compile(fn)` or as a decorator, with or
+    without arguments.
+
+    Python numbers the step reads (a learning rate in a global) become constants of the
+    trace: pass a changing number as an argument (each value is a variant) or keep it in
+    an optimizer, whose step() the replay calls as it is. Buffers are reused: a `.grad`
+    or intermediate array read after a later call holds that call's values, as with
+    CUDA graphs. explain=True prints each trace, guard failure and fallback."""
+    if fn is None:
+        return functools.partial(compile, explain=explain, max_variants=max_variants)
+    if not callable(fn):
+        raise TypeError(f"minigrad.compile needs a function to compile; got {type(fn).__name__}.")
+    return CompiledFunction(fn, explain=explain, max_variants=max_variants)

@@ -1,0 +1,364 @@
+"""Replay: a trace turned into a flat list of prebound array calls.
+
+Every array of the trace gets a replay array, once:
+
+- an argument of the step: a buffer the arguments are copied into at each call;
+- an array the step found outside (a parameter's data, a captured input): that same
+  array, read live, since an optimizer changes it in place;
+- a constant the engine made (the seed gradient 1): a copy;
+- an output of a recorded call: a buffer the replayed call writes into (a view, for the
+  calls that make views).
+
+Then each event becomes one step: a NumPy call with `out=` for the built-in Functions that
+have a rule (minigrad/compiler/rules.py), or the Function's own forward for the others,
+a copy for an in-place update, a `.grad` set to the buffer that holds it. No `apply`, no
+node, no engine: the steps run in the order the eager run did them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff.function import FunctionCtx
+from minigrad.compiler.rules import RULES
+from minigrad.compiler.trace import (
+    Accumulate,
+    Call,
+    CannotReplayError,
+    CopyInto,
+    Item,
+    Opaque,
+    Ref,
+    SetGrad,
+    Trace,
+)
+from minigrad.variable import Variable
+
+
+class Replay:
+    """The steps of one trace, and how to feed them arguments and read the result."""
+
+    def __init__(self) -> None:
+        self.steps: list[Callable[[], None]] = []
+        self.outside: list[Variable] = []  # Variables whose arrays the steps read live
+        self.inputs: list[tuple[Any, np.ndarray]] = []  # (argument path, buffer)
+        self.result: Callable[[], Any] = lambda: None
+
+    def run(self, args: tuple, kwargs: dict) -> Any:
+        for path, buffer in self.inputs:
+            np.copyto(buffer, _argument(args, kwargs, path)._data)
+        for step in self.steps:
+            step()
+        return self.result()
+
+
+def argument_arrays(args: tuple, kwargs: dict) -> dict[int, Any]:
+    """id(array) -> where it is among the arguments: ("args", i) or ("kwargs", name)."""
+    found = {}
+    for index, value in enumerate(args):
+        if isinstance(value, Variable) and type(value._data) is np.ndarray:
+            found[id(value._data)] = ("args", index)
+    for name, value in kwargs.items():
+        if isinstance(value, Variable) and type(value._data) is np.ndarray:
+            found[id(value._data)] = ("kwargs", name)
+    return found
+
+
+def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:
+    return args[path[1]] if path[0] == "args" else kwargs[path[1]]
+
+
+class _Builder:
+    def __init__(self, trace: Trace, arguments: dict[int, Any], returned: Any) -> None:
+        self.trace = trace
+        self.arguments = arguments
+        self.where: dict[int, np.ndarray] = {}  # id(trace array) -> replay array
+        self.readers = _readers(trace, returned)
+        # (its output in the trace, a maker of the same step writing elsewhere) for the
+        # last step when it is an elementwise NumPy call
+        self.last_elementwise: tuple | None = None
+        self.outside: list[Variable] = []  # whose arrays the replay reads live
+        self.replay = Replay()
+
+    def array(self, array: np.ndarray, reader: str) -> np.ndarray:
+        """The replay array standing for `array` of the trace, made on first use."""
+        found = self.where.get(id(array))
+        if found is not None:
+            return found
+        key = id(array)
+        if key in self.arguments:
+            found = np.array(array, copy=True)
+            self.replay.inputs.append((self.arguments[key], found))
+        elif key in self.trace.constants:
+            found = np.array(array, copy=True)
+        elif key in self.trace.owners:
+            owner = self.trace.owners[key]
+            if owner.grad_fn is not None:
+                raise CannotReplayError(
+                    f"{reader} reads a Variable computed before the step (it has a grad_fn); "
+                    f"compute it inside the step, or .detach() it"
+                )
+            found = array  # a parameter or captured input: read live
+            self.outside.append(owner)
+        else:
+            raise CannotReplayError(
+                f"{reader} reads an array computed outside minigrad's operations (NumPy work "
+                f"on .data?), which a replay would not recompute"
+            )
+        self.where[key] = found
+        return found
+
+    def value(self, spec: Any, reader: str) -> Any:
+        if isinstance(spec, Ref):
+            return self.array(spec.array, reader)
+        if isinstance(spec, (list, tuple)):
+            return type(spec)(self.value(item, reader) for item in spec)
+        return spec
+
+    # ------------------------------------------------------------------- events
+
+    def _only_reader(self, array: np.ndarray) -> bool:
+        """Whether exactly one event reads this array of the trace (and nothing returns it)."""
+        return self.readers.get(id(array), 0) == 1
+
+    def call(self, event: Call) -> None:
+        self.last_elementwise = None
+        name = event.function.__name__
+        inputs = [self.value(spec, name) for spec in event.args]
+        kwargs = {key: self.value(spec, name) for key, spec in event.kwargs.items()}
+        trace_extras = [array for _, array in event.extras]
+        rule = RULES.get(event.function)
+        built = rule(inputs, kwargs, event.outputs, trace_extras) if rule else None
+        if built is None and getattr(event.function, "_output_is_view", False):
+            built = _view(event, inputs, kwargs)
+        if built is None:
+            built = _forward_again(event, inputs, kwargs)
+        run, outputs, extras = built
+        if run is not None:
+            self.replay.steps.append(run)
+            if getattr(run, "writing_into", None) is not None:
+                self.last_elementwise = (event.outputs[0], run.writing_into)
+        for trace_array, replay_array in zip(event.outputs, outputs):
+            if trace_array is not None:
+                self.where[id(trace_array)] = replay_array
+        for trace_array, replay_array in zip(trace_extras, extras):
+            self.where[id(trace_array)] = replay_array
+
+    def accumulate(self, event: Accumulate) -> None:
+        source = self.array(event.gradient, "the gradient of a leaf")
+        variable = event.variable
+        if self._only_reader(event.gradient) and source.dtype == event.result.dtype:
+            # Nothing else reads this gradient: the leaf can have its buffer, uncopied.
+            self.where[id(event.result)] = source
+
+            def run() -> None:
+                variable._grad = Variable._make(source)
+
+        else:
+            buffer = np.array(event.result, copy=True)
+            self.where[id(event.result)] = buffer
+
+            def run() -> None:
+                # The leaf's own copy in its dtype (kinds._accumulate_numbers' astype).
+                np.copyto(buffer, source, casting="unsafe")
+                variable._grad = Variable._make(buffer)
+
+        self.replay.steps.append(run)
+
+    def set_grad(self, event: SetGrad) -> None:
+        variable = event.variable
+        if event.array is None:
+
+            def run() -> None:
+                variable._grad = None
+
+        else:
+            array = self.where.get(id(event.array))
+            if array is None:  # a gradient made outside the operations (zeros_like)
+                array = np.array(event.array, copy=True)
+                self.where[id(event.array)] = array
+
+            def run() -> None:
+                variable._grad = Variable._make(array)
+
+        self.replay.steps.append(run)
+
+    def copy_into(self, event: CopyInto) -> None:
+        variable = event.variable
+        source = self.array(event.source, "an in-place update")
+        target = self.array(variable._data, "an in-place update")
+        counter = variable._shared_version_counter()
+        last = self.last_elementwise
+        if (
+            last is not None
+            and last[0] is event.source
+            and self._only_reader(event.source)
+            and source.shape == target.shape
+            and source.dtype == target.dtype
+        ):
+            # `p -= lr * g`: the subtraction can write into p itself (same values).
+            self.replay.steps[-1] = last[1](target)
+
+            def run() -> None:
+                counter.value += 1  # as _assign_inplace: saved values see the change
+
+        else:
+
+            def run() -> None:
+                np.copyto(target, source)
+                counter.value += 1  # as _assign_inplace: saved values see the change
+
+        self.replay.steps.append(run)
+
+    def opaque(self, event: Opaque) -> None:
+        self.replay.steps.append(event.call)
+
+
+def _readers(trace: Trace, returned: Any) -> dict[int, int]:
+    """id(array) -> how many events read it (a returned Variable counts as a reader too)."""
+    counts: dict[int, int] = {}
+
+    def read(value: Any) -> None:
+        if isinstance(value, Ref):
+            counts[id(value.array)] = counts.get(id(value.array), 0) + 1
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                read(item)
+
+    for event in trace.events:
+        if type(event) is Call:
+            read(event.args)
+            read(tuple(event.kwargs.values()))
+        elif type(event) is Accumulate:
+            read(Ref(event.gradient))
+        elif type(event) in (CopyInto,):
+            read(Ref(event.source))
+        elif type(event) in (SetGrad, Item) and event.array is not None:
+            read(Ref(event.array))
+    read(_returned_arrays(returned))
+    return counts
+
+
+def _returned_arrays(value: Any) -> Any:
+    if isinstance(value, Variable):
+        return Ref(value._data)
+    if isinstance(value, (list, tuple)):
+        return tuple(_returned_arrays(item) for item in value)
+    return None
+
+
+def build(trace: Trace, arguments: dict[int, Any], returned: Any) -> Replay:
+    """The replay of `trace`, whose step was called with arguments at `arguments` and
+    returned `returned`. Raises CannotReplayError when some array cannot be replayed."""
+    builder = _Builder(trace, arguments, returned)
+    items = []
+    for event in trace.events:
+        if type(event) is Call:
+            builder.call(event)
+        elif type(event) is Accumulate:
+            builder.accumulate(event)
+        elif type(event) is SetGrad:
+            builder.set_grad(event)
+        elif type(event) is CopyInto:
+            builder.copy_into(event)
+        elif type(event) is Opaque:
+            builder.opaque(event)
+        elif type(event) is Item:
+            items.append((event.value, builder.array(event.array, ".item()")))
+    builder.replay.result = _result_reader(returned, items, builder)
+    builder.replay.outside = builder.outside
+    return builder.replay
+
+
+def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[], Any]:
+    """How the replay builds what the step returns: numbers from .item(), Variables as
+    fresh copies of their buffers, None, and tuples or lists of these."""
+    used = []
+
+    def reader(value: Any) -> Callable[[], Any]:
+        if value is None:
+            return lambda: None
+        for index, (item_value, array) in enumerate(items):
+            if value is item_value:
+                used.append(index)
+                return array.item
+        if isinstance(value, Variable):
+            if value._requires_grad:
+                raise CannotReplayError(
+                    "the step returns a Variable that requires grad; call backward() inside "
+                    "the step (a replay builds no graph)"
+                )
+            array = builder.array(value._data, "the returned value")
+            return lambda: Variable._make(array.copy())
+        if isinstance(value, (tuple, list)):
+            parts = [reader(item) for item in value]
+            kind = type(value)
+            return lambda: kind(part() for part in parts)
+        raise CannotReplayError(
+            f"the step returns a {type(value).__name__}; a replay can return None, numbers "
+            f"from .item(), Variables, and tuples or lists of these"
+        )
+
+    read = reader(returned)
+    if len(set(used)) != len(items):
+        raise CannotReplayError(
+            ".item() reads a value in the middle of the step (Python code could branch on "
+            "it); return the value instead"
+        )
+    return read
+
+
+def _view(event: Call, inputs: list, kwargs: dict) -> Any:
+    """A view Function on fixed buffers: make the view once; nothing runs at replay."""
+    raw, _ = _call_forward(event, inputs, kwargs, with_ctx=False)
+    base = inputs[0]
+    if type(raw) is np.ndarray and type(base) is np.ndarray and np.shares_memory(raw, base):
+        return None, [raw], []
+    return None
+
+
+def _forward_again(event: Call, inputs: list, kwargs: dict) -> Any:
+    """The general step: run the Function's forward on Variables over the buffers and copy
+    what it returns (and what its ctx kept) into the step's own buffers."""
+    wrapped = [_as_variable(value) for value in inputs]
+    wrapped_kwargs = {key: _as_variable(value) for key, value in kwargs.items()}
+    outputs = [None if array is None else np.array(array, copy=True) for array in event.outputs]
+    extras = [np.array(array, copy=True) for _, array in event.extras]
+    places = [place for place, _ in event.extras]
+    local = Call(event.function, tuple(wrapped), wrapped_kwargs, [], [], event.needs_input_grad)
+
+    def run() -> None:
+        raw, ctx = _call_forward(local, local.args, local.kwargs, with_ctx=bool(places))
+        results = raw if isinstance(raw, tuple) else (raw,)
+        for buffer, value in zip(outputs, results):
+            if buffer is not None:
+                np.copyto(buffer, value._data if isinstance(value, Variable) else value)
+        for buffer, (kind, key) in zip(extras, places):
+            np.copyto(buffer, ctx.to_save[key] if kind == "saved" else ctx.__dict__[key])
+
+    return run, outputs, extras
+
+
+def _call_forward(event: Call, args: Any, kwargs: dict, with_ctx: bool) -> tuple:
+    cls = event.function
+    ctx = FunctionCtx(event.needs_input_grad or (False,) * len(args))
+    if cls._uses_setup_context:
+        raw = cls._forward(*args, **kwargs)
+        if with_ctx:
+            outputs = raw if isinstance(raw, tuple) else (raw,)
+            wrapped = tuple(_as_variable(np.asarray(value)) for value in outputs)
+            cls.setup_context(ctx, tuple(args), wrapped if isinstance(raw, tuple) else wrapped[0])
+    else:
+        raw = cls._forward(ctx, *args, **kwargs)
+    return raw, ctx
+
+
+def _as_variable(value: Any) -> Any:
+    if type(value) is np.ndarray:
+        return Variable._make(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_variable(item) for item in value)
+    return value

@@ -1,0 +1,182 @@
+"""Replay rules: the NumPy call a built-in Function's forward makes, bound to fixed buffers.
+
+A rule gets the replay's inputs (arrays, or the constants the trace saw) and the arrays the
+trace saw come out, and returns (run, outputs, extras): `run()` recomputes the outputs in
+place with `out=` (the same NumPy call as the forward, so the same bits), or is None when
+there is nothing to run. A rule returns None when a call is not its usual case; the
+replay then runs the Function's own forward (minigrad/compiler/replay.py).
+
+Views (transpose, reshape, expand, ...) need no rule: a view of a fixed buffer stays a view
+of it, so it is made once when the replay is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Sub
+from minigrad.ops.matmul import MatMul
+from minigrad.ops.operand import normalize_dims, single_dim
+from minigrad.ops.reduction import Sum
+from minigrad.ops.shape import SumToSize
+from minigrad.ops.softmax import LogSoftmax
+from minigrad.ops.unary import Exp, Log, Relu, Tanh
+
+Rule = Callable[[list, dict, list, list], Any]
+# np.sum and np.max are Python wrappers around these; calling them directly (arguments by
+# position: array, axis, dtype, out, keepdims) is the same computation, a microsecond sooner.
+_add_reduce = np.add.reduce
+_maximum_reduce = np.maximum.reduce
+_NUMBERS = (int, float, np.generic)
+
+
+def _buffer_like(array: np.ndarray) -> np.ndarray:
+    """A buffer of the trace's shape and dtype, filled with the trace's values."""
+    return np.array(array, copy=True)
+
+
+def _ufunc_rule(ufunc: np.ufunc) -> Rule:
+    def rule(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+        if kwargs or extras or len(inputs) != ufunc.nin:
+            return None
+        for value in inputs:
+            if not (type(value) is np.ndarray or isinstance(value, _NUMBERS)):
+                return None
+        operands = tuple(inputs)
+
+        def writing_into(out: np.ndarray) -> Callable[[], None]:
+            arguments = (*operands, out)  # out passed by position: NumPy parses it faster
+
+            def run() -> None:
+                ufunc(*arguments)
+
+            # The replay may redirect an elementwise step into another buffer (p -= ...).
+            run.writing_into = writing_into
+            return run
+
+        out = _buffer_like(outputs[0])
+        return writing_into(out), [out], []
+
+    return rule
+
+
+def _matmul(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    a, b = inputs
+    if kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    if a.ndim != 2 or b.ndim != 2:
+        return None
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        np.matmul(a, b, out)
+
+    return run, [out], []
+
+
+def _relu(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    (a,) = inputs
+    if kwargs or type(a) is not np.ndarray or len(extras) > 1:
+        return None
+    out = _buffer_like(outputs[0])
+    mask = _buffer_like(extras[0]) if extras else np.empty(a.shape, bool)
+
+    def run() -> None:
+        np.greater(a, 0, mask)  # the mask Relu saves for backward
+        np.maximum(a, 0, out)
+
+    return run, [out], [mask] if extras else []
+
+
+def _sum(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    if kwargs or extras or type(inputs[0]) is not np.ndarray or inputs[0].ndim == 0:
+        return None
+    a, dim, keepdim = inputs[0], None, False
+    if len(inputs) > 1:
+        dim = inputs[1]
+    if len(inputs) > 2:
+        keepdim = inputs[2]
+    if len(inputs) > 3 or not isinstance(keepdim, bool):
+        return None
+    axes = normalize_dims(dim, a.ndim)
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        _add_reduce(a, axes, None, out, keepdim)
+
+    return run, [out], []
+
+
+def _sum_to_size(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    a, shape = inputs
+    if kwargs or extras or type(a) is not np.ndarray:
+        return None
+    shape = tuple(shape)
+    # As SumToSize.forward: sum the leading dimensions away, then the size-1 ones.
+    leading = tuple(range(a.ndim - len(shape)))
+    summed_shape = a.shape[len(leading) :]
+    ones = tuple(
+        axis for axis, size in enumerate(shape) if size == 1 and summed_shape[axis] != 1
+    )
+    out = _buffer_like(outputs[0])
+    if leading and ones:
+        middle = np.empty(summed_shape, out.dtype)
+
+        def run() -> None:
+            _add_reduce(a, leading, None, middle, False)
+            _add_reduce(middle, ones, None, out, True)
+
+    elif leading or ones:
+        axes, keep = (leading, False) if leading else (ones, True)
+
+        def run() -> None:
+            _add_reduce(a, axes, None, out, keep)
+
+    else:
+        return None
+    return run, [out], []
+
+
+def _log_softmax(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    a, dim = inputs
+    if kwargs or extras or type(a) is not np.ndarray or a.ndim == 0:
+        return None
+    axis = single_dim(dim, a.ndim)
+    out = _buffer_like(outputs[0])
+    kept = list(a.shape)
+    kept[axis] = 1
+    largest = np.empty(kept, a.dtype)
+    shifted = np.empty(a.shape, out.dtype)
+    exps = np.empty(a.shape, out.dtype)
+    total = np.empty(kept, out.dtype)
+
+    def run() -> None:
+        # As LogSoftmax.forward: shifted - log(sum(exp(shifted))), shifted = x - max(x).
+        _maximum_reduce(a, axis, None, largest, True)
+        np.subtract(a, largest, shifted)
+        np.exp(shifted, exps)
+        _add_reduce(exps, axis, None, total, True)
+        np.log(total, total)
+        np.subtract(shifted, total, out)
+
+    return run, [out], []
+
+
+RULES: dict[type, Rule] = {
+    Add: _ufunc_rule(np.add),
+    Sub: _ufunc_rule(np.subtract),
+    Mul: _ufunc_rule(np.multiply),
+    Div: _ufunc_rule(np.true_divide),
+    Neg: _ufunc_rule(np.negative),
+    Exp: _ufunc_rule(np.exp),
+    Log: _ufunc_rule(np.log),
+    Tanh: _ufunc_rule(np.tanh),
+    MatMul: _matmul,
+    Relu: _relu,
+    Sum: _sum,
+    SumToSize: _sum_to_size,
+    LogSoftmax: _log_softmax,
+}

@@ -1,0 +1,108 @@
+"""A trace's signature: what two eager runs of a step must share for a replay to be right.
+
+minigrad.compile traces a step twice and compares. Arrays are named by their role (made by
+the k-th output of the run, argument i, a constant with these bytes, or that very array
+found outside); everything else by its value. Two runs with equal signatures did the same
+calls on the same kinds of arrays with the same Python numbers. A number that differs (a
+learning rate the Python code changes, a value read with .item() that steers a branch) or
+an array made fresh outside minigrad's operations shows up as a difference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.compiler.trace import Accumulate, Call, CopyInto, Item, Opaque, Ref, SetGrad, Trace
+
+
+def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
+    made: dict[int, int] = {}
+
+    def role(array: np.ndarray) -> tuple:
+        key = id(array)
+        if key in made:
+            return ("made", made[key])
+        if key in arguments:
+            return ("argument", arguments[key])
+        if key in trace.constants:
+            return ("constant", array.shape, str(array.dtype), array.tobytes())
+        return ("outside", key)
+
+    def spec(value: Any) -> Any:
+        if isinstance(value, Ref):
+            return role(value.array)
+        if isinstance(value, (list, tuple)):
+            return (type(value).__name__, tuple(spec(item) for item in value))
+        try:
+            hash(value)
+        except TypeError:
+            return ("value", type(value).__name__, repr(value))
+        return ("value", type(value).__name__, value)
+
+    def make(array: np.ndarray | None) -> None:
+        if array is not None:
+            made[id(array)] = len(made)
+
+    tokens = []
+    for event in trace.events:
+        if type(event) is Call:
+            arguments_spec = tuple(spec(value) for value in event.args)
+            keywords = tuple(sorted((name, spec(value)) for name, value in event.kwargs.items()))
+            shapes = tuple(
+                None if array is None else (array.shape, str(array.dtype))
+                for array in event.outputs
+            )
+            places = tuple(place for place, _ in event.extras)
+            tokens.append((event.function.__qualname__, arguments_spec, keywords, shapes, places))
+            for array in event.outputs:
+                make(array)
+            for _, array in event.extras:
+                make(array)
+        elif type(event) is Accumulate:
+            tokens.append(("accumulate into", id(event.variable), role(event.gradient)))
+            make(event.result)
+        elif type(event) is SetGrad:
+            if event.array is None:
+                value = None
+            elif id(event.array) in made:
+                value = role(event.array)
+            else:
+                value = (event.array.shape, str(event.array.dtype), event.array.tobytes())
+            tokens.append(("set .grad", id(event.variable), value))
+        elif type(event) is CopyInto:
+            tokens.append(("in-place update", id(event.variable), role(event.source)))
+        elif type(event) is Opaque:
+            call = event.call
+            owner = call.args[0] if call.args else None
+            tokens.append(("call", call.func.__qualname__, id(owner)))
+        elif type(event) is Item:
+            tokens.append((".item()", role(event.array)))
+    return tokens
+
+
+def first_difference(first: list[tuple], second: list[tuple]) -> str:
+    """What differs between two signatures, in words."""
+    for index, (a, b) in enumerate(zip(first, second)):
+        if a != b:
+            what = a[0] if a[0] == b[0] else f"{a[0]} / {b[0]}"
+            detail = _detail(a, b)
+            return f"event {index} ({what}) differs between the first two runs{detail}"
+    return f"the first two runs did {len(first)} and {len(second)} things"
+
+
+def _detail(a: tuple, b: tuple) -> str:
+    if a[0] != b[0] or len(a) != len(b):
+        return ""
+    for part_a, part_b in zip(a[1:], b[1:]):
+        if part_a != part_b:
+            if "outside" in repr(part_b):
+                return ": it reads an array made fresh outside minigrad's operations"
+            return f": {_short(part_a)} vs {_short(part_b)}"
+    return ""
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) < 120 else text[:117] + "..."

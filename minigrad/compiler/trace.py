@@ -1,0 +1,241 @@
+"""Recorder: what one eager run of a step did, written down as events on arrays.
+
+minigrad.compile runs the step eagerly, through the ordinary Functions and the ordinary
+engine, with a Recorder listening (minigrad/tracing.py). Each event names the arrays it
+read and wrote; arrays are told apart by identity, and the Recorder keeps every one alive
+so that no identity is reused while it records.
+
+- Call: one `Function.apply` made by the step or by the engine (a backward formula),
+  with its arguments (arrays as Ref, everything else a constant), its output arrays and
+  the arrays its ctx kept for backward (a mask a backward will read).
+- Accumulate: the engine added a gradient into a leaf's `.grad`.
+- SetGrad: the step assigned `.grad` (None, or a Variable).
+- CopyInto: an in-place update wrote an array into a Variable's own data (`p -= ...`).
+- Opaque: an optimizer's step(), replayed by calling it again.
+- Item: `.item()` read a number out of an array.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minigrad.variable import Variable
+
+
+class CannotReplayError(Exception):
+    """The step does something a replay could not reproduce; it stays eager."""
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An array argument of a Call, by identity."""
+
+    array: np.ndarray
+
+
+@dataclass
+class Call:
+    function: type
+    args: tuple
+    kwargs: dict
+    outputs: list  # one array (or None) per output of the apply
+    extras: list  # (place, array): ("saved", i) or ("attr", name) of the node
+    needs_input_grad: tuple  # what the node's forward saw (it may save accordingly)
+
+
+@dataclass
+class Accumulate:
+    variable: Variable
+    gradient: np.ndarray  # what the engine added
+    result: np.ndarray  # the leaf's new .grad data
+
+
+@dataclass
+class SetGrad:
+    variable: Variable
+    array: np.ndarray | None
+
+
+@dataclass
+class CopyInto:
+    variable: Variable
+    source: np.ndarray
+
+
+@dataclass
+class Opaque:
+    call: Any
+
+
+@dataclass
+class Item:
+    array: np.ndarray
+    value: Any
+
+
+@dataclass
+class Trace:
+    """Everything one eager run did, in order, and what it started from."""
+
+    events: list = field(default_factory=list)
+    constants: set = field(default_factory=set)  # ids of arrays the engine made (seeds)
+    owners: dict = field(default_factory=dict)  # id(array) -> the Variable it came in
+    had_grad: dict = field(default_factory=dict)  # id(array) -> its .grad was set, then
+    problems: list = field(default_factory=list)
+    alive: list = field(default_factory=list)  # every array seen, so no id is reused
+
+
+def _from_user_code() -> bool:
+    """True when the caller of the hook's caller is not minigrad itself (lessons, tests)."""
+    frame = sys._getframe(3)
+    return not frame.f_globals.get("__name__", "").startswith("minigrad.")
+
+
+class Recorder:
+    """Listens to the hooks in minigrad/tracing.py while one step runs eagerly."""
+
+    def __init__(self) -> None:
+        self.trace = Trace()
+
+    # -------------------------------------------------------------- what the hooks call
+
+    def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
+        """Run the call as usual, with nothing inside it recorded, then record it."""
+        from minigrad.tracing import tracer
+
+        tracer.recorder = None
+        try:
+            result = cls.apply(*args, **kwargs)
+        finally:
+            tracer.recorder = self
+        self._record_call(cls, args, kwargs, result)
+        return result
+
+    def opaque(self, call: Any) -> Any:
+        from minigrad.tracing import tracer
+
+        tracer.recorder = None
+        try:
+            result = call()
+        finally:
+            tracer.recorder = self
+        self.trace.events.append(Opaque(call))
+        return result
+
+    def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:
+        if previous is not None:
+            self.unsupported(
+                f"gradients add onto an existing .grad of a {variable.shape} Variable; call "
+                f"zero_grad() (or set .grad = None) inside the step"
+            )
+        self._watch(variable, previous is not None)
+        result = variable._grad._data
+        self._keep(gradient._data, result)
+        self.trace.events.append(Accumulate(variable, gradient._data, result))
+
+    def set_grad(self, variable: Variable, value: Any) -> None:
+        self._watch(variable)
+        array = None if value is None else value._data
+        if array is not None:
+            self._keep(array)
+        self.trace.events.append(SetGrad(variable, array))
+
+    def copy_into(self, variable: Variable, source: np.ndarray) -> None:
+        self._watch(variable)
+        self._keep(source)
+        self.trace.events.append(CopyInto(variable, source))
+
+    def constants(self, variables: list) -> None:
+        for variable in variables:
+            self._keep(variable._data)
+            self.trace.constants.add(id(variable._data))
+
+    def item(self, variable: Variable, value: Any) -> None:
+        if _from_user_code():
+            self._keep(variable._data)
+            self.trace.events.append(Item(variable._data, value))
+
+    def escape(self, variable: Variable, how: str) -> None:
+        if _from_user_code():
+            self.unsupported(
+                f"the step reads {how} of a Variable: NumPy work on it would not be replayed "
+                f"(return the value, or use .item() on what the step returns)"
+            )
+
+    def unsupported(self, reason: str) -> None:
+        if reason not in self.trace.problems:
+            self.trace.problems.append(reason)
+
+    # -------------------------------------------------------------- recording a call
+
+    def _record_call(self, cls: type, args: tuple, kwargs: dict, result: Any) -> None:
+        spec_args = tuple(self._spec(value) for value in args)
+        spec_kwargs = {name: self._spec(value) for name, value in kwargs.items()}
+        results = result if isinstance(result, tuple) else (result,)
+        outputs, extras, needs = [], [], ()
+        for value in results:
+            if isinstance(value, Variable):
+                data = value._data
+                if type(data) is not np.ndarray:
+                    self.unsupported(f"{cls.__name__} made a {type(data).__name__} value")
+                    outputs.append(None)
+                    continue
+                self._keep(data)
+                outputs.append(data)
+                node = value.grad_fn
+                if node is not None and getattr(node, "_function", None) is cls and not needs:
+                    extras, needs = self._kept_by(node), node.needs_input_grad
+            else:
+                outputs.append(None)
+        self.trace.events.append(Call(cls, spec_args, spec_kwargs, outputs, extras, needs))
+
+    def _kept_by(self, node: Any) -> list:
+        """Arrays a node kept for its backward besides Variables: saved masks, ctx arrays."""
+        extras = []
+        for index, value in enumerate(node._saved or ()):
+            if type(value) is np.ndarray:
+                self._keep(value)
+                extras.append((("saved", index), value))
+        for name, value in getattr(node, "__dict__", {}).items():
+            if type(value) is np.ndarray:
+                self._keep(value)
+                extras.append((("attr", name), value))
+        return extras
+
+    def _spec(self, value: Any) -> Any:
+        """An argument as the trace keeps it: arrays as Ref, containers walked."""
+        if isinstance(value, Variable):
+            data = value._data
+            if type(data) is not np.ndarray:
+                self.unsupported(
+                    f"a {'text' if isinstance(data, str) else type(data).__name__} Variable "
+                    f"(minigrad.compile replays NumPy arrays only)"
+                )
+                return value
+            if value.grad_fn is None:
+                self._watch(value)
+            self._keep(data)
+            return Ref(data)
+        if type(value) is np.ndarray:
+            self._keep(value)
+            return Ref(value)
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._spec(item) for item in value)
+        return value
+
+    def _watch(self, variable: Variable, had_grad: bool | None = None) -> None:
+        """Remember the Variable an array first came in, and whether it had a .grad then
+        (the replay's guards check both)."""
+        data = variable._data
+        if type(data) is np.ndarray and id(data) not in self.trace.owners:
+            self._keep(data)
+            self.trace.owners[id(data)] = variable
+            has = variable._grad is not None if had_grad is None else had_grad
+            self.trace.had_grad[id(data)] = has
+
+    def _keep(self, *arrays: Any) -> None:
+        self.trace.alive.extend(arrays)

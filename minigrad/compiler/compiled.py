@@ -77,6 +77,10 @@ class CompiledFunction:
         return "\n".join(lines)
 
 
+# How many eager runs may pass before two in a row agree (warm-up steps differ).
+_TRACES_TO_AGREE = 4
+
+
 class _Variant:
     """One key's story: traced twice, then replayed while its state guards hold."""
 
@@ -151,12 +155,16 @@ class _Variant:
                         "pass parameters through a closure or a module instead"
                     )
             current = signature(trace, arguments)
+            if self.first is not None and self.first[1] != current:
+                # A first step often differs (no .grad to zero yet, optimizer state to
+                # make): compare the next two, up to a few times.
+                if self.traces >= _TRACES_TO_AGREE:
+                    raise CannotReplayError(first_difference(self.first[1], current))
+                self.first = None
             if self.first is None:
                 self.first = (trace, current)
-            elif self.first[1] != current:
-                raise CannotReplayError(first_difference(self.first[1], current))
             else:
-                self.replay = replay.build(trace, arguments, returned)
+                self.replay = replay.build(trace, arguments, returned, self.first[0])
                 self.guards = [
                     guards.StateGuard(variable, trace.had_grad[id(variable._data)])
                     for variable in self.replay.outside

@@ -72,8 +72,11 @@ def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:
 
 
 class _Builder:
-    def __init__(self, trace: Trace, arguments: dict[int, Any], returned: Any) -> None:
+    def __init__(
+        self, trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace
+    ) -> None:
         self.trace = trace
+        self.earlier = {id(array) for array in earlier.alive}  # the first traced run's
         self.arguments = arguments
         self.where: dict[int, np.ndarray] = {}  # id(trace array) -> replay array
         self.readers = _readers(trace, returned)
@@ -113,10 +116,26 @@ class _Builder:
 
     def value(self, spec: Any, reader: str) -> Any:
         if isinstance(spec, Ref):
+            key = id(spec.array)
+            if spec.raw and key not in self.where and key not in self.arguments:
+                # A NumPy array the Python code built: the same object in both traced runs
+                # is read live (a captured array); a new one each run is a constant.
+                found = spec.array if key in self.earlier else np.array(spec.array, copy=True)
+                self.where[key] = found
+                return found
             return self.array(spec.array, reader)
         if isinstance(spec, (list, tuple)):
             return type(spec)(self.value(item, reader) for item in spec)
         return spec
+
+    def wrapped(self, spec: Any, value: Any) -> Any:
+        """`value` (replay arrays for `spec`) with each array that came in a Variable
+        wrapped in one again, for a Function's own forward."""
+        if isinstance(spec, Ref):
+            return value if spec.raw else Variable._make(value)
+        if isinstance(spec, (list, tuple)):
+            return type(spec)(self.wrapped(part, item) for part, item in zip(spec, value))
+        return value
 
     # ------------------------------------------------------------------- events
 
@@ -135,7 +154,9 @@ class _Builder:
         if built is None and getattr(event.function, "_output_is_view", False):
             built = _view(event, inputs, kwargs)
         if built is None:
-            built = _forward_again(event, inputs, kwargs)
+            wrapped = [self.wrapped(spec, inputs_of) for spec, inputs_of in zip(event.args, inputs)]
+            wrapped_kwargs = {key: self.wrapped(event.kwargs[key], kwargs[key]) for key in kwargs}
+            built = _forward_again(event, wrapped, wrapped_kwargs)
         run, outputs, extras = built
         if run is not None:
             self.replay.steps.append(run)
@@ -250,10 +271,11 @@ def _returned_arrays(value: Any) -> Any:
     return None
 
 
-def build(trace: Trace, arguments: dict[int, Any], returned: Any) -> Replay:
+def build(trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
-    returned `returned`. Raises CannotReplayError when some array cannot be replayed."""
-    builder = _Builder(trace, arguments, returned)
+    returned `returned`; `earlier` is the run it was compared with. Raises
+    CannotReplayError when some array cannot be replayed."""
+    builder = _Builder(trace, arguments, returned, earlier)
     items = []
     for event in trace.events:
         if type(event) is Call:
@@ -320,11 +342,9 @@ def _view(event: Call, inputs: list, kwargs: dict) -> Any:
     return None
 
 
-def _forward_again(event: Call, inputs: list, kwargs: dict) -> Any:
+def _forward_again(event: Call, wrapped: list, wrapped_kwargs: dict) -> Any:
     """The general step: run the Function's forward on Variables over the buffers and copy
     what it returns (and what its ctx kept) into the step's own buffers."""
-    wrapped = [_as_variable(value) for value in inputs]
-    wrapped_kwargs = {key: _as_variable(value) for key, value in kwargs.items()}
     outputs = [None if array is None else np.array(array, copy=True) for array in event.outputs]
     extras = [np.array(array, copy=True) for _, array in event.extras]
     places = [place for place, _ in event.extras]

@@ -32,6 +32,11 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
 
     def spec(value: Any) -> Any:
         if isinstance(value, Ref):
+            key = id(value.array)
+            if value.raw and key not in made and key not in arguments:
+                # A NumPy array the Python code built: a constant, compared by its values.
+                array = value.array
+                return ("array", array.shape, str(array.dtype), array.tobytes())
             return role(value.array)
         if isinstance(value, (list, tuple)):
             return (type(value).__name__, tuple(spec(item) for item in value))

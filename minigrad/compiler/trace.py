@@ -32,9 +32,11 @@ class CannotReplayError(Exception):
 
 @dataclass(frozen=True)
 class Ref:
-    """An array argument of a Call, by identity."""
+    """An array argument of a Call, by identity; `raw` when it was passed as a NumPy array
+    (an index, a constant the Python code built), not inside a Variable."""
 
     array: np.ndarray
+    raw: bool = False
 
 
 @dataclass
@@ -155,9 +157,15 @@ class Recorder:
             self.trace.constants.add(id(variable._data))
 
     def item(self, variable: Variable, value: Any) -> None:
-        if _from_user_code():
-            self._keep(variable._data)
-            self.trace.events.append(Item(variable._data, value))
+        self._keep(variable._data)
+        self.trace.events.append(Item(variable._data, value))
+
+    def raw_read(self, op: str) -> None:
+        """A backward formula (or other code outside a recorded call) read array values."""
+        self.unsupported(
+            f"{op} reads array values outside a recorded operation (NumPy work a replay "
+            f"would not redo)"
+        )
 
     def escape(self, variable: Variable, how: str) -> None:
         if _from_user_code():
@@ -222,7 +230,7 @@ class Recorder:
             return Ref(data)
         if type(value) is np.ndarray:
             self._keep(value)
-            return Ref(value)
+            return Ref(value, raw=True)
         if isinstance(value, (list, tuple)):
             return type(value)(self._spec(item) for item in value)
         return value

@@ -71,7 +71,7 @@ def _as_operand(value: Any, caller: str, name: str) -> Variable:
 
 
 def _labels(target: Any) -> np.ndarray:
-    return np.asarray(target.data if isinstance(target, Variable) else target)
+    return np.asarray(target._data if isinstance(target, Variable) else target)
 
 
 def _reduce(losses: Variable, reduction: str) -> Variable:
@@ -625,7 +625,8 @@ def _picked_losses(
             f"{caller}: target holds class {outside[0]}, but there are {classes} classes (0 to "
             f"{classes - 1})."
         )
-    safe = np.where(ignored, 0, labels)
+    # The labels themselves when none is ignored (minigrad.compile then reads them live).
+    safe = np.where(ignored, 0, labels) if ignored.any() else labels
     class_weight = _class_weight(weight, classes, caller)
     picked = rows[np.arange(labels.shape[0]), safe]
     if class_weight is None and not ignored.any():

@@ -138,7 +138,9 @@ class Pow(Function):
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         a, b = ctx.saved_tensors
         grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
+        if ctx.needs_input_grad[0] and isinstance(b, (int, float)) and b != 0:
+            grad_a = grad * b * a ** (b - 1)  # the usual x ** 2: no 0 ** -1 to avoid
+        elif ctx.needs_input_grad[0]:
             # Where a == b == 0 use the exponent 1 instead: b * a**1 is then 0, not 0 * inf.
             both_zero = np.equal(numeric(b, "pow"), 0) & np.equal(numeric(a, "pow"), 0)
             grad_a = grad * b * a ** (b - 1 + both_zero)

@@ -7,11 +7,14 @@ from typing import Any
 import numpy as np
 
 from minigrad.devices import is_on_cuda
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 
 def numeric(value: Any, op: str) -> Any:
     """The NumPy value behind an operand; Python numbers stay numbers so dtypes don't widen."""
+    if tracer.recorder is not None:  # outside a forward: minigrad.compile cannot replay it
+        tracer.recorder.raw_read(op)
     if type(value) is Variable and type(value._data) is np.ndarray:
         return value._data
     if isinstance(value, Variable):

@@ -64,6 +64,13 @@ class CompiledFunction:
             if self.verbose:
                 print(f"minigrad.compile({self.__name__}): {text}")
 
+    def tape(self) -> str:
+        """What the replay of the latest variant does, one line per traced event."""
+        for variant in reversed(list(self.variants.values())):
+            if variant.replay is not None:
+                return "\n".join(variant.replay.listing)
+        return "(no replay yet: a step is traced on its first calls, or it stays eager)"
+
     def explain(self) -> str:
         """Why each variant replays or stays eager, and what made it trace again."""
         summary = (

@@ -44,6 +44,7 @@ class Replay:
     def __init__(self) -> None:
         self.steps: list[Callable[[], None]] = []
         self.outside: list[Variable] = []  # Variables whose arrays the steps read live
+        self.listing: list[str] = []  # one line per event, for CompiledFunction.tape()
         self.inputs: list[tuple[Any, np.ndarray]] = []  # (argument path, buffer)
         self.result: Callable[[], Any] = lambda: None
 
@@ -151,13 +152,18 @@ class _Builder:
         trace_extras = [array for _, array in event.extras]
         rule = RULES.get(event.function)
         built = rule(inputs, kwargs, event.outputs, trace_extras) if rule else None
+        how = "NumPy into a buffer"
         if built is None and getattr(event.function, "_output_is_view", False):
             built = _view(event, inputs, kwargs)
+            how = "a view, made once"
         if built is None:
+            how = "its forward, again"
             wrapped = [self.wrapped(spec, inputs_of) for spec, inputs_of in zip(event.args, inputs)]
             wrapped_kwargs = {key: self.wrapped(event.kwargs[key], kwargs[key]) for key in kwargs}
             built = _forward_again(event, wrapped, wrapped_kwargs)
         run, outputs, extras = built
+        shapes = ", ".join(str(array.shape) for array in outputs if array is not None)
+        self.replay.listing.append(f"{name:<13} -> {shapes:<10} {how}")
         if run is not None:
             self.replay.steps.append(run)
             if getattr(run, "writing_into", None) is not None:
@@ -169,6 +175,7 @@ class _Builder:
             self.where[id(trace_array)] = replay_array
 
     def accumulate(self, event: Accumulate) -> None:
+        self.replay.listing.append(f".grad of a {event.result.shape} leaf")
         source = self.array(event.gradient, "the gradient of a leaf")
         variable = event.variable
         if self._only_reader(event.gradient) and source.dtype == event.result.dtype:
@@ -191,6 +198,8 @@ class _Builder:
 
     def set_grad(self, event: SetGrad) -> None:
         variable = event.variable
+        value = "None" if event.array is None else "a buffer"
+        self.replay.listing.append(f".grad = {value} on a {variable.shape} Variable")
         if event.array is None:
 
             def run() -> None:
@@ -209,6 +218,7 @@ class _Builder:
 
     def copy_into(self, event: CopyInto) -> None:
         variable = event.variable
+        self.replay.listing.append(f"in-place update of a {variable.shape} Variable")
         source = self.array(event.source, "an in-place update")
         target = self.array(variable._data, "an in-place update")
         counter = variable._shared_version_counter()
@@ -235,6 +245,7 @@ class _Builder:
         self.replay.steps.append(run)
 
     def opaque(self, event: Opaque) -> None:
+        self.replay.listing.append(f"{event.call.func.__qualname__}(), called as it is")
         self.replay.steps.append(event.call)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chain  # noqa: E402
+import compiled  # noqa: E402
 import floor  # noqa: E402
 import gc_share  # noqa: E402
 import mlp  # noqa: E402
@@ -42,6 +43,8 @@ MLP_BUDGET = 3.5  # x NumPy by hand
 NO_GRAD_OP_BUDGET = 1.5  # µs over the NumPy call
 RECORDED_OP_BUDGET = 3.0  # µs over the NumPy call
 IMPORT_BUDGET = 0.300  # seconds, without numba
+COMPILED_MLP_BUDGET = 1.3  # x NumPy by hand (issue 14)
+COMPILED_LOOP_BUDGET = 0.5  # x PyTorch eager per node (issue 14)
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,8 @@ class Results:
     recorded_op: float | None = None  # worst µs over NumPy
     import_seconds: float | None = None
     numba_loaded: bool = False
+    compiled_mlp: float | None = None  # compiled / NumPy
+    compiled_loop: float | None = None  # compiled (tracing included) / PyTorch eager
 
 
 def bench_chain(settings: Settings, results: Results) -> list[Row]:
@@ -265,6 +270,65 @@ def bench_mlp(settings: Settings, results: Results) -> list[Row]:
             us(torch_, 0),
             ratio(bare, np_),
             ratio(bare, torch_),
+        ),
+    ]
+
+
+def bench_compiled(settings: Settings, results: Results) -> list[Row]:
+    """(d) the MLP step compiled, (e) the scalar training loop compiled, trace times."""
+    problem = mlp.make_problem()
+    measure = mlp.step_measure
+    times = interleaved(
+        {
+            "compiled": measure(compiled.compiled_mlp_step_fn(problem), settings.steps),
+            "numpy": measure(mlp.numpy_step_fn(problem), settings.steps),
+            "torch": measure(mlp.torch_step_fn(problem), settings.steps),
+        },
+        settings.repeats,
+    )
+    mg, np_, torch_ = median(times["compiled"]), median(times["numpy"]), median(times.get("torch"))
+    results.compiled_mlp = mg / np_
+    loop = interleaved(
+        {kind: compiled.scalar_loop_measure(kind) for kind in ("compiled", "replay", "torch")},
+        settings.repeats,
+    )
+    with_trace, replay, torch_loop = (median(loop.get(k)) for k in ("compiled", "replay", "torch"))
+    results.compiled_loop = None if torch_loop is None else with_trace / torch_loop
+    mlp_trace = median([compiled.trace_seconds_of_mlp(problem) for _ in range(settings.repeats)])
+    loop_trace = median([compiled.scalar_trace_seconds() for _ in range(settings.repeats)])
+    loop_label = f"{compiled.LOOP_STEPS}-step scalar loop tanh(w*x+b), per node"
+    return [
+        Row(
+            "(d) the MLP step, `minigrad.compile`d",
+            us(mg, 0),
+            us(np_, 0),
+            us(torch_, 0),
+            ratio(mg, np_),
+            ratio(mg, torch_),
+            budget(f"<= {COMPILED_MLP_BUDGET}x NumPy", results.compiled_mlp, COMPILED_MLP_BUDGET),
+        ),
+        Row(
+            f"(e) {loop_label}, compiled, tracing included",
+            us(with_trace, 2),
+            torch=us(torch_loop, 2),
+            vs_torch=ratio(with_trace, torch_loop),
+            budget=budget(
+                f"<= {COMPILED_LOOP_BUDGET}x PyTorch", results.compiled_loop, COMPILED_LOOP_BUDGET
+            ),
+        ),
+        Row(
+            "(e') the same loop, replays only (already traced)",
+            us(replay, 2),
+            torch=us(torch_loop, 2),
+            vs_torch=ratio(replay, torch_loop),
+        ),
+        Row(
+            "tracing time (the first 3 calls): the MLP step / the scalar step",
+            f"{mlp_trace * 1e3:.1f} ms / {loop_trace * 1e3:.1f} ms",
+            numpy="",
+            torch="",
+            vs_numpy="",
+            vs_torch="",
         ),
     ]
 
@@ -398,7 +462,24 @@ def budgets_line(results: Results) -> str:
         f"import <= {IMPORT_BUDGET * 1000:.0f} ms without numba: {import_verdict(results)} "
         f"({import_ms})",
     ]
-    return "Budgets (issue 13): " + "; ".join(items) + "."
+    compiled_items = [
+        item(
+            f"(d) compiled MLP step <= {COMPILED_MLP_BUDGET}x NumPy",
+            results.compiled_mlp,
+            COMPILED_MLP_BUDGET,
+            f"{results.compiled_mlp:.2f}x",
+        ),
+        item(
+            f"(e) compiled scalar loop <= {COMPILED_LOOP_BUDGET}x PyTorch per node",
+            results.compiled_loop,
+            COMPILED_LOOP_BUDGET,
+            "no PyTorch" if results.compiled_loop is None else f"{results.compiled_loop:.2f}x",
+        ),
+    ]
+    return (
+        "Budgets (issue 13): " + "; ".join(items) + ".\n"
+        "Budgets (issue 14): " + "; ".join(compiled_items) + "."
+    )
 
 
 def main() -> None:
@@ -410,6 +491,7 @@ def main() -> None:
     results = Results()
     rows = bench_chain(settings, results)
     rows += bench_mlp(settings, results)
+    rows += bench_compiled(settings, results)
     rows += bench_ops(settings, results)
     rows += bench_import(settings, results)
 

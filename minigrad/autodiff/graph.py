@@ -8,7 +8,8 @@ functions here give the rest, without reaching into private attributes:
   weakly: a drawing never keeps a value alive);
 - the Variables it made, and what is known of each (shape, dtype, kind) once they are gone;
 - the values it saved for backward;
-- observers that the engine calls before it runs each node.
+- observers that the engine calls before it runs each node;
+- `saved_tensors_hooks`, which changes how the values saved for backward are kept.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple
 
 from minigrad.autodiff import engine, kinds
 from minigrad.autodiff.function import BackwardNode
-from minigrad.autodiff.saved import SavedOutput
+from minigrad.autodiff.saved import PackedValue, SavedOutput, saved_tensors_hooks
 from minigrad.variable import AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
@@ -114,12 +115,15 @@ def saved_values(node: Any) -> list[SavedValue] | None:
         return []
     if node._saved is None:
         return None
-    return [
-        SavedValue(value.data, value.output_nr)
-        if type(value) is SavedOutput
-        else SavedValue(value, None)
-        for value in node._saved
-    ]
+    values = []
+    for value in node._saved:
+        if type(value) is SavedOutput:
+            values.append(SavedValue(value.data, value.output_nr))
+        elif type(value) is PackedValue:  # what a saved_tensors_hooks pack hook returned
+            values.append(SavedValue(value.packed, value.output_nr))
+        else:
+            values.append(SavedValue(value, None))
+    return values
 
 
 __all__ = [
@@ -132,5 +136,6 @@ __all__ = [
     "output_info",
     "output_nr",
     "remove_step_observer",
+    "saved_tensors_hooks",
     "saved_values",
 ]

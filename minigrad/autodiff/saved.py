@@ -8,10 +8,13 @@ the node and the output never form a reference cycle.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from minigrad.autodiff.errors import BackwardTwiceError, InplaceModifiedError
 from minigrad.autodiff.shared import SHARED, shared
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 
@@ -33,6 +36,59 @@ class SavedOutput:
         return variable
 
 
+class PackedValue:
+    """A saved Variable as a saved_tensors_hooks pack hook returned it, with its unpack hook."""
+
+    __slots__ = ("packed", "unpack_hook", "output_nr")
+
+    def __init__(self, packed: Any, unpack_hook: Callable, output_nr: int | None) -> None:
+        self.packed = packed
+        self.unpack_hook = unpack_hook
+        self.output_nr = output_nr  # set when the node saved one of its own outputs
+
+    def unpack(self, node: Any) -> Variable:
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Variable):
+            raise TypeError(
+                f"a saved_tensors_hooks unpack hook must return a Variable; it returned "
+                f"{type(value).__name__} (for {node.name()}). Return what the pack hook was "
+                f"given, rebuilt from what it kept."
+            )
+        if self.output_nr is not None:  # the node's own output: its history is the node
+            value = Variable._make(value._data, value._version_counter)
+            value.grad_fn, value._output_nr, value._requires_grad = node, self.output_nr, True
+        return value
+
+
+class _SavedHooks(threading.local):
+    # (pack_hook, unpack_hook) pairs, innermost last; a tuple, so threads never share one.
+    stack: tuple = ()
+
+
+_hooks = _SavedHooks()
+
+
+class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
+    """`with saved_tensors_hooks(pack, unpack):` each Variable a Function saves for backward
+    is stored as pack(variable), and backward reads unpack(stored) instead: to count saved
+    values, to keep them elsewhere (on disk, compressed), or to drop and recompute them."""
+
+    def __init__(self, pack_hook: Callable[[Variable], Any], unpack_hook: Callable) -> None:
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError(
+                "saved_tensors_hooks(pack_hook, unpack_hook) needs two functions: pack(variable) "
+                "-> anything, and unpack(anything) -> Variable."
+            )
+        self.hooks = (pack_hook, unpack_hook)
+
+    def __enter__(self) -> saved_tensors_hooks:
+        _hooks.stack = (*_hooks.stack, self.hooks)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _hooks.stack = _hooks.stack[:-1]
+
+
 def unpack(node: Any) -> tuple:
     """`node.saved_tensors`: the saved values, each Variable checked against its version."""
     saved = node._saved
@@ -40,6 +96,14 @@ def unpack(node: Any) -> tuple:
         raise BackwardTwiceError(node.name())
     unpacked = None  # made only when a saved output must be rebuilt
     for index, (value, version) in enumerate(zip(saved, node._saved_versions)):
+        if type(value) is PackedValue:
+            # The hooks own these values: what unpack returns is not version-checked.
+            if tracer.recorder is not None:
+                tracer.recorder.unsupported("saved_tensors_hooks (a replay would not call them)")
+            if unpacked is None:
+                unpacked = list(saved)
+            unpacked[index] = value.unpack(node)
+            continue
         if type(value) is SavedOutput:
             if unpacked is None:
                 unpacked = list(saved)
@@ -68,6 +132,8 @@ def pack(node: Any, outputs: tuple) -> None:
                 versions.append(0 if counter is None else counter.value)
         else:
             versions.append(None)
+    if _hooks.stack:
+        saved = _packed_by_hooks(saved or list(to_save), outputs)
     node._saved = to_save if saved is None else tuple(saved)
     # Nodes share equal version tuples, (0, 0) and the like: fewer objects to collect.
     versions = tuple(versions)
@@ -90,3 +156,16 @@ def _among(value: Any, values: tuple) -> bool:
         if value is other:
             return True
     return False
+
+
+def _packed_by_hooks(saved: list, outputs: tuple) -> list:
+    """The innermost saved_tensors_hooks' pack hook applied to each saved Variable."""
+    pack_hook, unpack_hook = _hooks.stack[-1]
+    for index, value in enumerate(saved):
+        if type(value) is SavedOutput:
+            # The hook sees the output without its history (which would hold the node).
+            output = Variable._make(value.data, value.version_counter)
+            saved[index] = PackedValue(pack_hook(output), unpack_hook, value.output_nr)
+        elif isinstance(value, Variable):
+            saved[index] = PackedValue(pack_hook(value), unpack_hook, None)
+    return saved

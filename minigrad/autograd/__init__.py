@@ -21,7 +21,7 @@ from minigrad.autodiff import (
     once_differentiable,
     set_grad_enabled,
 )
-from minigrad.autograd import function
+from minigrad.autograd import function, graph
 
 __all__ = [
     "BackwardNode",
@@ -36,6 +36,7 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "function",
+    "graph",
     "grad",
     "gradcheck",
     "gradgradcheck",

@@ -1,5 +1,5 @@
-"""minigrad.utils: helpers around training, under PyTorch's names (minigrad.utils.data)."""
+"""minigrad.utils: training helpers under PyTorch's names (utils.data, utils.checkpoint)."""
 
-from minigrad.utils import data
+from minigrad.utils import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

@@ -1,0 +1,98 @@
+"""checkpoint: trade memory for time. Forward keeps only the inputs; backward recomputes.
+
+    y = checkpoint(block, x)       # block(x), but nothing inside block is saved
+
+Forward runs `function(*args)` with recording off, so none of its intermediate values
+are kept for backward: only the inputs are. Backward runs `function` again, this time
+recording, on copies of the inputs, and backpropagates through that fresh graph: the
+parameters used inside get their `.grad` there, the inputs' gradients are returned. The
+gradients are the same as without checkpoint (the same operations run on the same
+values); the price is one more forward of `function` during backward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from minigrad import factories
+from minigrad.autodiff.engine import backward
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.autodiff.grad_mode import enable_grad
+from minigrad.variable import Variable
+
+
+class CheckpointFunction(Function):
+    """outputs = function(*inputs), with only the inputs saved; backward recomputes."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, function: Callable, preserve_rng_state: bool, *args: Any) -> Any:
+        ctx.function = function
+        # Random operations inside (dropout) must draw the same numbers when recomputed.
+        ctx.rng_state = factories._generator.bit_generator.state if preserve_rng_state else None
+        ctx.save_for_backward(*args)
+        outputs = function(*args)
+        if not isinstance(outputs, (Variable, tuple)):
+            raise TypeError(
+                f"checkpoint: the function must return a Variable or a tuple of them; it "
+                f"returned {type(outputs).__name__}."
+            )
+        return outputs
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> tuple:
+        inputs = ctx.saved_tensors
+        # Fresh leaves over the same data: the recomputed graph ends at them.
+        leaves = [_leaf_like(value) for value in inputs]
+        current = factories._generator.bit_generator.state
+        if ctx.rng_state is not None:
+            factories._generator.bit_generator.state = ctx.rng_state
+        try:
+            with enable_grad():
+                outputs = ctx.function(*leaves)
+        finally:
+            factories._generator.bit_generator.state = current
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        pairs = [
+            (output, grad)
+            for output, grad in zip(outputs, grad_outputs)
+            if isinstance(output, Variable) and output.requires_grad and grad is not None
+        ]
+        if pairs:
+            backward([output for output, _ in pairs], [grad for _, grad in pairs])
+        grads = [
+            leaf.grad if isinstance(leaf, Variable) and leaf.requires_grad else None
+            for leaf in leaves
+        ]
+        return (None, None, *grads)
+
+
+def _leaf_like(value: Any) -> Any:
+    if not isinstance(value, Variable):
+        return value
+    leaf = value.detach()
+    leaf.requires_grad = value.requires_grad
+    return leaf
+
+
+def checkpoint(
+    function: Callable,
+    *args: Any,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+    **kwargs: Any,
+) -> Any:
+    """`function(*args)` without keeping its intermediate values; backward recomputes them.
+
+    `use_reentrant` is accepted for PyTorch's sake; minigrad has one implementation (the
+    recompute runs inside the backward pass, as PyTorch's reentrant variant). As there,
+    `grad()` reaches the Variables passed in `args`; parameters used inside `function` get
+    their `.grad` from `backward()`."""
+    if kwargs:
+        raise TypeError(
+            f"checkpoint passes positional arguments only; got keyword(s) {sorted(kwargs)}. "
+            f"Use functools.partial(function, ...) for keyword arguments."
+        )
+    if not callable(function):
+        raise TypeError(f"checkpoint needs a function first; got {type(function).__name__}.")
+    return CheckpointFunction.apply(function, preserve_rng_state, *args)

@@ -47,6 +47,10 @@ class FunctionCtx:
         """Keep Variables (version-checked at backward), None, or plain values for backward."""
         self.to_save = values
 
+    def save_for_forward(self, *values: Any) -> None:
+        """Keep values for `jvp` (forward-mode AD, minigrad/autodiff/forward_ad.py)."""
+        self.saved_for_forward = values
+
     def mark_dirty(self, *variables: Variable) -> None:
         """Declare inputs that forward changed in place."""
         self.dirty = variables
@@ -221,6 +225,11 @@ class Function:
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
         """Second style: fill ctx here, from the inputs and outputs of forward(*args)."""
         raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def jvp(ctx: FunctionCtx, *tangents: Any) -> Any:
+        """Forward mode: given each input's tangent, return each output's (J · tangent)."""
+        raise NotImplementedError("You must implement the jvp function to use forward-mode AD.")
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:

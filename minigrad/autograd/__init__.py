@@ -21,7 +21,7 @@ from minigrad.autodiff import (
     once_differentiable,
     set_grad_enabled,
 )
-from minigrad.autograd import function, graph
+from minigrad.autograd import forward_ad, function, functional, graph
 
 __all__ = [
     "BackwardNode",
@@ -35,7 +35,9 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "function",
+    "functional",
     "graph",
     "grad",
     "gradcheck",

@@ -1,0 +1,221 @@
+"""Forward-mode AD: push a tangent forward through each operation, beside the value.
+
+    with forward_ad.dual_level():
+        x = forward_ad.make_dual(x0, v)          # the value x0 with the tangent v
+        y = f(x)
+        value, tangent = forward_ad.unpack_dual(y)   # tangent = J_f(x0) · v
+
+Reverse mode (backward) gives vᵀJ, one output direction per pass: the whole gradient of a
+scalar loss in one pass. Forward mode gives J·v, one input direction per pass, with no
+graph to keep: it wins when a function has few inputs and many outputs. Both are exact.
+
+While a dual level is open it listens to every `Function.apply` (through the hook in
+minigrad/tracing.py): after an operation runs, the tangents of its inputs give the
+tangent of its output by the operation's JVP rule, which is, in order of preference, the
+Function's own `jvp(ctx, *tangents)` staticmethod (as in PyTorch; forward may keep values
+for it with `ctx.save_for_forward`), a built-in rule (minigrad/ops/jvp.py registers them
+in JVP_RULES), or, for any other operation, the JVP read off its backward: J·t is the
+gradient with respect to u of <vjp(u), t>, which is linear in u.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.autodiff.grad_mode import enable_grad
+from minigrad.autodiff.gradients import grad
+from minigrad.tracing import tracer
+from minigrad.variable import Variable
+
+# Function class -> rule(args, tangents, output) -> the output's tangent (or a tuple).
+JVP_RULES: dict[type, Callable[[tuple, list, Any], Any]] = {}
+
+
+class UnpackedDualTensor(NamedTuple):
+    primal: Variable
+    tangent: Variable | None
+
+
+class _DualLevel:
+    """The listener of an open dual level: it keeps each Variable's tangent."""
+
+    def __init__(self) -> None:
+        # id(array) -> (a weak reference to the array, the tangent). Kept by the value's
+        # array, not by the Variable: the Variable a backward gets for a saved output is a
+        # new one over the same array, and it must carry the same tangent.
+        self._tangents: dict[int, tuple] = {}
+
+    def tangent_of(self, variable: Variable) -> Variable | None:
+        data = variable._data
+        entry = self._tangents.get(id(data))
+        if entry is None or entry[0]() is not data:
+            return None  # none, or the entry of a dead array whose id was reused
+        return entry[1]
+
+    def set_tangent(self, variable: Variable, tangent: Variable) -> None:
+        data = variable._data
+        self._tangents[id(data)] = (weakref.ref(data), tangent)
+
+    def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
+        tracer.recorder = None  # what runs inside (the op, its JVP rule) is not seen again
+        try:
+            result = cls.apply(*args, **kwargs)
+            tangents = [self.tangent_of(a) if isinstance(a, Variable) else None for a in args]
+            if any(tangent is not None for tangent in tangents):
+                self._attach(result, _jvp(cls, args, kwargs, tangents, result))
+        finally:
+            tracer.recorder = self
+        return result
+
+    def _attach(self, result: Any, tangents: Any) -> None:
+        outputs = result if isinstance(result, tuple) else (result,)
+        tangents = tangents if isinstance(tangents, tuple) else (tangents,)
+        for output, tangent in zip(outputs, tangents):
+            if not isinstance(output, Variable) or tangent is None:
+                continue
+            tangent = _as_variable(tangent)
+            if tangent.shape != output.shape:
+                tangent = tangent.expand(output.shape)  # an input broadcast to the output
+            self.set_tangent(output, tangent)
+
+    # The other hooks minigrad.compile uses: nothing to do in forward mode.
+    def opaque(self, call: Callable) -> Any:
+        return call()
+
+    def accumulate(self, *args: Any) -> None: ...
+    def set_grad(self, *args: Any) -> None: ...
+    def copy_into(self, *args: Any) -> None: ...
+    def constants(self, *args: Any) -> None: ...
+    def item(self, *args: Any) -> None: ...
+    def escape(self, *args: Any) -> None: ...
+    def raw_read(self, *args: Any) -> None: ...
+    def unsupported(self, *args: Any) -> None: ...
+
+
+def _level() -> _DualLevel:
+    level = tracer.recorder
+    if not isinstance(level, _DualLevel):
+        raise RuntimeError(
+            "forward-mode AD needs an open dual level: use `with forward_ad.dual_level():` "
+            "around make_dual, the computation and unpack_dual."
+        )
+    return level
+
+
+class dual_level:  # noqa: N801 (PyTorch's name)
+    """`with dual_level():` turns forward-mode AD on; tangents are forgotten on exit."""
+
+    def __enter__(self) -> dual_level:
+        if tracer.recorder is not None:
+            raise RuntimeError(
+                "dual_level() cannot open here: a dual level is open already (minigrad has "
+                "one level), or minigrad.compile is tracing."
+            )
+        self.level = _DualLevel()
+        tracer.recorder = self.level
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        tracer.recorder = None
+        self.level._tangents.clear()
+
+
+def make_dual(primal: Variable, tangent: Any) -> Variable:
+    """A Variable with `primal`'s value (and history) carrying `tangent`, of the same shape."""
+    level = _level()
+    if not isinstance(primal, Variable):
+        raise TypeError(f"make_dual needs a Variable as primal; got {type(primal).__name__}.")
+    tangent = _as_variable(tangent)
+    if tangent.shape != primal.shape:
+        raise ValueError(
+            f"make_dual: the tangent must have the primal's shape {primal.shape}; got "
+            f"{tangent.shape}."
+        )
+    dual = _alias(primal)
+    level.set_tangent(dual, tangent)
+    return dual
+
+
+def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
+    """(primal, tangent) of a dual Variable; the tangent is None when it has none."""
+    level = _level()
+    return UnpackedDualTensor(_alias(tensor), level.tangent_of(tensor))
+
+
+def _alias(variable: Variable) -> Variable:
+    """The same value as a new Variable; through a recorded view when it requires grad."""
+    recorder, tracer.recorder = tracer.recorder, None
+    try:
+        if variable.requires_grad:
+            return variable.reshape(variable.shape)
+        # A view: a new array over the same memory, so it carries its own tangent.
+        return Variable._make(variable._data.view(), variable._shared_version_counter())
+    finally:
+        tracer.recorder = recorder
+
+
+def _as_variable(value: Any) -> Variable:
+    return value if isinstance(value, Variable) else Variable(np.asarray(value))
+
+
+# --------------------------------------------------------------------------- JVP rules
+
+
+def _jvp(cls: type, args: tuple, kwargs: dict, tangents: list, result: Any) -> Any:
+    if cls.jvp is not Function.jvp:
+        return _user_jvp(cls, args, kwargs, tangents, result)
+    rule = JVP_RULES.get(cls)
+    if rule is not None and not kwargs:
+        return rule(args, tangents, result)
+    return _jvp_from_backward(cls, args, kwargs, tangents)
+
+
+def _user_jvp(cls: type, args: tuple, kwargs: dict, tangents: list, result: Any) -> Any:
+    """A Function's own jvp(ctx, *tangents), with the ctx its forward filled."""
+    first = result[0] if isinstance(result, tuple) else result
+    ctx = first.grad_fn if isinstance(first, Variable) else None
+    if ctx is None or getattr(ctx, "_function", None) is not cls:
+        # Nothing recorded (no input requires grad): fill a ctx by running forward again.
+        ctx = FunctionCtx(tuple(isinstance(a, Variable) for a in args))
+        if cls._uses_setup_context:
+            cls.setup_context(ctx, args, cls._forward(*args, **kwargs))
+        else:
+            cls._forward(ctx, *args, **kwargs)
+    full = [
+        t if t is not None or not isinstance(a, Variable) else Variable(np.zeros_like(a._data))
+        for a, t in zip(args, tangents)
+    ]
+    return cls.jvp(ctx, *full)
+
+
+def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> Any:
+    """J·t for any op with a differentiable backward: d/du <vjp(u), t> (linear in u)."""
+    with enable_grad():
+        leaves = [
+            Variable(a._data, requires_grad=True) if t is not None else a
+            for a, t in zip(args, tangents)
+        ]
+        outputs = cls.apply(*leaves, **kwargs)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        outputs = [o for o in outputs if isinstance(o, Variable) and o.requires_grad]
+        cotangents = [Variable(np.zeros_like(o._data), requires_grad=True) for o in outputs]
+        wrt = [leaf for leaf, t in zip(leaves, tangents) if t is not None]
+        given = [t for t in tangents if t is not None]
+        grads = grad(outputs, wrt, cotangents, create_graph=True, allow_unused=True)
+        total = None
+        for g, t in zip(grads, given):
+            if g is not None:
+                term = (g * t).sum()
+                total = term if total is None else total + term
+        if total is None:
+            return tuple(None for _ in outputs)
+        jvps = grad(total, cotangents, allow_unused=True)
+    return tuple(jvps) if len(jvps) > 1 else jvps[0]
+
+
+__all__ = ["UnpackedDualTensor", "dual_level", "make_dual", "unpack_dual"]

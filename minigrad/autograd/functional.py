@@ -1,0 +1,203 @@
+"""Derivatives of whole functions: vjp, jvp, jacobian, hessian, hvp (PyTorch's
+`torch.autograd.functional`). Built on the engine and on the ops (it stacks rows), so it
+lives here, above minigrad.autodiff, which never imports the ops.
+
+`func` takes Variables and returns a Variable (or a tuple of them); `inputs` is one
+Variable or a tuple. Each function works on fresh copies of the inputs, so the caller's
+Variables and their `.grad` are left alone.
+
+- vjp(func, inputs, v): vᵀJ, one reverse pass;
+- jvp(func, inputs, v): J·v, one forward-mode pass (dual numbers);
+- jacobian(func, inputs, strategy=): the whole J, row by row with "reverse-mode" (one
+  pass per output element) or column by column with "forward-mode" (one pass per input
+  element): pick the side with fewer elements;
+- hessian(func, inputs): the Jacobian of the gradient;
+- hvp(func, inputs, v): H·v without forming H, forward-over-reverse (the tangent of the
+  gradient).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minigrad.autodiff import forward_ad
+from minigrad.autodiff.gradients import grad
+from minigrad.ops.shape import stack
+from minigrad.variable import Variable
+
+
+def _as_tuple(value: Any, what: str) -> tuple[tuple, bool]:
+    """(value as a tuple, whether it was one already)."""
+    if isinstance(value, tuple):
+        values = value
+        was_tuple = True
+    else:
+        values, was_tuple = (value,), False
+    for index, item in enumerate(values):
+        if not isinstance(item, Variable):
+            raise TypeError(
+                f"{what} must be a Variable or a tuple of Variables; item {index} is "
+                f"{type(item).__name__}."
+            )
+    return values, was_tuple
+
+
+def _fresh(inputs: tuple) -> tuple:
+    """Leaves over the same values that require grad (the caller's stay untouched)."""
+    return tuple(Variable(x.data.copy(), requires_grad=True) for x in inputs)
+
+
+def _zeros_for_none(grads: tuple, like: tuple) -> tuple:
+    return tuple(
+        Variable(np.zeros_like(x.data)) if g is None else g for g, x in zip(grads, like)
+    )
+
+
+def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) -> tuple:
+    """(func(inputs), vᵀ J): the gradient of <func(inputs), v> with respect to the inputs.
+    `v` may be left out when func returns a single element (then it is 1)."""
+    values, was_tuple = _as_tuple(inputs, "inputs")
+    leaves = _fresh(values)
+    outputs = func(*leaves)
+    outs, _ = _as_tuple(outputs, "func's output")
+    vs = None if v is None else _as_tuple(v, "v")[0]
+    grads = grad(outs, leaves, vs, create_graph=create_graph, allow_unused=True)
+    grads = _zeros_for_none(grads, leaves)
+    result = grads if was_tuple else grads[0]
+    return _detached(outputs, create_graph), result
+
+
+def jvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tuple:
+    """(func(inputs), J · v): one pass of forward-mode AD with tangents v."""
+    values, was_tuple = _as_tuple(inputs, "inputs")
+    tangents, _ = _as_tuple(v, "v")
+    if len(tangents) != len(values):
+        raise ValueError(
+            f"jvp needs one tangent per input: {len(values)} inputs, {len(tangents)} tangents."
+        )
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(x.detach(), t) for x, t in zip(values, tangents)]
+        outputs = func(*duals)
+        outs, out_tuple = _as_tuple(outputs, "func's output")
+        unpacked = [forward_ad.unpack_dual(out) for out in outs]
+    primals = tuple(u.primal for u in unpacked)
+    jvps = tuple(
+        Variable(np.zeros_like(out.data)) if u.tangent is None else u.tangent
+        for u, out in zip(unpacked, outs)
+    )
+    if out_tuple:
+        return primals, jvps
+    return primals[0], jvps[0]
+
+
+def jacobian(
+    func: Callable,
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+) -> Any:
+    """∂func/∂inputs, shaped output.shape + input.shape (a tuple per output and input when
+    either is a tuple). `strict` and `vectorize` are accepted for PyTorch's sake."""
+    if strategy not in ("reverse-mode", "forward-mode"):
+        raise ValueError(f"strategy must be 'reverse-mode' or 'forward-mode'; got {strategy!r}.")
+    values, inputs_tuple = _as_tuple(inputs, "inputs")
+    leaves = _fresh(values)
+    outputs = func(*leaves)
+    outs, outputs_tuple = _as_tuple(outputs, "func's output")
+    if strategy == "reverse-mode":
+        blocks = _jacobian_by_rows(outs, leaves, create_graph)
+    else:
+        blocks = _jacobian_by_columns(func, values, outs)
+    rows = [tuple(row) if inputs_tuple else row[0] for row in blocks]
+    return tuple(rows) if outputs_tuple else rows[0]
+
+
+def _jacobian_by_rows(outs: tuple, leaves: tuple, create_graph: bool) -> list[list]:
+    """One reverse pass per output element: row i of J is e_iᵀ J."""
+    blocks = []
+    for out in outs:
+        rows = [[] for _ in leaves]
+        for i in range(out.numel()):
+            seed = np.zeros(out.shape, out.dtype)
+            seed.flat[i] = 1
+            grads = grad(out, leaves, Variable(seed), retain_graph=True, create_graph=create_graph,
+                         allow_unused=True)  # fmt: skip
+            for k, g in enumerate(_zeros_for_none(grads, leaves)):
+                rows[k].append(g.reshape(-1))
+        blocks.append([
+            _stack(rows[k], (out.numel(), leaf.numel())).reshape(out.shape + leaf.shape)
+            for k, leaf in enumerate(leaves)
+        ])  # fmt: skip
+    return blocks
+
+
+def _jacobian_by_columns(func: Callable, values: tuple, outs: tuple) -> list[list]:
+    """One forward-mode pass per input element: column j of J is J e_j."""
+    columns = [[[] for _ in values] for _ in outs]
+    for k, x in enumerate(values):
+        for j in range(x.numel()):
+            tangents = [Variable(np.zeros_like(value.data)) for value in values]
+            tangents[k].data.flat[j] = 1
+            _, jvps = jvp(func, tuple(values), tuple(tangents))
+            jvps = jvps if isinstance(jvps, tuple) else (jvps,)
+            for i, column in enumerate(jvps):
+                columns[i][k].append(column.reshape(-1))
+    blocks = []
+    for i, out in enumerate(outs):
+        blocks.append([
+            _stack(columns[i][k], (x.numel(), out.numel())).T.reshape(out.shape + x.shape)
+            for k, x in enumerate(values)
+        ])  # fmt: skip
+    return blocks
+
+
+def _stack(pieces: list, shape: tuple) -> Variable:
+    return stack(pieces).reshape(shape) if pieces else Variable(np.zeros(shape))
+
+
+def hessian(func: Callable, inputs: Any, create_graph: bool = False) -> Any:
+    """The matrix of second derivatives of a scalar func: the Jacobian of its gradient."""
+    values, was_tuple = _as_tuple(inputs, "inputs")
+
+    def gradient(*xs: Variable) -> Any:
+        grads = grad(func(*xs), xs, create_graph=True, allow_unused=True)
+        grads = _zeros_for_none(grads, xs)
+        return grads if was_tuple else grads[0]
+
+    return jacobian(gradient, inputs if was_tuple else values[0], create_graph=create_graph)
+
+
+def hvp(func: Callable, inputs: Any, v: Any) -> tuple:
+    """(func(inputs), H · v) for a scalar func, forward-over-reverse: the gradient is
+    computed (reverse mode) on dual inputs carrying v, so its tangent is H · v."""
+    values, was_tuple = _as_tuple(inputs, "inputs")
+    tangents, _ = _as_tuple(v, "v")
+    with forward_ad.dual_level():
+        leaves = _fresh(values)
+        duals = [forward_ad.make_dual(x, t) for x, t in zip(leaves, tangents)]
+        output = func(*duals)
+        grads = grad(output, duals, create_graph=True, allow_unused=True)
+        products = tuple(
+            Variable(np.zeros_like(x.data))
+            if g is None or forward_ad.unpack_dual(g).tangent is None
+            else forward_ad.unpack_dual(g).tangent
+            for g, x in zip(grads, values)
+        )
+    result = products if was_tuple else products[0]
+    return output.detach(), result
+
+
+def _detached(outputs: Any, keep: bool) -> Any:
+    if keep:
+        return outputs
+    if isinstance(outputs, tuple):
+        return tuple(out.detach() for out in outputs)
+    return outputs.detach()
+
+
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vjp"]

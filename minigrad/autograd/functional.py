@@ -172,7 +172,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False) -> Any:
     return jacobian(gradient, inputs if was_tuple else values[0], create_graph=create_graph)
 
 
-def hvp(func: Callable, inputs: Any, v: Any) -> tuple:
+def hvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tuple:
     """(func(inputs), H · v) for a scalar func, forward-over-reverse: the gradient is
     computed (reverse mode) on dual inputs carrying v, so its tangent is H · v."""
     values, was_tuple = _as_tuple(inputs, "inputs")
@@ -188,6 +188,8 @@ def hvp(func: Callable, inputs: Any, v: Any) -> tuple:
             else forward_ad.unpack_dual(g).tangent
             for g, x in zip(grads, values)
         )
+    if not create_graph:
+        products = tuple(product.detach() for product in products)
     result = products if was_tuple else products[0]
     return output.detach(), result
 

@@ -54,8 +54,10 @@ def _div(args: tuple, tangents: list, output: Any) -> Any:
 def _pow(args: tuple, tangents: list, output: Any) -> Any:
     (a, b), (ta, tb) = args, tangents  # d(a^b) = b a^(b-1) da + a^b log(a) db
     first = None if ta is None else ta * b * a ** (b - 1)
-    log_a = a.log() if isinstance(a, Variable) else float(np.log(a))
-    second = None if tb is None else tb * output * log_a
+    second = None
+    if tb is not None:  # log(a) only when the exponent moves (a may be negative otherwise)
+        log_a = a.log() if isinstance(a, Variable) else float(np.log(a))
+        second = tb * output * log_a
     return _add_tangents(first, second)
 
 

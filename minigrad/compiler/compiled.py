@@ -29,6 +29,8 @@ class CompiledFunction:
     """A step that is traced on its first calls and replayed after; see minigrad.compile."""
 
     def __init__(self, fn: Callable, explain: bool = False, max_variants: int = 8) -> None:
+        # A functools.partial or a callable object has no __name__: name it by its type.
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.verbose = explain
@@ -40,6 +42,20 @@ class CompiledFunction:
         self._last_key: tuple | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._run(args, kwargs)
+        # What the step itself changed in place (replayed, traced or eager) is no change
+        # "outside the step" for any variant: switching between variants (a last, smaller
+        # batch) or an eager call under anomaly mode must not make them trace again.
+        for variant in self.variants.values():
+            for guard in variant.guards:
+                guard.settle()
+        return result
+
+    def _run(self, args: tuple, kwargs: dict) -> Any:
+        if tracer.recorder is not None:
+            # Called inside a step another minigrad.compile is tracing: run the Python, so
+            # that the outer trace records what it does (a replay here would hide it).
+            return self.fn(*args, **kwargs)
         reason = guards.anomaly_mode_failure()
         if reason is not None:
             self.note(f"eager: {reason}")
@@ -135,8 +151,6 @@ class _Variant:
             result = self.replay.run(args, kwargs)
         finally:
             _grad_state.enabled = previous
-        for guard in self.guards:
-            guard.settle()
         self.owner.replays += 1
         return result
 
@@ -161,6 +175,7 @@ class _Variant:
                         "the step sets .grad or changes the data of one of its arguments; "
                         "pass parameters through a closure or a module instead"
                     )
+            _check_settings_kept(trace)
             current = signature(trace, arguments)
             if self.first is not None and self.first[1] != current:
                 # A first step often differs (no .grad to zero yet, optimizer state to
@@ -184,6 +199,20 @@ class _Variant:
             self.owner.note(f"eager: {reason}")
         self.owner.trace_seconds += time.perf_counter() - start
         return returned
+
+
+def _check_settings_kept(trace: Any) -> None:
+    """An optimizer's settings changed by the step after its step() (a scheduler.step()
+    inside the step) would not change in a replay, which runs no Python code."""
+    from minigrad.compiler.trace import Opaque, settings_of
+
+    for event in trace.events:
+        if type(event) is Opaque and settings_of(event.call) != event.settings:
+            raise CannotReplayError(
+                f"the step changes the settings of {type(event.call.args[0]).__name__} "
+                f"(param_groups, e.g. scheduler.step()) after its step(), which a replay "
+                f"would not redo; call scheduler.step() outside the compiled step"
+            )
 
 
 def _changed_by(trace: Any, variable: Any) -> bool:

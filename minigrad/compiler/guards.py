@@ -2,8 +2,10 @@
 
 Two kinds:
 
-- the key of a call: for each argument its shape, dtype and requires_grad (a Variable),
-  its value (a number, a str, None) or its identity (any other object); and grad mode.
+- the key of a call: for each argument its shape, dtype and requires_grad (a Variable)
+  and which earlier argument, if any, is the same array (the replay copies each argument
+  into its own buffer, so `step(x, x)` and `step(x, z)` need their own traces), its
+  value (a number, a str, None) or its identity (any other object); and grad mode.
   Calls with another key get their own trace (a variant).
 - the state of the Variables the step found outside (parameters, captured inputs),
   checked on every replay: the same data array, the same requires_grad, .grad present or
@@ -30,12 +32,14 @@ def key_of(args: tuple, kwargs: dict) -> tuple:
     parts: list[Any] = [("grad mode", is_grad_enabled())]
     items = [(str(index), value) for index, value in enumerate(args)]
     items += sorted(kwargs.items())
+    seen: dict[int, str] = {}  # id(array) -> the first argument that holds it
     for name, value in items:
         if isinstance(value, Variable):
             data = value._data
             kind = type(data).__name__
+            same_as = seen.setdefault(id(data), name)
             parts.append((name, "Variable", kind, np.shape(data), str(value.dtype),
-                          value._requires_grad))  # fmt: skip
+                          value._requires_grad, None if same_as == name else same_as))  # fmt: skip
         elif value is None or isinstance(value, (bool, int, float, str)):
             parts.append((name, "value", type(value).__name__, value))
         else:
@@ -55,7 +59,8 @@ def _words(part: tuple) -> str:
     if part[0] == "grad mode":
         return f"grad mode {'on' if part[1] else 'off'}"
     if part[1] == "Variable":
-        return f"shape {part[3]}, dtype {part[4]}, requires_grad={part[5]}"
+        alias = "" if part[6] is None else f", the same array as argument {part[6]}"
+        return f"shape {part[3]}, dtype {part[4]}, requires_grad={part[5]}{alias}"
     if part[1] == "value":
         return repr(part[3])
     return "another object"
@@ -92,7 +97,7 @@ class StateGuard:
         return None
 
     def settle(self) -> None:
-        """After a run: remember the version the step itself left."""
+        """After any run of the step (of any variant): remember the version it left."""
         self.version = self.counter.value
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from minigrad.autodiff.function import FunctionCtx
 from minigrad.compiler.rules import RULES
+from minigrad.compiler.signature import view_of_argument
 from minigrad.compiler.trace import (
     Accumulate,
     Call,
@@ -56,15 +57,23 @@ class Replay:
         return self.result()
 
 
-def argument_arrays(args: tuple, kwargs: dict) -> dict[int, Any]:
-    """id(array) -> where it is among the arguments: ("args", i) or ("kwargs", name)."""
-    found = {}
-    for index, value in enumerate(args):
+class Arguments(dict):
+    """id(array) -> where it is among the arguments: ("args", i) or ("kwargs", name); and
+    `arrays`, where -> the array itself (to find NumPy views of an argument)."""
+
+    arrays: dict
+
+
+def argument_arrays(args: tuple, kwargs: dict) -> Arguments:
+    """The step's argument arrays (see Arguments)."""
+    found = Arguments()
+    found.arrays = {}
+    places = [(("args", index), value) for index, value in enumerate(args)]
+    places += [(("kwargs", name), value) for name, value in kwargs.items()]
+    for path, value in places:
         if isinstance(value, Variable) and type(value._data) is np.ndarray:
-            found[id(value._data)] = ("args", index)
-    for name, value in kwargs.items():
-        if isinstance(value, Variable) and type(value._data) is np.ndarray:
-            found[id(value._data)] = ("kwargs", name)
+            found[id(value._data)] = path
+            found.arrays[path] = value._data
     return found
 
 
@@ -78,6 +87,10 @@ class _Builder:
     ) -> None:
         self.trace = trace
         self.earlier = {id(array) for array in earlier.alive}  # the first traced run's
+        # ... and what those arrays are views of (kept alive by them, so no id is reused)
+        self.earlier_bases = self.earlier | {
+            id(array.base) for array in earlier.alive if getattr(array, "base", None) is not None
+        }
         self.arguments = arguments
         self.where: dict[int, np.ndarray] = {}  # id(trace array) -> replay array
         self.readers = _readers(trace, returned)
@@ -119,9 +132,25 @@ class _Builder:
         if isinstance(spec, Ref):
             key = id(spec.array)
             if spec.raw and key not in self.where and key not in self.arguments:
-                # A NumPy array the Python code built: the same object in both traced runs
-                # is read live (a captured array); a new one each run is a constant.
-                found = spec.array if key in self.earlier else np.array(spec.array, copy=True)
+                # A NumPy array the Python code built: the same object (or a view of the
+                # same object) in both traced runs is read live; a new one each run is a
+                # constant, unless it is a view of an argument (F.cross_entropy's
+                # labels.reshape(-1)): its values change with each call, and Python may
+                # branch on them.
+                place = view_of_argument(spec.array, self.arguments)
+                if place is not None:
+                    raise CannotReplayError(
+                        f"{reader} reads a NumPy view of argument {place[1]} made outside "
+                        f"minigrad's operations (F.cross_entropy's class labels do this); "
+                        f"its values change with each call and Python may branch on them"
+                    )
+                base = spec.array.base
+                if key in self.earlier or (base is not None and id(base) in self.earlier_bases):
+                    # The same array, or a new view of the same array (a captured array's .T,
+                    # the labels F.cross_entropy views in a captured Variable): read live.
+                    found = spec.array
+                else:
+                    found = np.array(spec.array, copy=True)
                 self.where[key] = found
                 return found
             return self.array(spec.array, reader)
@@ -286,6 +315,14 @@ def build(trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace
     """The replay of `trace`, whose step was called with arguments at `arguments` and
     returned `returned`; `earlier` is the run it was compared with. Raises
     CannotReplayError when some array cannot be replayed."""
+    kinds = [type(event) for event in trace.events]
+    if Item in kinds and any(kind is not Item for kind in kinds[kinds.index(Item) :]):
+        # Python may branch on the number (a replay would keep the traced path), even when
+        # the step also returns it.
+        raise CannotReplayError(
+            ".item() reads a value in the middle of the step (Python code could branch on "
+            "it); read it last, after the update, and return it"
+        )
     builder = _Builder(trace, arguments, returned, earlier)
     items = []
     for event in trace.events:

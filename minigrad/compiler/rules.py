@@ -86,7 +86,7 @@ def _relu(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
 
     def run() -> None:
         np.greater(a, 0, mask)  # the mask Relu saves for backward
-        np.maximum(a, 0, out)
+        np.maximum(a, 0, out=out)
 
     return run, [out], [mask] if extras else []
 

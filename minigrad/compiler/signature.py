@@ -34,8 +34,11 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         if isinstance(value, Ref):
             key = id(value.array)
             if value.raw and key not in made and key not in arguments:
-                # A NumPy array the Python code built: a constant, compared by its values.
                 array = value.array
+                view = view_of_argument(array, arguments)
+                if view is not None:  # not a constant; the replay refuses it
+                    return ("argument view", view)
+                # A NumPy array the Python code built: a constant, compared by its values.
                 return ("array", array.shape, str(array.dtype), array.tobytes())
             return role(value.array)
         if isinstance(value, (list, tuple)):
@@ -81,10 +84,20 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         elif type(event) is Opaque:
             call = event.call
             owner = call.args[0] if call.args else None
-            tokens.append(("call", call.func.__qualname__, id(owner)))
+            tokens.append(("call", call.func.__qualname__, id(owner), repr(event.settings)))
         elif type(event) is Item:
             tokens.append((".item()", role(event.array)))
     return tokens
+
+
+def view_of_argument(array: np.ndarray, arguments: Any) -> tuple | None:
+    """Where the argument is when `array` is a NumPy array over an argument's memory (as
+    F.cross_entropy's labels.reshape(-1)); None otherwise. Such an array is no constant,
+    and Python code may have branched on its values (cross_entropy's ignore_index)."""
+    for path, source in getattr(arguments, "arrays", {}).items():
+        if array is not source and np.shares_memory(array, source):
+            return path
+    return None
 
 
 def first_difference(first: list[tuple], second: list[tuple]) -> str:

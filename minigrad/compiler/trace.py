@@ -71,6 +71,20 @@ class CopyInto:
 @dataclass
 class Opaque:
     call: Any
+    settings: Any = None  # an optimizer's param_groups settings (lr, ...) when called
+
+
+def settings_of(call: Any) -> Any:
+    """The settings of the optimizer whose step() `call` is: each group's values but its
+    parameters (a scheduler changes "lr" there); None for anything else."""
+    owner = call.args[0] if call.args else None
+    groups = getattr(owner, "param_groups", None)
+    if not isinstance(groups, list):
+        return None
+    return [
+        sorted((key, repr(value)) for key, value in group.items() if key != "params")
+        for group in groups
+    ]
 
 
 @dataclass
@@ -125,7 +139,7 @@ class Recorder:
             result = call()
         finally:
             tracer.recorder = self
-        self.trace.events.append(Opaque(call))
+        self.trace.events.append(Opaque(call, settings_of(call)))
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad.optim.optimizer import Optimizer
+from minigrad.tracing import traced_as_one_call
 
 
 class LRScheduler:
@@ -52,6 +53,8 @@ class LRScheduler:
         """The lr of each parameter group, as the last step() set it."""
         return self._last_lr
 
+    # minigrad.compile records a step() as one call and replays it by calling it again.
+    @traced_as_one_call
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to `epoch`, deprecated in PyTorch) and set the lrs."""
         self._step_count += 1

@@ -1,8 +1,7 @@
 """Checks for lesson 07 (textual feedback).
 
 7.1 `Shout`, a text Function whose backward passes feedback through, naming the input's
-role; 7.2 `MaxCharacters`, a Rule whose instructions the RuleBasedEngine can act on;
-7.3 `optimize_page`, a TGD loop that rewrites a description inside a page template. Each
+role; 7.2 `MaxCharacters`, a Rule whose instructions the RuleBasedEngine can act on. Each
 check runs the learner's answer on texts of its own and compares with what it computes
 here; nothing leaves the machine (the default engine is the offline RuleBasedEngine).
 """
@@ -10,7 +9,6 @@ here; nothing leaves the machine (the default engine is the offline RuleBasedEng
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad.autodiff.errors import (
@@ -21,9 +19,7 @@ from minigrad.autodiff.function import Function
 from minigrad.course import check
 from minigrad.text import feedback as language
 from minigrad.text.evaluate import Rule
-from minigrad.text.feedback_engine import default_engine, set_default_engine
 from minigrad.text.rule_based import RuleBasedEngine
-from minigrad.text.template import format as fill
 from minigrad.text.tgd import TGD
 from minigrad.variable import Variable
 
@@ -496,235 +492,6 @@ def check_7_2(max_characters: Any) -> None:
         _check_score(exercise, what, score, text, limit)
         _check_lines(exercise, what, lines, text, limit, wanted)
     _check_in_use(exercise, cls)
-    check.passed(exercise)
-
-
-# --------------------------------------------------------------------------- Exercise 7.3
-
-PAGE_TEMPLATE = "{name}: {description}"
-PAGE_NAME = "Pocket Lamp"
-PAGE_CONSTRAINTS = ('Keep the word "brass".', 'Keep the word "rechargeable".')
-PAGE_STARTS = (
-    "This small plastic lamp lights your desk for hours in polished brass",
-    "Our rechargeable brass lamp lights your desk at work or at home",
-    # Within the word limit but without "rechargeable": adding it makes the page too long,
-    # which only the next step's feedback says, so this one takes two steps (and shows
-    # whether each step starts from fresh feedback).
-    "A small brass lamp that lights your desk all night",
-)
-
-
-def page_checklist() -> Rule:
-    """The checklist the 7.3 check judges pages with."""
-    from minigrad.text.evaluate import Checklist, MustExclude, MustInclude, Regex, WordCount
-
-    return Checklist(
-        [
-            MustInclude(["brass", "rechargeable"]),
-            MustExclude(["plastic"]),
-            WordCount(max_words=12),
-            Regex(r"\.$"),
-        ]
-    )
-
-
-def reference_rows(
-    name: str, start: str, checklist: Rule, constraints: Sequence[str], max_steps: int
-) -> list[tuple[str, float]]:
-    """What optimize_page should return, computed with an engine of its own."""
-    description = Variable(start, role="product description", requires_grad=True)
-    optimizer = TGD([description], engine=RuleBasedEngine(), constraints=list(constraints))
-    rows = []
-    for step in range(max_steps + 1):
-        optimizer.zero_grad()
-        page = fill(PAGE_TEMPLATE, name=name, description=description)
-        score, explanation = checklist(page, RuleBasedEngine())
-        rows.append((page.data, score.item()))
-        if score.item() == 1.0 or step == max_steps:
-            break
-        explanation.backward()
-        optimizer.step()
-    return rows
-
-
-class _Recorder(RuleBasedEngine):
-    """The RuleBasedEngine, noting what each rewrite was asked."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[tuple[str, str, str, list[str]]] = []
-
-    def rewrite(
-        self, text: str, feedback: str, *, role: str = "text", constraints: Sequence[str] = ()
-    ) -> str:
-        self.calls.append((text, feedback, role, list(constraints)))
-        return super().rewrite(text, feedback, role=role, constraints=constraints)
-
-
-def _run_optimize(
-    exercise: str, optimize_page: Callable, start: str, max_steps: int, recorder: _Recorder
-) -> Any:
-    """optimize_page(...) with `recorder` as the default engine (restored afterwards)."""
-    previous = default_engine()
-    set_default_engine(recorder)
-    try:
-        return check.call(
-            exercise,
-            "optimize_page(name, start, checklist, constraints)",
-            optimize_page,
-            PAGE_NAME,
-            start,
-            page_checklist(),
-            list(PAGE_CONSTRAINTS),
-            max_steps,
-            hints=[
-                (
-                    ValueError,
-                    "requires_grad=True",
-                    "TGD only rewrites texts that require grad: make the description with "
-                    "requires_grad=True.",
-                ),
-                (
-                    RuntimeError,
-                    "does not require grad",
-                    "the explanation was not recorded: the description must require grad, "
-                    "go into format as the Variable itself (description=description, not "
-                    "description.data, which is a plain str and gets no feedback), and "
-                    "nothing may run under no_grad.",
-                ),
-            ],
-        )
-    finally:
-        set_default_engine(previous)
-
-
-def _check_rows_shape(exercise: str, rows: Any) -> list[tuple[str, float]]:
-    if not isinstance(rows, list):
-        check.fail(
-            exercise,
-            f"optimize_page returned {check.with_article(rows)}; return the list of rows, "
-            f"one (page text, score) tuple per step.",
-        )
-    if not rows:
-        check.fail(exercise, "optimize_page returned an empty list: record the first page too.")
-    for index, row in enumerate(rows):
-        if not isinstance(row, tuple) or len(row) != 2:
-            check.fail(
-                exercise,
-                f"row {index} is {row!r}; each row is a tuple (page text, score).",
-            )
-        page, score = row
-        if isinstance(page, Variable):
-            check.fail(
-                exercise,
-                f"row {index} holds the page as a Variable; store its text, page.data.",
-            )
-        if isinstance(score, Variable):
-            check.fail(
-                exercise,
-                f"row {index} holds the score as a Variable; store the number, score.item().",
-            )
-        if not isinstance(page, str) or not isinstance(score, (int, float)):
-            check.fail(exercise, f"row {index} is {row!r}; each row is (page text, score).")
-    return rows
-
-
-def _check_fresh_feedback(exercise: str, recorder: _Recorder, *, same_rows: bool) -> None:
-    """Each rewrite saw one step's feedback: feedbacks joined by a blank line mean that
-    .grad kept accumulating because zero_grad was not called."""
-    if not any("\n\n" in call[1] for call in recorder.calls):
-        return
-    message = (
-        "the engine was asked to apply feedback from earlier steps as well (feedbacks "
-        "joined by a blank line): call optimizer.zero_grad() every step, so each step "
-        "starts from fresh feedback."
-    )
-    if same_rows:
-        message += (
-            " Your pages came out right anyway, because the RuleBasedEngine applies only "
-            "the newest word limit and skips advice already followed; a language model "
-            "would act on the stale advice again."
-        )
-    check.fail(exercise, message)
-
-
-def _diagnose_rows(
-    exercise: str, rows: list, expected: list, recorder: _Recorder, max_steps: int
-) -> None:
-    """The likely mistake behind rows that differ from the reference."""
-    if rows[0][0] != expected[0][0]:
-        check.fail(
-            exercise,
-            f"the first row's page is {rows[0][0]!r}, expected {expected[0][0]!r}: the first "
-            f"row is the starting page, filled from the template {PAGE_TEMPLATE!r} before any "
-            f"step.",
-        )
-    _check_fresh_feedback(exercise, recorder, same_rows=False)
-    if recorder.calls and any(not call[3] for call in recorder.calls):
-        check.fail(
-            exercise,
-            "TGD rewrote the description without the constraints: pass them, "
-            "TGD([description], constraints=constraints).",
-        )
-    pages = {page for page, _ in rows}
-    if len(rows) > 1 and len(pages) == 1:
-        if recorder.calls:
-            check.fail(
-                exercise,
-                "TGD rewrote the description, but every row shows the same page: fill the "
-                "template inside the loop, so each step judges the current description.",
-            )
-        check.fail(
-            exercise,
-            "the page never changed, because TGD's step found no feedback: call "
-            "explanation.backward() before optimizer.step(), and optimizer.zero_grad() "
-            "before backward, not between backward and step.",
-        )
-    reached = [index for index, (_, score) in enumerate(rows) if score == 1.0]
-    if reached and reached[0] < len(rows) - 1:
-        check.fail(
-            exercise,
-            f"the score reached 1.0 at row {reached[0]}, but the loop went on to "
-            f"{len(rows)} rows: stop as soon as the score is 1.0.",
-        )
-    if len(rows) > max_steps + 1:
-        check.fail(
-            exercise,
-            f"{len(rows)} rows for max_steps={max_steps}: at most max_steps steps, so at "
-            f"most max_steps + 1 rows (the start and one per step).",
-        )
-    for index, (row, wanted) in enumerate(zip(rows, expected)):
-        if row[0] != wanted[0] or not math.isclose(row[1], wanted[1]):
-            check.fail(
-                exercise,
-                f"row {index} is {row!r}, expected {wanted!r}.",
-            )
-    check.fail(exercise, f"optimize_page returned {len(rows)} rows, expected {len(expected)}.")
-
-
-def check_7_3(optimize_page: Callable) -> None:
-    """optimize_page(name, start, checklist, constraints, max_steps): the rows of a TGD loop."""
-    exercise = "7.3"
-    if not callable(optimize_page):
-        check.fail(
-            exercise,
-            f"optimize_page should be a function; got {check.with_article(optimize_page)}.",
-        )
-    for start in PAGE_STARTS:
-        for max_steps in (8, 1):
-            expected = reference_rows(
-                PAGE_NAME, start, page_checklist(), PAGE_CONSTRAINTS, max_steps
-            )
-            recorder = _Recorder()
-            rows = _run_optimize(exercise, optimize_page, start, max_steps, recorder)
-            rows = _check_rows_shape(exercise, rows)
-            same = len(rows) == len(expected) and all(
-                row[0] == wanted[0] and math.isclose(row[1], wanted[1])
-                for row, wanted in zip(rows, expected)
-            )
-            if not same:
-                _diagnose_rows(exercise, rows, expected, recorder, max_steps)
-            _check_fresh_feedback(exercise, recorder, same_rows=True)
     check.passed(exercise)
 
 

@@ -167,6 +167,13 @@ def test_checkpoint_with_several_outputs_and_a_constant_input() -> None:
     np.testing.assert_allclose(x.grad.data, scale.data + np.exp(x.data))
 
 
+def test_checkpoint_warns_when_no_input_requires_grad() -> None:
+    layer = nn.Linear(3, 3)
+    with pytest.warns(UserWarning, match="none of the inputs requires grad"):
+        out = checkpoint(layer, minigrad.Variable(np.ones((2, 3))))
+    assert not out.requires_grad
+
+
 def test_checkpoint_errors_say_what_to_pass() -> None:
     x = minigrad.Variable(np.ones(2), requires_grad=True)
     with pytest.raises(TypeError, match="function first"):

@@ -12,13 +12,14 @@ values); the price is one more forward of `function` during backward.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from minigrad import factories
 from minigrad.autodiff.engine import backward
 from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.autodiff.grad_mode import enable_grad
+from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled
 from minigrad.variable import Variable
 
 
@@ -95,4 +96,16 @@ def checkpoint(
         )
     if not callable(function):
         raise TypeError(f"checkpoint needs a function first; got {type(function).__name__}.")
+    if is_grad_enabled() and not any(
+        isinstance(arg, Variable) and arg.requires_grad for arg in args
+    ):
+        # As PyTorch warns: the output then has no history, so the parameters used
+        # inside would silently get no gradient.
+        warnings.warn(
+            "checkpoint: none of the inputs requires grad, so the output has no history and "
+            "the parameters inside get no gradient. Pass an input that requires grad, or "
+            "call the function directly.",
+            UserWarning,
+            stacklevel=2,
+        )
     return CheckpointFunction.apply(function, preserve_rng_state, *args)

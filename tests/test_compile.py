@@ -962,8 +962,9 @@ def test_retain_grad_or_a_hook_inside_the_step_stays_eager(how: str) -> None:
     assert_stays_eager(Twin(build), "gradient hooks, retain_grad()", batch())
 
 
-def test_a_scheduler_step_inside_the_step_stays_eager() -> None:
-    """A replay runs no Python code: an lr changed by the step itself would not change."""
+def test_a_scheduler_step_inside_the_step_is_replayed_like_the_optimizer_s() -> None:
+    """scheduler.step(), like optimizer.step(), is replayed by calling it again: the lr
+    keeps changing and every step matches eager."""
 
     def build() -> tuple:
         minigrad.manual_seed(0)
@@ -981,7 +982,32 @@ def test_a_scheduler_step_inside_the_step_stays_eager() -> None:
 
         return step, list(model.parameters())
 
-    assert_stays_eager(Twin(build), "scheduler.step()", batch())
+    twin = Twin(build)
+    for _ in range(8):
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.replays > 0, twin.explain()
+
+
+def test_an_lr_changed_in_plain_python_inside_the_step_stays_eager() -> None:
+    """A replay runs no Python code: an lr the step changes by hand would not change."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            opt.param_groups[0]["lr"] *= 0.5
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    assert_stays_eager(Twin(build), "in plain Python after its step()", batch())
 
 
 def test_an_lr_changed_outside_the_step_is_read_by_the_replay() -> None:

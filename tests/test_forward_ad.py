@@ -178,3 +178,37 @@ def test_against_pytorch() -> None:
     _, our_hvp = F.hvp(scalar, minigrad.Variable(x), minigrad.Variable(v))
     _, their_hvp = torch.autograd.functional.hvp(scalar, torch.tensor(x), torch.tensor(v))
     np.testing.assert_allclose(our_hvp.data, their_hvp.numpy(), rtol=1e-12)
+
+
+def test_in_place_changes_of_dual_variables_are_refused_before_they_happen() -> None:
+    x = minigrad.Variable(np.array([1.0, 2.0, 3.0]))
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, np.ones(3))
+        with pytest.raises(NotImplementedError, match="in-place"):
+            dual.mul_(2)
+        plain = minigrad.zeros(3, dtype=minigrad.float64)
+        with pytest.raises(NotImplementedError, match="in-place"):
+            plain[1:] = dual[:2] * 3
+    np.testing.assert_array_equal(x.data, [1.0, 2.0, 3.0])  # nothing was changed
+
+
+def test_integer_outputs_get_no_tangent_and_values_do() -> None:
+    x = minigrad.Variable(np.array([[1.0, 5.0, 2.0], [3.0, 0.0, 1.0]]))
+    with fwAD.dual_level():
+        values, indices = fwAD.make_dual(x, np.arange(6.0).reshape(2, 3)).max(1)
+        np.testing.assert_array_equal(fwAD.unpack_dual(values).tangent.data, [1.0, 3.0])
+        assert fwAD.unpack_dual(indices).tangent is None
+
+
+def test_edge_cases_of_the_functional_api() -> None:
+    # A gradient that does not depend on x: the Hessian is zero, not an error.
+    hessian = F.hessian(lambda x: (2 * x).sum(), minigrad.Variable(np.array([0.3, -1.0])))
+    np.testing.assert_array_equal(hessian.data, np.zeros((2, 2)))
+    # v may be left out for a single one-element input, as in PyTorch.
+    _, slope = F.jvp(lambda x: x.exp(), minigrad.Variable(0.5))
+    assert slope.item() == pytest.approx(np.exp(0.5))
+    # Outside a dual level unpack_dual finds no tangent; an integer tangent is refused.
+    x = minigrad.Variable(np.ones(2))
+    assert fwAD.unpack_dual(x).tangent is None
+    with fwAD.dual_level(), pytest.raises(TypeError, match="floating-point"):
+        fwAD.make_dual(x, np.ones(2, dtype=np.int64))

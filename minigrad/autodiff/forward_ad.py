@@ -87,9 +87,18 @@ class _DualLevel:
     def opaque(self, call: Callable) -> Any:
         return call()
 
+    def copy_into(self, variable: Variable, source: Any) -> None:
+        """An in-place update (x.mul_(2), y[1:] = d): its tangent is not propagated yet."""
+        entry = self._tangents.get(id(source))
+        if self.tangent_of(variable) is not None or (entry is not None and entry[0]() is source):
+            raise NotImplementedError(
+                "forward-mode AD does not follow in-place operations on dual Variables yet "
+                "(the tangent would be silently wrong); write it out of place: y = x * 2, "
+                "or minigrad.cat / minigrad.where instead of an assignment into a slice."
+            )
+
     def accumulate(self, *args: Any) -> None: ...
     def set_grad(self, *args: Any) -> None: ...
-    def copy_into(self, *args: Any) -> None: ...
     def constants(self, *args: Any) -> None: ...
     def item(self, *args: Any) -> None: ...
     def escape(self, *args: Any) -> None: ...
@@ -131,6 +140,11 @@ def make_dual(primal: Variable, tangent: Any) -> Variable:
     if not isinstance(primal, Variable):
         raise TypeError(f"make_dual needs a Variable as primal; got {type(primal).__name__}.")
     tangent = _as_variable(tangent)
+    if tangent.dtype.kind != "f" or primal.dtype.kind != "f":
+        raise TypeError(
+            f"make_dual needs floating-point primal and tangent; got {primal.dtype} and "
+            f"{tangent.dtype}. Convert with .double() (or .float()) first."
+        )
     if tangent.shape != primal.shape:
         raise ValueError(
             f"make_dual: the tangent must have the primal's shape {primal.shape}; got "
@@ -142,8 +156,11 @@ def make_dual(primal: Variable, tangent: Any) -> Variable:
 
 
 def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
-    """(primal, tangent) of a dual Variable; the tangent is None when it has none."""
-    level = _level()
+    """(primal, tangent) of a dual Variable; the tangent is None when it has none (and
+    outside a dual level, as in PyTorch)."""
+    level = tracer.recorder
+    if not isinstance(level, _DualLevel):
+        return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(_alias(tensor), level.tangent_of(tensor))
 
 
@@ -200,9 +217,14 @@ def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> 
             Variable(a._data, requires_grad=True) if t is not None else a
             for a, t in zip(args, tangents)
         ]
-        outputs = cls.apply(*leaves, **kwargs)
-        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-        outputs = [o for o in outputs if isinstance(o, Variable) and o.requires_grad]
+        results = cls.apply(*leaves, **kwargs)
+        results = results if isinstance(results, tuple) else (results,)
+        # Integer outputs (indices) have no tangent; the others get one each, in place.
+        moving = [i for i, o in enumerate(results) if isinstance(o, Variable) and o.requires_grad]
+        tangents_out: list = [None] * len(results)
+        if not moving:
+            return tuple(tangents_out) if len(results) > 1 else None
+        outputs = [results[i] for i in moving]
         cotangents = [Variable(np.zeros_like(o._data), requires_grad=True) for o in outputs]
         wrt = [leaf for leaf, t in zip(leaves, tangents) if t is not None]
         given = [t for t in tangents if t is not None]
@@ -212,10 +234,11 @@ def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> 
             if g is not None:
                 term = (g * t).sum()
                 total = term if total is None else total + term
-        if total is None:
-            return tuple(None for _ in outputs)
-        jvps = grad(total, cotangents, allow_unused=True)
-    return tuple(jvps) if len(jvps) > 1 else jvps[0]
+        if total is not None:
+            jvps = grad(total, cotangents, allow_unused=True)
+            for i, jvp_value in zip(moving, jvps):
+                tangents_out[i] = jvp_value
+    return tuple(tangents_out) if len(results) > 1 else tangents_out[0]
 
 
 __all__ = ["UnpackedDualTensor", "dual_level", "make_dual", "unpack_dual"]

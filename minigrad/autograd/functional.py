@@ -70,9 +70,17 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
     return _detached(outputs, create_graph), result
 
 
-def jvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tuple:
-    """(func(inputs), J · v): one pass of forward-mode AD with tangents v."""
+def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) -> tuple:
+    """(func(inputs), J · v): one pass of forward-mode AD with tangents v (which may be
+    left out when the only input has a single element: then it is 1)."""
     values, was_tuple = _as_tuple(inputs, "inputs")
+    if v is None:
+        if len(values) != 1 or values[0].numel() != 1:
+            raise ValueError(
+                "jvp: v (one tangent per input) can be left out only for a single input with "
+                "one element."
+            )
+        v = Variable(np.ones_like(values[0].data))
     tangents, _ = _as_tuple(v, "v")
     if len(tangents) != len(values):
         raise ValueError(
@@ -122,6 +130,9 @@ def _jacobian_by_rows(outs: tuple, leaves: tuple, create_graph: bool) -> list[li
     blocks = []
     for out in outs:
         rows = [[] for _ in leaves]
+        if not out.requires_grad:  # does not depend on the inputs (a constant gradient)
+            blocks.append([Variable(np.zeros(out.shape + leaf.shape)) for leaf in leaves])
+            continue
         for i in range(out.numel()):
             seed = np.zeros(out.shape, out.dtype)
             seed.flat[i] = 1

@@ -202,17 +202,22 @@ class _Variant:
 
 
 def _check_settings_kept(trace: Any) -> None:
-    """An optimizer's settings changed by the step after its step() (a scheduler.step()
-    inside the step) would not change in a replay, which runs no Python code."""
+    """An optimizer's settings changed by plain Python code after its step() would not
+    change in a replay, which runs no Python code. A scheduler's step() is replayed (it is
+    called again, like the optimizer's), so a change with one after it is fine."""
     from minigrad.compiler.trace import Opaque, settings_of
 
-    for event in trace.events:
-        if type(event) is Opaque and settings_of(event.call) != event.settings:
-            raise CannotReplayError(
-                f"the step changes the settings of {type(event.call.args[0]).__name__} "
-                f"(param_groups, e.g. scheduler.step()) after its step(), which a replay "
-                f"would not redo; call scheduler.step() outside the compiled step"
-            )
+    events = trace.events
+    for index, event in enumerate(events):
+        if type(event) is not Opaque or settings_of(event.call) == event.settings:
+            continue
+        if any(type(later) is Opaque for later in events[index + 1 :]):
+            continue  # changed by a call the replay makes too (scheduler.step())
+        raise CannotReplayError(
+            f"the step changes the settings of {type(event.call.args[0]).__name__} "
+            f"(param_groups) in plain Python after its step(), which a replay would not "
+            f"redo; change them outside the compiled step, or with an lr scheduler"
+        )
 
 
 def _changed_by(trace: Any, variable: Any) -> bool:

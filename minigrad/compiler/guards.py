@@ -51,6 +51,8 @@ def describe_key_change(old: tuple, new: tuple) -> str:
     """The first difference between two keys, in words."""
     for before, after in zip(old, new):
         if before != after:
+            if after[0] == "grad mode":
+                return f"grad mode changed: {_words(before)} -> {_words(after)}"
             return f"argument {after[0]} changed: {_words(before)} -> {_words(after)}"
     return "the number of arguments changed"
 

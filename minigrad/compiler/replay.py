@@ -142,7 +142,9 @@ class _Builder:
                     raise CannotReplayError(
                         f"{reader} reads a NumPy view of argument {place[1]} made outside "
                         f"minigrad's operations (F.cross_entropy's class labels do this); "
-                        f"its values change with each call and Python may branch on them"
+                        f"its values change with each call and Python may branch on them. "
+                        f"To compile, pass one-hot targets and write the loss with "
+                        f"operations: -(logits.log_softmax(1) * onehot).sum(1).mean()"
                     )
                 base = spec.array.base
                 if key in self.earlier or (base is not None and id(base) in self.earlier_bases):

@@ -84,7 +84,8 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         elif type(event) is Opaque:
             call = event.call
             owner = call.args[0] if call.args else None
-            tokens.append(("call", call.func.__qualname__, id(owner), repr(event.settings)))
+            # Its settings (lr, ...) are read when it is called again: not part of the trace.
+            tokens.append(("call", call.func.__qualname__, id(owner)))
         elif type(event) is Item:
             tokens.append((".item()", role(event.array)))
     return tokens

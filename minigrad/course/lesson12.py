@@ -341,6 +341,9 @@ def check_12_3(hvp_forward_over_reverse: Callable[[Callable, Variable, Variable]
             Variable(v_np.copy()),
             hints=[_NEEDS_REQUIRES_GRAD, (RuntimeError, NO_LEVEL, OPEN_A_LEVEL)],
         )
+        if result is None and watched.saw_tangent:
+            # unpack_dual outside the level finds no tangent (PyTorch returns None too).
+            check.fail(exercise, f"{what} is None although f saw a tangent. {OPEN_A_LEVEL}")
         if isinstance(result, forward_ad.UnpackedDualTensor):
             check.fail(
                 exercise,

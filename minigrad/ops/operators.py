@@ -215,10 +215,10 @@ def _assign_inplace(self, result: Variable) -> Variable:
             "this Variable's data is a read-only view (made by expand); call .clone() "
             "before changing it in place."
         )
+    if tracer.recorder is not None:  # minigrad.compile replays this copy; forward mode refuses
+        tracer.recorder.copy_into(self, new)
     data[...] = new
     self._shared_version_counter().value += 1
-    if tracer.recorder is not None:  # minigrad.compile replays this copy
-        tracer.recorder.copy_into(self, new)
     if result.grad_fn is not None:
         retained = self._retains_grad
         if retained:  # .grad follows the Variable's latest value, as in PyTorch

@@ -12,6 +12,7 @@ values); the price is one more forward of `function` during backward.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from minigrad import factories
 from minigrad.autodiff.engine import backward
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled
+from minigrad.autodiff.once import once_differentiable
 from minigrad.variable import Variable
 
 
@@ -41,6 +43,7 @@ class CheckpointFunction(Function):
         return outputs
 
     @staticmethod
+    @once_differentiable  # the recomputation's own backward is not recorded
     def backward(ctx: FunctionCtx, *grad_outputs: Any) -> tuple:
         inputs = ctx.saved_tensors
         # Fresh leaves over the same data: the recomputed graph ends at them.
@@ -85,20 +88,23 @@ def checkpoint(
 ) -> Any:
     """`function(*args)` without keeping its intermediate values; backward recomputes them.
 
-    `use_reentrant` is accepted for PyTorch's sake; minigrad has one implementation (the
-    recompute runs inside the backward pass, as PyTorch's reentrant variant). As there,
-    `grad()` reaches the Variables passed in `args`; parameters used inside `function` get
-    their `.grad` from `backward()`."""
-    if kwargs:
-        raise TypeError(
-            f"checkpoint passes positional arguments only; got keyword(s) {sorted(kwargs)}. "
-            f"Use functools.partial(function, ...) for keyword arguments."
-        )
+    minigrad has one implementation, PyTorch's reentrant variant: the recompute runs inside
+    the backward pass, once (no double backward through it); `grad()` reaches the Variables
+    passed in `args`, and parameters used inside `function` get their `.grad` from
+    `backward()`. When no input requires grad the output has no history: a warning says so,
+    and with `use_reentrant=False` the function simply runs unchanged, so the parameters
+    still get gradients (as PyTorch's non-reentrant variant gives them). Keyword arguments
+    are passed on to `function`."""
     if not callable(function):
         raise TypeError(f"checkpoint needs a function first; got {type(function).__name__}.")
-    if is_grad_enabled() and not any(
-        isinstance(arg, Variable) and arg.requires_grad for arg in args
-    ):
+    if kwargs:  # passed on to function, as PyTorch does
+        function = functools.partial(function, **kwargs)
+    needs_grad = any(isinstance(arg, Variable) and arg.requires_grad for arg in args)
+    if is_grad_enabled() and not needs_grad and use_reentrant is False:
+        # PyTorch's non-reentrant variant still gives the parameters inside a gradient:
+        # run the function as it is (correct gradients, no memory saved).
+        return function(*args)
+    if is_grad_enabled() and not needs_grad:
         # As PyTorch warns: the output then has no history, so the parameters used
         # inside would silently get no gradient.
         warnings.warn(

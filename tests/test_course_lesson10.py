@@ -332,3 +332,25 @@ def test_10_1_an_error_inside_replay_is_reported_as_such() -> None:
 
     with pytest.raises(CheckError, match=r"replay\(\*inputs\), call 1, .* raised KeyError"):
         lesson10.check_10_1(replay_raises)
+
+
+def build_replay_reading_the_callers_arrays(tape, example_inputs):
+    # Correct numbers, but the steps read the arrays of each call: no input buffers.
+    slots = {}
+
+    def replay(*inputs):
+        for index, value in enumerate(inputs):
+            slots[index] = value
+        for function, inputs_of, output in tape:
+            if output not in slots:
+                shapes = [slots[i].shape for i in inputs_of]
+                slots[output] = np.empty(np.broadcast_shapes(*shapes))
+            function(*[slots[i] for i in inputs_of], out=slots[output])
+        return slots[tape[-1][2]]
+
+    return replay
+
+
+def test_10_1_reading_the_callers_arrays_is_named() -> None:
+    with pytest.raises(CheckError, match="read an array replay was called with"):
+        lesson10.check_10_1(build_replay_reading_the_callers_arrays)

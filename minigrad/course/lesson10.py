@@ -36,6 +36,7 @@ class _Spy:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
         self.log.append((self.number, out))
+        self.arguments = args  # what it read, for the check on copied inputs
         if out is None:
             return self.function(*args)
         return self.function(*args, out=out)
@@ -112,8 +113,19 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
         for number, inputs in enumerate(calls, start=1):
             del log[:]
             call_what = f"replay(*inputs), call {number}, for {label}"
-            result = check.call(exercise, call_what, replay, *[a.copy() for a in inputs])
+            passed = [a.copy() for a in inputs]
+            result = check.call(exercise, call_what, replay, *passed)
             _check_log(exercise, call_what, log, plain_tape)
+            for spy, _, _ in tape:
+                if any(arg is array for arg in getattr(spy, "arguments", ()) for array in passed):
+                    check.fail(
+                        exercise,
+                        f"during {call_what} a step read an array replay was called with, "
+                        f"not an input buffer: copy each input into a buffer allocated once "
+                        f"in build_replay (np.copyto(buffer, value)), as a CUDA graph's "
+                        f"static inputs. The steps are bound to the buffers, never to the "
+                        f"caller's arrays.",
+                    )
             if not isinstance(result, np.ndarray):
                 check.fail(
                     exercise,

@@ -1138,3 +1138,30 @@ def test_explain_counts_variants_and_replays() -> None:
     summary = twin.explain().splitlines()[0]
     assert summary.startswith("minigrad.compile(step): 1 variant(s), 3 replay(s)")
     assert "variant 1: replaying" in twin.explain()
+
+
+def test_a_failed_call_does_not_leave_the_step_eager_for_good() -> None:
+    """A call that raises (backward under no_grad) leaves the parameters' .grad in another
+    state; the step traces again and replays, rather than giving up."""
+    minigrad.manual_seed(0)
+    model = nn.Linear(3, 1)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x, y = minigrad.randn(8, 3), minigrad.randn(8, 1)
+
+    @minigrad.compile
+    def step(x):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    for _ in range(4):
+        step(x)
+    with minigrad.no_grad(), pytest.raises(RuntimeError):
+        step(x)
+    replays_before = step.replays
+    for _ in range(8):
+        step(x)
+    assert step.replays > replays_before, step.explain()
+    assert "eager:" not in step.explain()

@@ -113,7 +113,8 @@ class _Variant:
         self.replay: replay.Replay | None = None
         self.guards: list[guards.StateGuard] = []
         self.eager_reason: str | None = None
-        self.traces = 0
+        self.traces = 0  # every traced run of this variant
+        self.tries = 0  # traced runs since the last replay was built (or since the start)
 
     def status(self) -> str:
         if self.eager_reason is not None:
@@ -164,6 +165,7 @@ class _Variant:
         finally:
             tracer.recorder = None
         self.traces += 1
+        self.tries += 1
         trace = recorder.trace
         arguments = replay.argument_arrays(args, kwargs)
         try:
@@ -180,7 +182,7 @@ class _Variant:
             if self.first is not None and self.first[1] != current:
                 # A first step often differs (no .grad to zero yet, optimizer state to
                 # make): compare the next two, up to a few times.
-                if self.traces >= _TRACES_TO_AGREE:
+                if self.tries >= _TRACES_TO_AGREE:
                     raise CannotReplayError(first_difference(self.first[1], current))
                 self.first = None
             if self.first is None:
@@ -192,6 +194,7 @@ class _Variant:
                     for variable in self.replay.outside
                 ]
                 self.first = None
+                self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
         except CannotReplayError as reason:
             self.eager_reason = str(reason)

@@ -29,7 +29,7 @@ import numpy as np
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.autodiff.grad_mode import enable_grad
 from minigrad.autodiff.gradients import grad
-from minigrad.tracing import tracer
+from minigrad.tracing import Listener, tracer, unheard
 from minigrad.variable import Variable
 
 # Function class -> rule(args, tangents, output) -> the output's tangent (or a tuple).
@@ -41,7 +41,7 @@ class UnpackedDualTensor(NamedTuple):
     tangent: Variable | None
 
 
-class _DualLevel:
+class _DualLevel(Listener):
     """The listener of an open dual level: it keeps each Variable's tangent."""
 
     def __init__(self) -> None:
@@ -62,14 +62,14 @@ class _DualLevel:
         self._tangents[id(data)] = (weakref.ref(data), tangent)
 
     def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
-        tracer.recorder = None  # what runs inside (the op, its JVP rule) is not seen again
-        try:
-            result = cls.apply(*args, **kwargs)
-            tangents = [self.tangent_of(a) if isinstance(a, Variable) else None for a in args]
-            if any(tangent is not None for tangent in tangents):
-                self._attach(result, _jvp(cls, args, kwargs, tangents, result))
-        finally:
-            tracer.recorder = self
+        # What runs inside (the op, its JVP rule) is not seen again.
+        return unheard(lambda: self._with_tangents(cls, args, kwargs))
+
+    def _with_tangents(self, cls: type, args: tuple, kwargs: dict) -> Any:
+        result = cls.apply(*args, **kwargs)
+        tangents = [self.tangent_of(a) if isinstance(a, Variable) else None for a in args]
+        if any(tangent is not None for tangent in tangents):
+            self._attach(result, _jvp(cls, args, kwargs, tangents, result))
         return result
 
     def _attach(self, result: Any, tangents: Any) -> None:
@@ -83,9 +83,6 @@ class _DualLevel:
                 tangent = tangent.expand(output.shape)  # an input broadcast to the output
             self.set_tangent(output, tangent)
 
-    # The other hooks minigrad.compile uses: nothing to do in forward mode.
-    def opaque(self, call: Callable) -> Any:
-        return call()
 
     def copy_into(self, variable: Variable, source: Any) -> None:
         """An in-place update (x.mul_(2), y[1:] = d): its tangent is not propagated yet."""
@@ -97,13 +94,6 @@ class _DualLevel:
                 "or minigrad.cat / minigrad.where instead of an assignment into a slice."
             )
 
-    def accumulate(self, *args: Any) -> None: ...
-    def set_grad(self, *args: Any) -> None: ...
-    def constants(self, *args: Any) -> None: ...
-    def item(self, *args: Any) -> None: ...
-    def escape(self, *args: Any) -> None: ...
-    def raw_read(self, *args: Any) -> None: ...
-    def unsupported(self, *args: Any) -> None: ...
 
 
 def _level() -> _DualLevel:
@@ -166,14 +156,10 @@ def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
 
 def _alias(variable: Variable) -> Variable:
     """The same value as a new Variable; through a recorded view when it requires grad."""
-    recorder, tracer.recorder = tracer.recorder, None
-    try:
-        if variable.requires_grad:
-            return variable.reshape(variable.shape)
-        # A view: a new array over the same memory, so it carries its own tangent.
-        return Variable._make(variable._data.view(), variable._shared_version_counter())
-    finally:
-        tracer.recorder = recorder
+    if variable.requires_grad:
+        return unheard(lambda: variable.reshape(variable.shape))
+    # A view: a new array over the same memory, so it carries its own tangent.
+    return Variable._make(variable._data.view(), variable._shared_version_counter())
 
 
 def _as_variable(value: Any) -> Variable:

@@ -21,7 +21,15 @@ from typing import Any
 from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.compiler import guards, replay
 from minigrad.compiler.signature import first_difference, signature
-from minigrad.compiler.trace import CannotReplayError, Recorder
+from minigrad.compiler.trace import (
+    Accumulate,
+    CannotReplayError,
+    CopyInto,
+    Opaque,
+    Recorder,
+    SetGrad,
+    settings_of,
+)
 from minigrad.tracing import tracer
 
 
@@ -208,8 +216,6 @@ def _check_settings_kept(trace: Any) -> None:
     """An optimizer's settings changed by plain Python code after its step() would not
     change in a replay, which runs no Python code. A scheduler's step() is replayed (it is
     called again, like the optimizer's), so a change with one after it is fine."""
-    from minigrad.compiler.trace import Opaque, settings_of
-
     events = trace.events
     for index, event in enumerate(events):
         if type(event) is not Opaque or settings_of(event.call) == event.settings:
@@ -224,8 +230,6 @@ def _check_settings_kept(trace: Any) -> None:
 
 
 def _changed_by(trace: Any, variable: Any) -> bool:
-    from minigrad.compiler.trace import Accumulate, CopyInto, SetGrad
-
     for event in trace.events:
         if type(event) in (Accumulate, CopyInto, SetGrad) and event.variable is variable:
             return True

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.tracing import Listener
 from minigrad.variable import Variable
 
 
@@ -111,7 +112,7 @@ def _from_user_code() -> bool:
     return not frame.f_globals.get("__name__", "").startswith("minigrad.")
 
 
-class Recorder:
+class Recorder(Listener):
     """Listens to the hooks in minigrad/tracing.py while one step runs eagerly."""
 
     def __init__(self) -> None:
@@ -121,24 +122,12 @@ class Recorder:
 
     def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
         """Run the call as usual, with nothing inside it recorded, then record it."""
-        from minigrad.tracing import tracer
-
-        tracer.recorder = None
-        try:
-            result = cls.apply(*args, **kwargs)
-        finally:
-            tracer.recorder = self
+        result = super().apply(cls, args, kwargs)
         self._record_call(cls, args, kwargs, result)
         return result
 
     def opaque(self, call: Any) -> Any:
-        from minigrad.tracing import tracer
-
-        tracer.recorder = None
-        try:
-            result = call()
-        finally:
-            tracer.recorder = self
+        result = super().opaque(call)
         self.trace.events.append(Opaque(call, settings_of(call)))
         return result
 

@@ -11,6 +11,7 @@ from minigrad.autodiff.errors import (
     GradientCountError,
     GradientShapeError,
     InplaceModifiedError,
+    NoGradFnError,
 )
 from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx
 from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -28,6 +29,7 @@ __all__ = [
     "GradientCountError",
     "GradientShapeError",
     "InplaceModifiedError",
+    "NoGradFnError",
     "backward",
     "detect_anomaly",
     "enable_grad",

@@ -17,6 +17,7 @@ from minigrad.autodiff.errors import (
     GradientCountError,
     GradientForNonVariableError,
     GradientShapeError,
+    NoGradFnError,
 )
 from minigrad.variable import Variable
 
@@ -115,11 +116,7 @@ def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variab
     seeds = []
     for index, (root, seed) in enumerate(zip(roots, given)):
         if not root.requires_grad:
-            raise RuntimeError(
-                f"element {index} of variables does not require grad and does not have a "
-                f"grad_fn. Set requires_grad=True on the leaves before computing it, and make "
-                f"sure it was not computed under no_grad()."
-            )
+            raise NoGradFnError(index)
         if seed is None:
             seeds.append(Variable._make(kinds.kind_of(root._data).seed(root, index)))
             continue

@@ -52,6 +52,18 @@ class GradientForNonVariableError(RuntimeError):
         )
 
 
+class NoGradFnError(RuntimeError):
+    """Output `index` of a backward call neither requires grad nor has a grad_fn."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        super().__init__(
+            f"element {index} of variables does not require grad and does not have a "
+            f"grad_fn. Set requires_grad=True on the leaves before computing it, and make "
+            f"sure it was not computed under no_grad()."
+        )
+
+
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved "
     "variables after they have already been freed). Saved intermediate values of the graph "
@@ -93,4 +105,5 @@ __all__ = [
     "GradientForNonVariableError",
     "GradientShapeError",
     "InplaceModifiedError",
+    "NoGradFnError",
 ]

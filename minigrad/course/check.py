@@ -21,10 +21,18 @@ from minigrad.autodiff.gradcheck import GradcheckError, gradcheck
 from minigrad.variable import Variable
 
 # A rule that turns an exception raised by the learner's code into a hint: either a
-# function `error -> hint or None`, or (exception types, text in the message, hint).
+# function `error -> hint or None`, or (exception types, hint), or (exception types,
+# predicate on the error, hint). Rules look at an error's type and fields (the engine's
+# typed errors carry their data: GradientCountError.expected, NoGradFnError.index, ...),
+# never at its wording, which may change.
 HintRule = (
     Callable[[BaseException], str | None]
-    | tuple[type[BaseException] | tuple[type[BaseException], ...], str, str]
+    | tuple[type[BaseException] | tuple[type[BaseException], ...], str]
+    | tuple[
+        type[BaseException] | tuple[type[BaseException], ...],
+        Callable[[BaseException], bool],
+        str,
+    ]
 )
 
 
@@ -156,8 +164,17 @@ def call(
 def _apply_rule(rule: HintRule, error: BaseException) -> str | None:
     if callable(rule):
         return rule(error)
-    types, text, hint = rule
-    if isinstance(error, types) and text in str(error):
+    if len(rule) == 2:
+        types, hint = rule
+        return hint if isinstance(error, types) else None
+    types, predicate, hint = rule
+    if isinstance(predicate, str):
+        raise TypeError(
+            "a hint rule matches an error by its type and fields, not by text in its message; "
+            f"got the text {predicate!r}: pass a predicate such as "
+            "`lambda error: error.expected == 2`."
+        )
+    if isinstance(error, types) and predicate(error):
         return hint
     return None
 

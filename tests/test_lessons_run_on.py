@@ -49,8 +49,11 @@ def wrong_answers(lesson: Path) -> dict[str, list[str]]:
 
 def regions(source: str) -> list[str]:
     """The indentation of each solution region's BEGIN line, in order."""
-    return [line[: len(line) - len(line.lstrip())] for line in source.splitlines()
-            if line.strip() == BEGIN]
+    return [
+        line[: len(line) - len(line.lstrip())]
+        for line in source.splitlines()
+        if line.strip() == BEGIN
+    ]
 
 
 def with_wrong_answers(source: str, answers: list[str]) -> str:
@@ -118,7 +121,9 @@ def _error(cell: nbformat.NotebookNode) -> str | None:
 def test_lesson_runs_on_with_wrong_answers(lesson: Path) -> None:
     notebook, problems = wrong_version(lesson)
     if problems:
-        pytest.fail(f"missing wrong answers (see test_every_exercise_has_a_wrong_answer): {problems}")
+        pytest.fail(
+            f"missing wrong answers (see test_every_exercise_has_a_wrong_answer): {problems}"
+        )
     env_before = os.environ.get("NUMBA_ENABLE_CUDASIM")
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")  # the kernel inherits it
     try:

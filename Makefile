@@ -35,19 +35,25 @@ setup: $(STAMP) graphviz
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "error: minigrad needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) -V 2>&1). Run: make PYTHON=python3.12 ..." >&2; exit 1; }
-	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	@echo "[1/3] Creating the virtual environment .venv with $$($(PYTHON) -V 2>&1)..."
+	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
 	  echo "error: '$(PYTHON) -m venv' failed. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }
 
 # Re-install only when the package metadata changed.
 $(STAMP): pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --progress-bar off -e ".[dev]"
+	@echo "[2/3] Installing minigrad and its dependencies into .venv (NumPy, Numba, JupyterLab, ...;"
+	@echo "      a few minutes the first time, one line per package)..."
+	@$(BIN)/python -m pip install --progress-bar off -e ".[dev]" | grep --line-buffered -E '^(Collecting|Processing|Successfully installed|ERROR)' \
+	  | sed -u -e 's/ (from .*//' -e 's/^Processing .*\//Collecting /' -e 's/^Collecting /      getting /' \
+	    -e 's/^Successfully installed .*/      done./'; \
+	  status=$${PIPESTATUS[0]}; [ "$$status" = 0 ] || { echo "error: pip could not install the dependencies (exit $$status); the lines above say which package failed." >&2; exit 1; }
 	@touch $@
 
 # The `dot` binary the graphviz Python package drives (Debian package list in apt.txt).
 graphviz:
-	@command -v dot >/dev/null 2>&1 && exit 0; \
+	@command -v dot >/dev/null 2>&1 && { echo "[3/3] Graphviz is installed ($$(dot -V 2>&1))."; exit 0; }; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "Installing Graphviz with apt-get ($$(tr '\n' ' ' < apt.txt))..."; \
+	  echo "[3/3] Installing Graphviz with apt-get ($$(tr '\n' ' ' < apt.txt))..."; \
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$(grep -v '^\s*#' apt.txt) >/dev/null \
 	    || { echo "error: apt-get could not install Graphviz" >&2; exit 1; }; \
@@ -68,6 +74,7 @@ lab: setup
 	  echo "No NVIDIA GPU found: CUDA kernels will run in Numba's simulator (NUMBA_ENABLE_CUDASIM=1)."; \
 	  export NUMBA_ENABLE_CUDASIM=1; \
 	fi; \
+	echo "Starting JupyterLab on lessons/ (the notebooks run on .venv's Python; Ctrl-C stops it)..."; \
 	exec $(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT) $(LAB_ARGS)
 
 # Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).

@@ -1,8 +1,10 @@
 """The installation itself: what a fresh machine needs for minigrad to import and run."""
 
 import importlib.metadata
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 from numba import cuda  # conftest.py has chosen the CUDA simulator already
@@ -42,3 +44,19 @@ def test_numba_cuda_runs_a_kernel_in_the_simulator() -> None:
     values = np.arange(5, dtype=np.float64)
     add_one[1, 8](values)
     np.testing.assert_array_equal(values, [1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def test_make_setup_says_what_it_does_and_echoes_no_error_text() -> None:
+    """`make lab` and `make test` start with `make setup`: on an installed machine it says
+    one line per step it checks and never echoes a recipe's "error:" text on success."""
+    if shutil.which("make") is None:
+        return
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".venv" / ".installed").exists():
+        return  # installed some other way: nothing for make to say
+    out = subprocess.run(
+        ["make", "--no-print-directory", "setup"], cwd=root, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert "error:" not in out.stdout + out.stderr
+    assert out.stdout.strip().startswith("[3/3] Graphviz"), out.stdout

@@ -21,14 +21,14 @@ PYTEST_ARGS ?=
 # Extra JupyterLab options: make lab LAB_ARGS="--port 8890 --no-browser"
 LAB_ARGS ?=
 
-.PHONY: help setup graphviz lab test bench bench-gpu figures exercises clean
+.PHONY: help setup graphviz lab test bench bench-gpu figures exercises lesson-times clean
 
 help:
 	@echo "make lab        set up (.venv, dependencies, Graphviz) and open JupyterLab on lessons/"
 	@echo "                (options for JupyterLab: make lab LAB_ARGS=\"--port 8890 --no-browser\")"
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
-	@echo "make bench | bench-gpu | figures | exercises | clean"
+	@echo "make bench | bench-gpu | figures | exercises | lesson-times | clean"
 
 setup: $(STAMP) graphviz
 
@@ -101,6 +101,10 @@ figures: setup
 # Student versions of the lessons into lessons/exercises/ (a test fails when they are stale).
 exercises: setup
 	$(BIN)/python -m minigrad.course.make_exercises lessons
+
+# Each lesson's time top to bottom in a fresh kernel (budget 30 s on 2 cores) and its slow cells.
+lesson-times: setup
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python benchmarks/lesson_times.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -29,8 +29,8 @@ def failure(function, *args) -> CheckError:
 
 
 def test_a_wrong_answer_is_its_message_alone() -> None:
-    error = failure(lesson00.check_0_1, 10.0)
-    assert rendered(error) == ["CheckError: Exercise 0.1: slope is 10, expected 11."]
+    error = failure(lesson00.check_0_2, 10.0)
+    assert rendered(error) == ["CheckError: Exercise 0.2: slope is 10, expected 11."]
 
 
 def test_an_error_in_the_learners_code_shows_their_line() -> None:
@@ -100,7 +100,7 @@ def test_a_wrong_gradient_found_by_gradcheck_shows_no_line() -> None:
 
 
 def test_outside_ipython_it_is_an_ordinary_exception() -> None:
-    error = failure(lesson00.check_0_1, 10.0)
+    error = failure(lesson00.check_0_2, 10.0)
     text = "".join(traceback.format_exception(error))
     assert text.startswith("Traceback (most recent call last)")
     assert "check.py" in text and text.rstrip().endswith("slope is 10, expected 11.")
@@ -111,7 +111,7 @@ def test_ipython_prints_the_short_form(capsys: pytest.CaptureFixture) -> None:
     shell = shell_module.InteractiveShell.instance()
     try:
         shell.run_cell("from minigrad.course import lesson00", store_history=True)
-        shell.run_cell("lesson00.check_0_1(12.0)", store_history=True)
+        shell.run_cell("lesson00.check_0_2(12.0)", store_history=True)
         shell.run_cell(
             "def f(x):\n    return x / 0\n\n"
             "from minigrad.course import check\n"
@@ -122,7 +122,7 @@ def test_ipython_prints_the_short_form(capsys: pytest.CaptureFixture) -> None:
         shell_module.InteractiveShell.clear_instance()
     out = capsys.readouterr().out.splitlines()
     assert out[0] == (
-        "CheckError: Exercise 0.1: slope is 12, expected 11: that is the slope of x**3 "
+        "CheckError: Exercise 0.2: slope is 12, expected 11: that is the slope of x**3 "
         "alone: the derivative of -x adds -1."
     )
     assert out[1] == "CheckError: Exercise 0.9: f(1) raised ZeroDivisionError: division by zero."
@@ -136,7 +136,7 @@ def test_jupyter_shows_the_short_form() -> None:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell("from minigrad.course import lesson00"),
-        nbformat.v4.new_code_cell("lesson00.check_0_1(6.0)"),
+        nbformat.v4.new_code_cell("lesson00.check_0_2(6.0)"),
         nbformat.v4.new_code_cell(
             "from minigrad.course import check\n"
             "def f(x):\n    return x.missing_method()\n"
@@ -149,7 +149,7 @@ def test_jupyter_shows_the_short_form() -> None:
     first = notebook.cells[1].outputs[0]
     assert first.output_type == "error" and first.ename == "CheckError"
     assert first.traceback == [
-        "CheckError: Exercise 0.1: slope is 6, expected 11: that is f(2) itself, the value, "
+        "CheckError: Exercise 0.2: slope is 6, expected 11: that is f(2) itself, the value, "
         "not its slope; call backward() and read x.grad."
     ]
     second = notebook.cells[2].outputs[0]

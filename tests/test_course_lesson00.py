@@ -8,47 +8,143 @@ import pytest
 import minigrad
 from minigrad.course import CheckError, check, lesson00
 
+# --------------------------------------------------------------------------- Exercise 0.1
+
 
 def test_0_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
-    x = minigrad.Variable(2.0, requires_grad=True)
-    (x**3 - x).backward()
-    lesson00.check_0_1(x.grad.item())
+    lesson00.check_0_1(3 * 2.0**2 - 1)
     assert "Exercise 0.1: correct." in capsys.readouterr().out
 
 
-def test_0_1_accepts_an_int_as_0_2_does(capsys: pytest.CaptureFixture) -> None:
-    lesson00.check_0_1(11)
-    lesson00.check_0_2(3, 8)
-    assert "Exercise 0.1: correct." in capsys.readouterr().out
+@pytest.mark.parametrize(
+    "answer",
+    [
+        11,  # an int, as `3 * 2**2 - 1` gives
+        np.float64(11.0),
+        np.int64(11),
+        2 * 2.0**3 - 5,  # another way to the same number
+        11.0 + 1e-9,  # within the tolerance
+    ],
+)
+def test_0_1_accepts_the_number_written_any_way(answer: object) -> None:
+    lesson00.check_0_1(answer)
 
 
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (6.0, "that is f\\(2\\) itself"),
-        (12.0, "derivative of -x adds -1"),
-        (22.0, "backward\\(\\) twice"),
-        (minigrad.Variable(11.0), "slope is a Variable; .* float with .item\\(\\)"),
-        (np.array([11.0]), "slope is an ndarray; .* float with .item\\(\\)"),
-        (np.int64(11), "slope is an int64; .* float with .item\\(\\)"),
-        ("11", "should be a float; got a str"),
-        (12, "derivative of -x adds -1"),
-        (True, "should be a float; got a bool"),
-        (10.0, "slope is 10, expected 11\\."),
+        # The named slip: a sign error in the derivative, 3x² + 1.
+        (13.0, r"a sign error: that is 3x² \+ 1 at x = 2. The derivative of -x is -1"),
+        (6.0, r"that is f\(2\) = 2³ - 2, the value of f itself: differentiate f first"),
+        (12.0, "that is the slope of x³ alone.*the term -x has a derivative"),
+        (5.0, "that is 3x - 1 at x = 2: .*x is still squared"),
+        (3.0, "that is x² - 1 at x = 2: the power rule brings the exponent 3 down"),
+        (7.0, "that is 2x² - 1 at x = 2"),
+        # x² taken at the wrong point: (3x)² instead of 3·x².
+        (35.0, r"that is \(3x\)² - 1 at x = 2: in 3x² only x is squared"),
+        (26.0, r"that is the slope at x = 3 \(where the worked example was\)"),
+        (-11.0, "the right size but the wrong sign"),
+        (0.0, r"^Exercise 0.1: slope_by_hand is 0, expected 11\.$"),  # the edge: zero
+        (10.0, r"^Exercise 0.1: slope_by_hand is 10, expected 11\.$"),
     ],
 )
-def test_0_1_mistakes_get_a_hint(answer: object, hint: str) -> None:
+def test_0_1_mistakes_get_a_hint(answer: float, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson00.check_0_1(answer)
 
 
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (minigrad.Variable(11.0), "slope_by_hand is a Variable; work this one out by hand"),
+        (np.array(11.0), "slope_by_hand is an ndarray; work this one out by hand"),
+        (None, "slope_by_hand is None: assign the number"),
+        ("11", "should be a number such as 2.5; got a str"),
+        (True, "should be a number such as 2.5; got a bool"),
+    ],
+)
+def test_0_1_answers_that_are_not_numbers(answer: object, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson00.check_0_1(answer)
+
+
+# --------------------------------------------------------------------------- Exercise 0.2
+
+
 def test_0_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    x = minigrad.Variable(2.0, requires_grad=True)
+    (x**3 - x).backward()
+    lesson00.check_0_2(x.grad.item())
+    assert "Exercise 0.2: correct." in capsys.readouterr().out
+
+
+def test_0_2_accepts_another_way_and_an_int(capsys: pytest.CaptureFixture) -> None:
+    # Written differently: minigrad.grad instead of backward, and the product form x(x² - 1).
+    x = minigrad.Variable(2.0, requires_grad=True)
+    (slope,) = minigrad.grad(x * (x * x - 1.0), x)
+    lesson00.check_0_2(float(slope.item()))
+    lesson00.check_0_2(11)
+    assert capsys.readouterr().out.count("Exercise 0.2: correct.") == 2
+
+
+def _slope_of(f: object, at: float = 2.0, start: minigrad.Variable | None = None) -> float:
+    x = start if start is not None else minigrad.Variable(at, requires_grad=True)
+    f(x).backward()
+    return x.grad.item()
+
+
+def test_0_2_reusing_the_worked_examples_x_is_named() -> None:
+    x = minigrad.Variable(3.0, requires_grad=True)
+    (x * x + 2 * x).backward()  # the worked example: x.grad = 8
+    with pytest.raises(CheckError, match=r"that is 8 \+ 26: the worked example's x"):
+        lesson00.check_0_2(_slope_of(lambda v: v**3 - v, start=x))
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (_slope_of(lambda x: x**3 + x), r"slope of x\*\*3 \+ x: check the sign"),  # sign
+        (6.0, r"that is f\(2\) itself"),
+        (_slope_of(lambda x: x**3), "derivative of -x adds -1"),
+        (22.0, r"backward\(\) twice"),
+        (_slope_of(lambda x: x**3 - x, at=3.0), "slope at x = 3: did you reuse"),
+        (minigrad.Variable(11.0), r"slope is a Variable; .* float with .item\(\)"),
+        (np.array([11.0]), r"slope is an ndarray; .* float with .item\(\)"),
+        (np.int64(11), r"slope is an int64; .* float with .item\(\)"),
+        ("11", "should be a number such as 2.5; got a str"),
+        (None, "slope is None"),
+        (12, "derivative of -x adds -1"),
+        (True, "should be a number such as 2.5; got a bool"),
+        (10.0, r"^Exercise 0.2: slope is 10, expected 11\.$"),
+        (0.0, r"^Exercise 0.2: slope is 0, expected 11\.$"),  # the edge: zero
+    ],
+)
+def test_0_2_mistakes_get_a_hint(answer: object, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson00.check_0_2(answer)
+
+
+# --------------------------------------------------------------------------- Exercise 0.3
+
+
+def test_0_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
     a = minigrad.Variable(2.0, requires_grad=True)
     b = minigrad.Variable(3.0, requires_grad=True)
     (a * b + b**2).backward()
-    lesson00.check_0_2(a.grad.item(), b.grad.item())
-    lesson00.check_0_2(a.grad, b.grad)  # Variables are accepted too
-    assert capsys.readouterr().out.count("Exercise 0.2: correct.") == 2
+    lesson00.check_0_3(a.grad.item(), b.grad.item())
+    lesson00.check_0_3(a.grad, b.grad)  # Variables are accepted too
+    assert capsys.readouterr().out.count("Exercise 0.3: correct.") == 2
+
+
+def test_0_3_accepts_another_way(capsys: pytest.CaptureFixture) -> None:
+    # Written differently: b * (a + b) is the same f, and minigrad.grad returns both at once.
+    a = minigrad.Variable(2.0, requires_grad=True)
+    b = minigrad.Variable(3.0, requires_grad=True)
+    grad_a, grad_b = minigrad.grad(b * (a + b), [a, b])
+    lesson00.check_0_3(grad_a.item(), grad_b.item())
+    lesson00.check_0_3(3, 8)  # ints, 0-d arrays: the same numbers
+    lesson00.check_0_3(np.array(3.0), np.array(8.0))
+    assert capsys.readouterr().out.count("Exercise 0.3: correct.") == 3
 
 
 @pytest.mark.parametrize(
@@ -56,18 +152,21 @@ def test_0_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
     [
         (8.0, 3.0, "swapped"),
         (2.0, 8.0, "with respect to a is b"),
-        (3.0, 2.0, "the b\\*\\*2 term adds 2b"),
-        (3.0, 6.0, "a \\* b adds a"),
+        (3.0, 2.0, r"the b\*\*2 term adds 2b"),
+        (3.0, 6.0, r"a \* b adds a"),
+        (3.0, 5.0, r"the derivative of b\*\*2 is 2b, not b"),
         (3.0, 16.0, "twice the answer"),
         (6.0, 16.0, "grad_a is 6, expected 3: .*twice without zeroing .grad"),
         (6.0, 8.0, "grad_a is 6, expected 3: .*twice without zeroing .grad"),
         (None, 8.0, "grad_a is None"),
-        (3.0, np.array([8.0, 8.0]), "grad_b has shape \\(2,\\), expected \\(\\)"),
+        (3.0, np.array([8.0, 8.0]), r"grad_b has shape \(2,\), expected \(\)"),
+        (0.0, 0.0, r"^Exercise 0.3: grad_a is 0, expected 3\.$"),  # the edge: zeros
+        (3.0, 3.0, r"^Exercise 0.3: grad_b is 3, expected 8\.$"),  # equal values, not swapped
     ],
 )
-def test_0_2_mistakes_get_a_hint(grad_a: object, grad_b: object, hint: str) -> None:
+def test_0_3_mistakes_get_a_hint(grad_a: object, grad_b: object, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson00.check_0_2(grad_a, grad_b)
+        lesson00.check_0_3(grad_a, grad_b)
 
 
 # --------------------------------------------------------------------------- check.py helpers
@@ -88,23 +187,42 @@ def test_call_says_an_unwritten_exercise_is_not_written() -> None:
 
 
 def test_call_reports_other_errors_with_the_first_matching_hint() -> None:
+    class BadValueError(ValueError):
+        def __init__(self, value: float) -> None:
+            self.value = value
+            super().__init__(f"bad value {value}")
+
     def broken(value: float) -> float:
-        raise ValueError(f"bad value {value}")
+        raise BadValueError(value)
 
     with pytest.raises(
-        CheckError, match=r"^Exercise 7\.1: broken\(2\) raised ValueError: bad value 2\.$"
+        CheckError, match=r"^Exercise 7\.1: broken\(2\) raised BadValueError: bad value 2\.$"
     ):
         check.call("7.1", "broken(2)", broken, 2)
     rules = [
-        (TypeError, "bad", "Never this one."),
-        (ValueError, "other text", "Nor this one."),
-        lambda error: "From a function: it matched." if "value" in str(error) else None,
-        (ValueError, "bad", "Not reached."),
+        (TypeError, "Never this one."),
+        (ValueError, lambda error: error.value == 3, "Nor this one."),
+        lambda error: "From a function: it matched." if isinstance(error, BadValueError) else None,
+        (ValueError, "Not reached."),
     ]
     with pytest.raises(CheckError, match=r"bad value 2\. From a function: it matched\.$"):
         check.call("7.1", "broken(2)", broken, 2, hints=rules)
-    with pytest.raises(CheckError, match=r"raised ValueError: bad value 2\. Use a number\.$"):
-        check.call("7.1", "broken(2)", broken, 2, hints=[(ValueError, "bad", "Use a number.")])
+    with pytest.raises(CheckError, match=r"raised BadValueError: bad value 2\. Use a number\.$"):
+        check.call(
+            "7.1",
+            "broken(2)",
+            broken,
+            2,
+            hints=[(BadValueError, lambda e: e.value == 2, "Use a number.")],
+        )
+
+
+def test_a_hint_rule_that_matches_words_is_refused() -> None:
+    def broken() -> None:
+        raise ValueError("bad value")
+
+    with pytest.raises(TypeError, match="by its type and fields, not by text"):
+        check.call("7.1", "broken()", broken, hints=[(ValueError, "bad", "Use a number.")])
 
 
 def test_call_reports_a_not_implemented_error_of_the_engine_as_an_error() -> None:

@@ -60,28 +60,80 @@ def _gpu_name() -> str | None:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def check_0_1(slope: Any) -> None:
-    """slope = f'(2) for f(x) = x**3 - x, as a Python number (a float; an int is accepted)."""
+def _number(exercise: str, name: str, value: Any, how: str) -> float:
+    """`value` as a float when it is a plain number (an int too); otherwise a CheckError
+    that says how to make one (`how`: what to do with a Variable or an array)."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    ):
+        return float(value)
+    if isinstance(value, (minigrad.Variable, np.ndarray)):
+        check.fail(exercise, f"{name} is {check.with_article(value)}; {how}")
+    if value is None:
+        check.fail(exercise, f"{name} is None: assign the number to it, `{name} = ...`.")
+    check.fail(exercise, f"{name} should be a number such as 2.5; got {check.with_article(value)}.")
+
+
+def check_0_1(slope_by_hand: Any) -> None:
+    """slope_by_hand = f'(2) for f(x) = x**3 - x, worked out by hand (a number)."""
     exercise = "0.1"
-    if isinstance(slope, bool) or not isinstance(slope, (int, float)):
-        if hasattr(slope, "item"):
-            check.fail(
-                exercise,
-                f"slope is {check.with_article(slope)}; turn it into a Python float with .item().",
-            )
-        check.fail(exercise, f"slope should be a float; got {check.with_article(slope)}.")
+    value = _number(
+        exercise,
+        "slope_by_hand",
+        slope_by_hand,
+        "work this one out by hand and write the number itself, e.g. `slope_by_hand = 4.0`.",
+    )
     mistakes = {
-        "that is f(2) itself, the value, not its slope; call backward() and read x.grad.": 6.0,
-        "that is the slope of x**3 alone: the derivative of -x adds -1.": 12.0,
-        "that is twice the slope: did you call backward() twice without resetting x.grad?": 22.0,
+        "a sign error: that is 3x² + 1 at x = 2. The derivative of -x is -1, so the "
+        "constant in f'(x) is negative.": 13.0,
+        "that is f(2) = 2³ - 2, the value of f itself: differentiate f first, then put in "
+        "x = 2.": 6.0,
+        "that is the slope of x³ alone (3x² at x = 2): the term -x has a derivative of its "
+        "own, and it counts too.": 12.0,
+        "that is 3x - 1 at x = 2: the power rule turns x³ into 3x², so x is still squared.": 5.0,
+        "that is x² - 1 at x = 2: the power rule brings the exponent 3 down as a factor.": 3.0,
+        "that is 2x² - 1 at x = 2: the power rule gives n·x^(n-1), so x³ becomes 3x², not "
+        "2x².": 7.0,
+        "that is (3x)² - 1 at x = 2: in 3x² only x is squared, so it is 3 · 2² = 3 · 4.": 35.0,
+        "that is the slope at x = 3 (where the worked example was): the exercise asks for "
+        "x = 2.": 26.0,
+        "that has the right size but the wrong sign: x³ grows faster than x at x = 2, so "
+        "f rises there.": -11.0,
     }
-    check.expect_close(exercise, "slope", slope, 11.0, mistakes)
+    check.expect_close(exercise, "slope_by_hand", value, 11.0, mistakes)
     check.passed(exercise)
 
 
-def check_0_2(grad_a: Any, grad_b: Any) -> None:
-    """df/da and df/db for f(a, b) = a * b + b**2 at a = 2, b = 3."""
+def check_0_2(slope: Any) -> None:
+    """slope = f'(2) for f(x) = x**3 - x found with minigrad, as a Python number (a float;
+    an int is accepted)."""
     exercise = "0.2"
+    if isinstance(slope, minigrad.Variable) or (
+        hasattr(slope, "item") and not isinstance(slope, (float, np.floating))
+    ):
+        check.fail(
+            exercise,
+            f"slope is {check.with_article(slope)}; turn it into a Python float with .item().",
+        )
+    value = _number(exercise, "slope", slope, "turn it into a Python float with .item().")
+    mistakes = {
+        "that is f(2) itself, the value, not its slope; call backward() and read x.grad.": 6.0,
+        "that is the slope of x**3 alone: the derivative of -x adds -1.": 12.0,
+        "that is the slope of x**3 + x: check the sign of the x term in f, f = x**3 - x.": 13.0,
+        "that is twice the slope: did you call backward() twice without resetting x.grad?": 22.0,
+        "that is the slope at x = 3: did you reuse the worked example's x? Make a new "
+        "Variable, x = minigrad.Variable(2.0, requires_grad=True).": 26.0,
+        "that is 8 + 26: the worked example's x (at 3, with x.grad = 8 already) was reused, "
+        "and backward() added the new slope to its old gradient. Make a new Variable at "
+        "2.0.": 34.0,
+    }
+    check.expect_close(exercise, "slope", value, 11.0, mistakes)
+    check.passed(exercise)
+
+
+def check_0_3(grad_a: Any, grad_b: Any) -> None:
+    """df/da and df/db for f(a, b) = a * b + b**2 at a = 2, b = 3."""
+    exercise = "0.3"
     expected = (3.0, 8.0)
     got = (check.as_array(exercise, "grad_a", grad_a), check.as_array(exercise, "grad_b", grad_b))
     if all(g.shape == () for g in got) and (float(got[0]), float(got[1])) == (8.0, 3.0):
@@ -105,6 +157,7 @@ def check_0_2(grad_a: Any, grad_b: Any) -> None:
         {
             "that is only a, the part from a * b: the b**2 term adds 2b.": 2.0,
             "that is only 2b, the part from b**2: a * b adds a.": 6.0,
+            "that is a + b: the derivative of b**2 is 2b, not b.": 5.0,
             twice: 2 * expected[1],
         },
     )

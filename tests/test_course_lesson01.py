@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import minigrad
@@ -32,6 +34,13 @@ def _with(**changes: Any) -> dict[str, Any]:
 
 def test_1_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson01.check_1_1(RIGHT_1_1)
+    assert "Exercise 1.1: correct." in capsys.readouterr().out
+
+
+def test_1_1_accepts_lists_and_numpy_booleans(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: lists instead of tuples, NumPy booleans, another key order."""
+    answer = {name: [np.bool_(leaf), grad] for name, (leaf, grad) in reversed(RIGHT_1_1.items())}
+    lesson01.check_1_1(answer)
     assert "Exercise 1.1: correct." in capsys.readouterr().out
 
 
@@ -210,6 +219,43 @@ def test_1_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
     assert "Exercise 1.2: correct." in capsys.readouterr().out
 
 
+def breadth_first_by_id(output: minigrad.Variable) -> list[str]:
+    """Another right answer: a queue (breadth first) and the ids of the nodes seen."""
+    from collections import deque
+
+    names: list[str] = []
+    queue = deque([output.grad_fn] if output.grad_fn is not None else [])
+    seen = {id(node) for node in queue}
+    while queue:
+        node = queue.popleft()
+        names.append(node.name())
+        for next_node, _output_nr in node.next_functions:
+            if next_node is not None and id(next_node) not in seen:
+                seen.add(id(next_node))
+                queue.append(next_node)
+    return names
+
+
+def test_1_2_accepts_a_breadth_first_walk(capsys: pytest.CaptureFixture) -> None:
+    lesson01.check_1_2(breadth_first_by_id)
+    assert "Exercise 1.2: correct." in capsys.readouterr().out
+
+
+def test_1_2_hidden_graphs_hold_the_edge_cases() -> None:
+    """A leaf alone (no graph at all), a value used three times, and a chain longer than
+    Python's recursion limit are among the check's graphs."""
+    cases = dict(lesson01.graphs_1_2())
+    assert cases["a leaf on its own (its grad_fn is None)"].grad_fn is None
+    assert len(reference_names(cases["a chain of 3000 tanh"])) > sys.getrecursionlimit()
+    used_thrice = cases["y = h * h + h, where h = s * 3 (h is used three times)"]
+    assert sorted(reference_names(used_thrice)) == [
+        "AccumulateGrad",
+        "AddBackward",
+        "MulBackward",
+        "MulBackward",
+    ]
+
+
 def test_1_2_graphs_have_the_expected_nodes() -> None:
     counts = [len(reference_names(output)) for _, output in lesson01.graphs_1_2()]
     assert counts == [4, 4, 3, 3, 0, 3001]
@@ -255,6 +301,26 @@ def test_1_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
     assert capsys.readouterr().out.count("Exercise 1.3: correct.") == 2
 
 
+def test_1_3_hidden_data_has_a_vector_of_length_one() -> None:
+    """The check also builds a, b, c of length 1: an answer that indexes entry 1 or 2, or
+    that only works on length 3, fails there."""
+    sizes = []
+
+    def build(a: minigrad.Variable, b: minigrad.Variable, c: minigrad.Variable) -> Any:
+        sizes.append(a.shape)
+        return (a * c + a.tanh() * b).sum()
+
+    lesson01.check_1_3(build)
+    assert sizes == [(3,), (3,), (1,)]
+
+    def only_three(a: minigrad.Variable, b: minigrad.Variable, c: minigrad.Variable) -> Any:
+        # the same graph, but the values come from a reshape that needs three entries
+        return (a * c.reshape(3) + a.tanh() * b).sum()
+
+    with pytest.raises(CheckError, match="raised"):
+        lesson01.check_1_3(only_three)
+
+
 def test_1_3_mystery_graph_is_the_reference() -> None:
     out = lesson01.mystery_graph()
     assert out.name == "out"
@@ -279,6 +345,7 @@ def _numpy_only(a: minigrad.Variable, b: minigrad.Variable, c: minigrad.Variable
     ("build", "hint"),
     [
         (lambda a, b, c: a * c + a.tanh() * b, "forget `.sum\\(\\)`"),
+        (lambda a, b, c: (a * c + a.tanh() * b).mean(), "with `.sum\\(\\)`, not `.mean\\(\\)`"),
         (lambda a, b, c: (a * c + a * b).sum(), "TanhBackward: `a.tanh\\(\\)`"),
         (lambda a, b, c: (a * b + a.tanh() * c).sum(), "connects them differently"),
         (lambda a, b, c: (a * 2.0 + a.tanh() * b).sum(), "is the grey box c what multiplies a"),
@@ -326,6 +393,20 @@ def test_1_3_unwritten_exercise_says_so() -> None:
 
     with pytest.raises(CheckError, match=r"^Exercise 1\.3 is not written yet: replace the"):
         lesson01.check_1_3(build_mystery)
+
+
+def test_1_2_errors_are_matched_by_type_and_fields_not_words() -> None:
+    """An AttributeError about a None the learner made themselves (no .obj: raised by
+    hand) gets no None-entry hint, even though its message mentions NoneType."""
+
+    def raises_by_hand(output: minigrad.Variable) -> list[str]:
+        raise AttributeError("'NoneType' object has no attribute 'name'")
+
+    with pytest.raises(CheckError) as info:
+        lesson01.check_1_2(raises_by_hand)
+    assert str(info.value).endswith(
+        "raised AttributeError: 'NoneType' object has no attribute 'name'."
+    )
 
 
 def test_1_2_other_errors_are_reported_as_such() -> None:

@@ -204,22 +204,24 @@ def _call_walk(exercise: str, function: Callable, output: Variable, what: str) -
     """function(output), with the usual reasons it fails turned into hints."""
 
     def hint(error: BaseException) -> str | None:
-        text = str(error)
+        # Matched by type and fields: AttributeError's .obj is the object that lacked the
+        # attribute (None for an entry (None, 0), a tuple for an unpacked pair), and the
+        # graph itself says whether the output was a leaf.
         if isinstance(error, RecursionError):
             return (
                 "A recursive walk runs out of Python's stack on long graphs. Use a loop and "
                 "a list of nodes still to visit instead."
             )
-        if not isinstance(error, (AttributeError, TypeError)):
-            return None
-        if "NoneType" in text and output.grad_fn is None:
+        if output.grad_fn is None and isinstance(error, (AttributeError, TypeError)):
             return "A leaf has grad_fn None and so no graph: return an empty list for it."
-        if "'tuple' object" in text:
+        if not isinstance(error, AttributeError) or error.name is None:
+            return None
+        if isinstance(error.obj, tuple):
             return (
                 "Each entry of next_functions is a pair (node, output_nr): unpack it, "
                 "`for next_node, _ in node.next_functions:`."
             )
-        if "NoneType" in text:
+        if error.obj is None:
             return (
                 "An input that needs no gradient appears in next_functions as (None, 0): "
                 "skip the None entries."
@@ -322,11 +324,11 @@ def _mystery_value(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
     return float(np.sum(a * c + np.tanh(a) * b))
 
 
-def _leaves_1_3(seed: int) -> tuple[Variable, Variable, Variable]:
+def _leaves_1_3(seed: int, size: int = 3) -> tuple[Variable, Variable, Variable]:
     rng = np.random.default_rng(seed)
-    a = Variable(rng.normal(size=3).round(2), requires_grad=True, name="a")
-    b = Variable(rng.normal(size=3).round(2), requires_grad=True, name="b")
-    c = Variable(rng.normal(size=3).round(2), name="c")
+    a = Variable(rng.normal(size=size).round(2), requires_grad=True, name="a")
+    b = Variable(rng.normal(size=size).round(2), requires_grad=True, name="b")
+    c = Variable(rng.normal(size=size).round(2), name="c")
     return a, b, c
 
 
@@ -363,8 +365,9 @@ def check_1_3(build: Callable[[Variable, Variable, Variable], Variable]) -> None
         )
     expected_names = Counter(_names(mystery_graph()))
     expected_signature = _signature(mystery_graph().grad_fn)
-    for seed in (10, 11):
-        a, b, c = _leaves_1_3(seed)
+    # Vectors of length 3, then of length 1: with one entry a sum equals its only entry.
+    for seed, size in ((10, 3), (11, 3), (12, 1)):
+        a, b, c = _leaves_1_3(seed, size)
         values = (a.data.copy(), b.data.copy(), c.data.copy())
         out = check.call(exercise, "build_mystery(a, b, c)", build, a, b, c)
         if not isinstance(out, Variable):
@@ -391,7 +394,13 @@ def check_1_3(build: Callable[[Variable, Variable, Variable], Variable]) -> None
         if got_names != expected_names:
             missing = expected_names - got_names
             extra = got_names - expected_names
-            hints = [_MISSING_HINTS[name] for name in sorted(missing) if name in _MISSING_HINTS]
+            if "SumBackward" in missing and "MeanBackward" in extra:
+                hints = [
+                    "The drawing ends in SumBackward: add the entries up with `.sum()`, "
+                    "not `.mean()`."
+                ]
+            else:
+                hints = [_MISSING_HINTS[name] for name in sorted(missing) if name in _MISSING_HINTS]
             text = (
                 f"your graph has [{_listing(got_names)}], the drawing [{_listing(expected_names)}]"
             )

@@ -14,16 +14,16 @@ from minigrad.course import CheckError, lesson05
 
 
 def _backward(grad_x: Callable, grad_w: Callable, grad_b: Callable) -> Callable:
-    """A linear_backward whose three gradients come from the three formulas."""
+    """A dense_backward whose three gradients come from the three formulas."""
 
-    def linear_backward(x, W, grad_output):
+    def dense_backward(x, W, grad_output):
         return grad_x(x, W, grad_output), grad_w(x, W, grad_output), grad_b(x, W, grad_output)
 
-    return linear_backward
+    return dense_backward
 
 
-RIGHT_X = lambda x, W, g: g @ W  # noqa: E731 - short formulas read best as lambdas
-RIGHT_W = lambda x, W, g: g.T @ x  # noqa: E731
+RIGHT_X = lambda x, W, g: g @ W.T  # noqa: E731 - short formulas read best as lambdas
+RIGHT_W = lambda x, W, g: x.T @ g  # noqa: E731
 RIGHT_B = lambda x, W, g: g.sum(0)  # noqa: E731
 
 
@@ -32,33 +32,67 @@ def test_5_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
     assert "Exercise 5.1: correct." in capsys.readouterr().out
 
 
-def test_5_1_numpy_answer_passes(capsys: pytest.CaptureFixture) -> None:
-    def linear_backward(x, W, grad_output):
-        g = grad_output.data
-        return g @ W.data, g.T @ x.data, g.sum(axis=0)
+def test_5_1_library_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson05.check_5_1(lesson05.dense_backward)
+    assert "Exercise 5.1: correct." in capsys.readouterr().out
 
-    lesson05.check_5_1(linear_backward)
+
+def test_5_1_numpy_answer_passes(capsys: pytest.CaptureFixture) -> None:
+    def dense_backward(x, W, grad_output):
+        g = grad_output.data
+        return g @ W.data.T, x.data.T @ g, g.sum(axis=0)
+
+    lesson05.check_5_1(dense_backward)
     assert "correct" in capsys.readouterr().out
+
+
+def test_5_1_broadcast_sums_pass(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: the index formulas as broadcast products summed over an axis."""
+
+    def dense_backward(x, W, grad_output):
+        grad_x = (grad_output.unsqueeze(1) * W.unsqueeze(0)).sum(-1)  # (N, in, out) -> (N, in)
+        grad_W = (x.unsqueeze(-1) * grad_output.unsqueeze(1)).sum(0)  # (N, in, out) -> (in, out)
+        grad_b = (grad_output * 1.0).sum(dim=0)
+        return grad_x, grad_W, grad_b
+
+    lesson05.check_5_1(dense_backward)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_5_1_hidden_data_has_a_batch_of_one() -> None:
+    assert lesson05.ONE_SAMPLE[0] == 1
 
 
 @pytest.mark.parametrize(
     ("grad_x", "grad_w", "grad_b", "hint"),
     [
-        # x.T @ g: the weight's gradient transposed
+        # The lesson's (out, in) formulas copied for the (in, out) layout.
         (
             RIGHT_X,
-            lambda x, W, g: x.T @ g,
+            lambda x, W, g: g.T @ x,
             RIGHT_B,
-            r"shape \(3, 4\), expected \(4, 3\): did you forget a transpose\?",
+            r"grad_W has shape \(4, 3\), expected W's shape \(3, 4\): that is the gradient "
+            r"for the \(out, in\) layout",
+        ),
+        (
+            lambda x, W, g: g @ W,
+            RIGHT_W,
+            RIGHT_B,
+            r"raised ValueError.*N = in = out.*grad_x: that is grad_output @ W, the formula "
+            r"for the lesson's \(out, in\) layout",
         ),
         # the bias gradient left per sample
         (RIGHT_X, RIGHT_W, lambda x, W, g: g, "forget to sum the bias gradient over the batch"),
         # x where grad_output belongs
         (RIGHT_X, RIGHT_W, lambda x, W, g: x.sum(0), "did you sum x instead of grad_output"),
-        (lambda x, W, g: x @ W, RIGHT_W, RIGHT_B, "you used x where grad_output belongs"),
+        (
+            lambda x, W, g: x @ W,
+            RIGHT_W,
+            RIGHT_B,
+            r"that is x @ W, the forward.s product; you used x where grad_output belongs",
+        ),
         # wrong order of a product: raises on rectangular inputs, named on square ones
-        (lambda x, W, g: W @ g, RIGHT_W, RIGHT_B, r"raised ValueError.*wrong order of the product"),
-        (lambda x, W, g: g @ W.T, RIGHT_W, RIGHT_B, "W needs no transpose here"),
+        (lambda x, W, g: W.T @ g, RIGHT_W, RIGHT_B, r"raised ValueError"),
         (
             RIGHT_X,
             lambda x, W, g: g @ x,
@@ -67,14 +101,17 @@ def test_5_1_numpy_answer_passes(capsys: pytest.CaptureFixture) -> None:
         ),
         # averaged instead of summed
         (RIGHT_X, RIGHT_W, lambda x, W, g: g.mean(0), "mean over the batch"),
-        (RIGHT_X, lambda x, W, g: g.T @ x / x.shape[0], RIGHT_B, "mean over the batch"),
+        (RIGHT_X, lambda x, W, g: x.T @ g / x.shape[0], RIGHT_B, "mean over the batch"),
         # summed over the wrong axis, or over everything
         (RIGHT_X, RIGHT_W, lambda x, W, g: g.sum(1), "you summed over dim 1"),
         (RIGHT_X, RIGHT_W, lambda x, W, g: g.sum(), "summed over everything"),
+        # only the batch of one sample shows it: squeeze drops the batch axis, then the sum
+        # over dim 0 takes the outputs
+        (RIGHT_X, RIGHT_W, lambda x, W, g: g.squeeze().sum(0), "summed over everything"),
         # per-sample weight gradients, never summed
         (
             RIGHT_X,
-            lambda x, W, g: g.unsqueeze(-1) * x.unsqueeze(-2),
+            lambda x, W, g: x.unsqueeze(-1) * g.unsqueeze(-2),
             RIGHT_B,
             "one gradient per sample",
         ),
@@ -87,30 +124,49 @@ def test_5_1_mistakes_get_their_hint(
         lesson05.check_5_1(_backward(grad_x, grad_w, grad_b))
 
 
+def test_5_1_lesson_formulas_get_the_layout_hint() -> None:
+    """The whole (out, in) backward of the lesson, copied: named as the other layout."""
+    with pytest.raises(CheckError, match=r"formula for the lesson's \(out, in\) layout"):
+        lesson05.check_5_1(lesson05.linear_backward)
+
+
 def test_5_1_gradients_in_the_wrong_order() -> None:
-    def linear_backward(x, W, grad_output):
-        return grad_output.T @ x, grad_output @ W, grad_output.sum(0)
+    def dense_backward(x, W, grad_output):
+        return x.T @ grad_output, grad_output @ W.T, grad_output.sum(0)
 
     with pytest.raises(CheckError, match=r"come in the order \(grad_W, grad_x, grad_b\)"):
-        lesson05.check_5_1(linear_backward)
+        lesson05.check_5_1(dense_backward)
 
 
 def test_5_1_two_gradients() -> None:
-    def linear_backward(x, W, grad_output):
-        return grad_output @ W, grad_output.T @ x
+    def dense_backward(x, W, grad_output):
+        return grad_output @ W.T, x.T @ grad_output
 
     with pytest.raises(CheckError, match="returned 2 values; return three"):
-        lesson05.check_5_1(linear_backward)
+        lesson05.check_5_1(dense_backward)
 
 
 def test_5_1_unsolved_and_not_a_function() -> None:
-    def linear_backward(x, W, grad_output):
-        raise NotImplementedError("Exercise 5.1: write linear_backward")
+    def dense_backward(x, W, grad_output):
+        raise NotImplementedError("Exercise 5.1: write dense_backward")
 
-    with pytest.raises(CheckError, match="NotImplementedError"):
-        lesson05.check_5_1(linear_backward)
+    with pytest.raises(CheckError, match="is not written yet"):
+        lesson05.check_5_1(dense_backward)
     with pytest.raises(CheckError, match="should be a function"):
         lesson05.check_5_1(3)
+
+
+def test_numpy_rule_matches_where_the_error_was_raised() -> None:
+    """The .numpy() hint rule looks at the frame that raised, not at the message."""
+    types, raised_by_numpy, _ = lesson05.NUMPY_IN_BACKWARD
+    leaf = minigrad.Variable([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError) as from_numpy:
+        leaf.numpy()
+    assert isinstance(from_numpy.value, types) and raised_by_numpy(from_numpy.value)
+    # The same words raised anywhere else do not match.
+    with pytest.raises(RuntimeError) as elsewhere:
+        raise RuntimeError("Can't call numpy() on a Variable that requires grad.")
+    assert not raised_by_numpy(elsewhere.value)
 
 
 # --------------------------------------------------------------------------- Exercise 5.2
@@ -138,6 +194,28 @@ def test_5_2_product_of_norms_passes(capsys: pytest.CaptureFixture) -> None:
 
     lesson05.check_5_2(per_sample_grad_norms)
     assert "correct" in capsys.readouterr().out
+
+
+def test_5_2_einsum_answer_passes(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: NumPy's einsum on the raw arrays, a sum of squared products."""
+
+    def per_sample_grad_norms(x, grad_output):
+        g, xs = grad_output.data, x.data
+        return np.sqrt(np.einsum("nj,ni,nj,ni->n", g, xs, g, xs))
+
+    lesson05.check_5_2(per_sample_grad_norms)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_5_2_hidden_data_has_a_zero_row_and_a_batch_of_one() -> None:
+    assert any(case[0] == 1 for case in lesson05.NORM_CASES)
+    assert lesson05.ZERO_ROW[0] in {case[3] for case in lesson05.NORM_CASES}
+
+
+def test_5_2_summing_over_the_batch_of_one_is_named() -> None:
+    """With one sample a norm of the summed gradient has the value but not the shape."""
+    with pytest.raises(CheckError, match=r"the batch's gradient, summed over the samples"):
+        lesson05.check_5_2(_norms(lambda x, g: ((g.T @ x) ** 2).sum().sqrt()))
 
 
 @pytest.mark.parametrize(
@@ -245,6 +323,26 @@ class NoBiasEver(Reference):
         return x.data @ weight.data.T
 
 
+class SkipsAZeroBias(Reference):
+    """Treats a bias of zeros as no bias: tests the values instead of `is None`."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight, bias = ctx.saved_tensors
+        grad_bias = grad_output.sum(0) if bias is not None and bias.data.any() else None
+        return grad_output @ weight, grad_output.T @ x, grad_bias
+
+
+class KeepsTheBatchAxis(Reference):
+    """A (1, out) bias gradient: b's shape (out,) broadcasts to it, so apply sums it back."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight, bias = ctx.saved_tensors
+        grad_bias = None if bias is None else grad_output.sum(0, keepdim=True)
+        return grad_output @ weight, grad_output.T @ x, grad_bias
+
+
 def test_5_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson05.check_5_3(Reference)
     assert "Exercise 5.3: correct." in capsys.readouterr().out
@@ -278,11 +376,40 @@ def test_5_3_once_differentiable_with_needs_input_grad_passes(
         (CrashesInBackward, "backward with bias=None raised AttributeError"),
         (TwoGradientsWithoutBias, "backward returns three values, None for a bias that is None"),
         (NoBiasEver, "the bias is missing: with a bias, add it"),
+        (SkipsAZeroBias, r"a zero bias is still a bias.*Test `bias is None`"),
     ],
 )
 def test_5_3_mistakes_get_their_hint(cls: type, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson05.check_5_3(cls)
+
+
+def test_5_3_flag_on_ctx_and_einsum_pass(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: a flag kept on ctx, NumPy's einsum for the products."""
+
+    class Flagged(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, weight, bias):
+            ctx.has_bias = bias is not None
+            ctx.save_for_backward(x, weight)
+            out = np.einsum("ni,oi->no", x.data, weight.data)
+            return out + bias.data if ctx.has_bias else out
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, weight = ctx.saved_tensors
+            g = grad_output.data
+            grad_x = np.einsum("no,oi->ni", g, weight.data)
+            grad_w = np.einsum("no,ni->oi", g, x.data)
+            return grad_x, grad_w, (g.sum(axis=0) if ctx.has_bias else None)
+
+    lesson05.check_5_3(Flagged)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_5_3_kept_batch_axis_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson05.check_5_3(KeepsTheBatchAxis)
+    assert "correct" in capsys.readouterr().out
 
 
 def test_5_3_not_a_function_class() -> None:

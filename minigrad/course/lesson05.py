@@ -1,18 +1,24 @@
 """Checks for lesson 05 (FunctionalLinear: the linear layer as one Function).
 
 Each check calls the learner's code on inputs of its own (a rectangular case, where a
-shape gives a mistake away, and a square one, where only the values can), compares with
-NumPy, and, for Functions, runs `minigrad.gradcheck` in float64.
+shape gives a mistake away, a square one, where only the values can, and a batch of one
+sample), compares with NumPy, and, for Functions, runs `minigrad.gradcheck` in float64.
+
+Exercise 5.1 is the layer in the other layout, y = x W + b with W of shape (in, out) (as
+Flax's Dense stores its kernel): the learner derives its three gradients; the formulas of
+the lesson, for W of shape (out, in), are the most likely wrong answer and are named.
 """
 
 from __future__ import annotations
 
 import itertools
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad import conversions
 from minigrad.autodiff.errors import (
     GradientCountError,
     GradientForNonVariableError,
@@ -27,6 +33,7 @@ from minigrad.variable import Variable
 # values tell the mistakes apart.
 RECTANGULAR = (5, 3, 4, 11)
 SQUARE = (3, 3, 3, 12)
+ONE_SAMPLE = (1, 4, 2, 14)  # a batch of one: a sum over the batch keeps its axis or not
 
 
 def _case(batch: int, in_features: int, out_features: int, seed: int) -> dict[str, np.ndarray]:
@@ -38,6 +45,13 @@ def _case(batch: int, in_features: int, out_features: int, seed: int) -> dict[st
         "b": rng.normal(size=out_features),
         "g": rng.normal(size=(batch, out_features)),
     }
+
+
+def _dense_case(batch: int, in_features: int, out_features: int, seed: int) -> dict:
+    """Inputs for y = x W + b: x (N, in), W (in, out), b (out,), grad_output (N, out)."""
+    case = _case(batch, in_features, out_features, seed)
+    case["W"] = case["W"].T.copy()
+    return case
 
 
 def _leaf(values: np.ndarray, requires_grad: bool = True) -> Variable:
@@ -67,11 +81,22 @@ def _call(exercise: str, fn: Callable[..., Any], args: tuple, call: str, hint: s
         check.fail(exercise, f"{call} raised {type(error).__name__}: {_sentence(error)} {hint}")
 
 
+def _raised_by(error: BaseException, function: types.FunctionType) -> bool:
+    """Whether `function` itself raised `error` (the innermost frame of its traceback)."""
+    traceback = error.__traceback__
+    if traceback is None:
+        return False
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback.tb_frame.f_code is function.__code__
+
+
 # gradcheck follows Variable operations and .data, but .numpy() refuses a Variable that
-# requires grad: a learner who used it gets told so.
+# requires grad: a learner who used it gets told so. The rule looks at where the error was
+# raised (Variable.numpy), not at its message.
 NUMPY_IN_BACKWARD = (
     RuntimeError,
-    "Can't call numpy()",
+    lambda error: _raised_by(error, conversions.numpy),
     "Your code calls .numpy() on a Variable; work with Variable operations (@, .T, .sum(0)) "
     "or with .data, which gradcheck can follow.",
 )
@@ -85,17 +110,18 @@ def _gradcheck(exercise: str, fn: Callable[..., Any], inputs: tuple, call: str) 
 # --------------------------------------------------------------------------- Exercise 5.1
 
 PRODUCT_SHAPES = (
-    "Check each product's shapes: grad_x = grad_output @ W is (N, out) @ (out, in); "
-    "grad_W = grad_output.T @ x is (out, N) @ (N, in); grad_b = grad_output.sum(0)."
+    "Check each product's shapes against what it must give: grad_x has x's shape (N, in), "
+    "grad_W has W's shape (in, out), grad_b has b's shape (out,); grad_output is (N, out)."
 )
 GRAD_NAMES = ("grad_x", "grad_W", "grad_b")
+CALL = "dense_backward(x, W, grad_output)"
 
 
 def _three_gradients(exercise: str, result: Any, call: str) -> tuple:
     if not isinstance(result, (tuple, list)):
         check.fail(
             exercise,
-            f"{call} returned a {type(result).__name__}; return three gradients, "
+            f"{call} returned {check.with_article(result)}; return three gradients, "
             f"`return grad_x, grad_W, grad_b`.",
         )
     if len(result) != 3:
@@ -129,29 +155,40 @@ def _shape_hints(exercise: str, grads: tuple, case: dict[str, np.ndarray]) -> No
     """Hints for the shapes the usual mistakes give, before the plain shape comparison."""
     grad_x, grad_w, grad_b = grads
     batch, in_features = case["x"].shape
-    out_features = case["W"].shape[0]
+    out_features = case["W"].shape[1]
     # Each hint only where its shape cannot be the right one (with in == out, the transpose
-    # of (out, in) is (out, in) again).
-    if np.shape(grad_w) == (in_features, out_features) and in_features != out_features:
+    # of (in, out) is (in, out) again).
+    if np.shape(grad_w) == (out_features, in_features) and in_features != out_features:
         check.fail(
             exercise,
-            f"the gradient for `W` has shape {(in_features, out_features)}, expected "
-            f"{(out_features, in_features)}: did you forget a transpose? x.T @ grad_output "
-            f"is grad_W transposed; W's gradient is grad_output.T @ x.",
+            f"grad_W has shape {(out_features, in_features)}, expected W's shape "
+            f"{(in_features, out_features)}: that is the gradient for the (out, in) layout of "
+            f"the lesson (grad_output.T @ x). Here W is (in, out): derive it again from "
+            f"y[n, j] = sum_i x[n, i] W[i, j] + b[j], or transpose.",
         )
-    if np.shape(grad_w) == (batch, out_features, in_features):
+    if np.shape(grad_w) in (
+        (batch, in_features, out_features),
+        (batch, out_features, in_features),
+    ):
         check.fail(
             exercise,
-            f"grad_W has shape {(batch, out_features, in_features)}: one gradient per sample. "
-            f"Sum them over the batch (dim 0), or compute grad_output.T @ x directly, to get "
-            f"W's shape {(out_features, in_features)}.",
+            f"grad_W has shape {np.shape(grad_w)}: one gradient per sample. W is shared by "
+            f"the whole batch, so its gradient adds them up; a single matrix product does "
+            f"that sum, giving W's shape {(in_features, out_features)}.",
         )
-    if np.shape(grad_b) == (batch, out_features):
+    if np.shape(grad_b) == (batch, out_features) and batch > 1:
         check.fail(
             exercise,
             f"grad_b has shape {(batch, out_features)}, expected ({out_features},): did you "
             f"forget to sum the bias gradient over the batch? Every sample adds the same b, so "
             f"its gradient is grad_output.sum(0).",
+        )
+    if np.shape(grad_b) == (1, out_features) and batch == 1:
+        check.fail(
+            exercise,
+            f"with a batch of one sample grad_b has shape (1, {out_features}), expected "
+            f"({out_features},): the bias gradient sums over the batch axis, which leaves it "
+            f"out (grad_output.sum(0)), even when there is one sample.",
         )
     if np.shape(grad_b) == (in_features,) and in_features != out_features:
         check.fail(
@@ -165,50 +202,54 @@ def _shape_hints(exercise: str, grads: tuple, case: dict[str, np.ndarray]) -> No
             f"grad_b has shape ({batch},), one number per sample: you summed over dim 1 (the "
             f"outputs). Sum over dim 0, the batch: grad_output.sum(0).",
         )
-    if np.shape(grad_b) == ():
+    if np.shape(grad_b) == () and out_features > 1:
         check.fail(
             exercise,
             f"grad_b is a single number: you summed over everything. Sum over the batch only, "
             f"grad_output.sum(0), which has one entry per output ({out_features},).",
         )
     if np.shape(grad_x) == (batch, out_features) and in_features != out_features:
+        forward = np.allclose(grad_x, case["x"] @ case["W"])
         check.fail(
             exercise,
             f"grad_x has shape {(batch, out_features)}, the shape of grad_output, expected "
-            f"{(batch, in_features)} like x: multiply by W, grad_x = grad_output @ W.",
+            f"{(batch, in_features)} like x"
+            + (
+                ": that is x @ W, the forward's product; you used x where grad_output belongs."
+                if forward
+                else ""
+            )
+            + " The gradient for x multiplies grad_output by W in the way that takes the out "
+            "axis away.",
         )
 
 
 def _value_mistakes(case: dict[str, np.ndarray]) -> dict[str, dict[str, np.ndarray]]:
-    """For each gradient, hint → the value a known mistake gives. Most of these products
+    """For each gradient, hint -> the value a known mistake gives. Most of these products
     only fit in the square case; those that do not fit are left out."""
     x, w, g = case["x"], case["W"], case["g"]
     formulas = {
         "grad_x": {
-            "that is grad_output @ W.T: W needs no transpose here, grad_x = grad_output @ W "
-            "((N, out) @ (out, in)).": lambda: g @ w.T,
-            "that is x @ W: you used x where grad_output belongs; grad_x = grad_output @ W.": (
-                lambda: x @ w
-            ),
-            "that is W @ grad_output: wrong order of the product; grad_x = grad_output @ W.": (
-                lambda: w @ g
-            ),
-            "that is grad_output itself: the factor W is missing, grad_x = grad_output @ W.": (
-                lambda: g
-            ),
+            "that is grad_output @ W, the formula for the lesson's (out, in) layout. Here "
+            "y[n, j] = sum_i x[n, i] W[i, j], so x[n, i] meets W[i, j] and grad_x[n, i] = "
+            "sum_j grad_output[n, j] W[i, j]: that is grad_output @ W.T.": lambda: g @ w,
+            "that is x @ W: you used x where grad_output belongs.": lambda: x @ w,
+            "that is W @ grad_output: wrong order of the product.": lambda: w @ g,
+            "that is grad_output itself: the factor W is missing.": lambda: g,
         },
         "grad_W": {
-            "that is x.T @ grad_output, grad_W transposed: did you forget a transpose (or "
-            "swap the order)? grad_W = grad_output.T @ x.": lambda: x.T @ g,
-            "that is grad_output @ x: wrong order of the product, or a missing transpose; "
-            "grad_W = grad_output.T @ x.": lambda: g @ x,
-            "that is x.T @ x: you used x where grad_output belongs; grad_W = grad_output.T @ x.": (
-                lambda: x.T @ x
+            "that is grad_output.T @ x, the formula for the lesson's (out, in) layout, "
+            "transposed for this one: here grad_W[i, j] = sum_n x[n, i] grad_output[n, j], "
+            "which is x.T @ grad_output.": lambda: g.T @ x,
+            "that is grad_output @ x: wrong order of the product, or a missing transpose.": (
+                lambda: g @ x
             ),
-            "that is grad_output.T @ grad_output: you used grad_output where x belongs; "
-            "grad_W = grad_output.T @ x.": lambda: g.T @ g,
-            "that is the mean over the batch; the gradient of a sum over samples is their sum: "
-            "grad_output.T @ x.": lambda: g.T @ x / len(x),
+            "that is x.T @ x: you used x where grad_output belongs.": lambda: x.T @ x,
+            "that is grad_output.T @ grad_output: you used grad_output where x belongs.": (
+                lambda: g.T @ g
+            ),
+            "that is the mean over the batch; the gradient of a sum over samples is their "
+            "sum: no division by N.": lambda: x.T @ g / len(x),
         },
         "grad_b": {
             "that is grad_output summed over dim 1 (the outputs); sum over dim 0, the batch: "
@@ -224,19 +265,20 @@ def _value_mistakes(case: dict[str, np.ndarray]) -> dict[str, dict[str, np.ndarr
         mistakes[name] = {}
         for hint, formula in hints.items():
             try:
-                mistakes[name][hint] = formula()
+                value = formula()
             except ValueError:  # the product does not fit at these sizes
                 continue
+            mistakes[name][hint] = value
     return mistakes
 
 
-class _LinearWith(Function):
-    """y = x W^T + b, with the learner's linear_backward as its backward."""
+class _DenseWith(Function):
+    """y = x W + b (W of shape (in, out)), with the learner's dense_backward as backward."""
 
     @staticmethod
     def forward(ctx: Any, x: Variable, weight: Variable, bias: Variable) -> Variable:
         ctx.save_for_backward(x, weight)
-        return x @ weight.T + bias
+        return x @ weight + bias
 
     @classmethod
     def with_backward(cls, backward_fn: Callable[..., Any]) -> type[Function]:
@@ -244,13 +286,13 @@ class _LinearWith(Function):
             x, weight = ctx.saved_tensors
             return tuple(backward_fn(x, weight, grad_output))
 
-        return type("LinearWithYourBackward", (cls,), {"backward": staticmethod(backward)})
+        return type("DenseWithYourBackward", (cls,), {"backward": staticmethod(backward)})
 
 
 def _diagnose_on_square(fn: Callable[..., Any]) -> str | None:
-    """When linear_backward fails on rectangular inputs, run it where every product fits
+    """When dense_backward fails on rectangular inputs, run it where every product fits
     and name the known mistake its values match, if any."""
-    case = _case(*SQUARE)
+    case = _dense_case(*SQUARE)
     args = tuple(_leaf(case[key], False) for key in ("x", "W", "g"))
     try:
         result = fn(*args)
@@ -266,22 +308,22 @@ def _diagnose_on_square(fn: Callable[..., Any]) -> str | None:
     return None
 
 
-def check_5_1(linear_backward: Any) -> None:
-    """linear_backward(x, W, grad_output) → (grad_x, grad_W, grad_b) of y = x Wᵀ + b."""
+def check_5_1(dense_backward: Any) -> None:
+    """dense_backward(x, W, grad_output) -> (grad_x, grad_W, grad_b) of y = x W + b, with
+    W of shape (in, out): grad_x = G Wᵀ, grad_W = xᵀ G, grad_b = sum over the batch of G."""
     exercise = "5.1"
-    fn = _callable(exercise, linear_backward, "linear_backward")
-    call = "linear_backward(x, W, grad_output)"
-    for batch, in_features, out_features, seed in (RECTANGULAR, SQUARE):
-        case = _case(batch, in_features, out_features, seed)
+    fn = _callable(exercise, dense_backward, "dense_backward")
+    for batch, in_features, out_features, seed in (RECTANGULAR, SQUARE, ONE_SAMPLE):
+        case = _dense_case(batch, in_features, out_features, seed)
         x, w, g = case["x"], case["W"], case["g"]
-        expected = {"grad_x": g @ w, "grad_W": g.T @ x, "grad_b": g.sum(0)}
+        expected = {"grad_x": g @ w.T, "grad_W": x.T @ g, "grad_b": g.sum(0)}
         args = (_leaf(x, False), _leaf(w, False), _leaf(g, False))
         shapes = f"x {x.shape}, W {w.shape}, grad_output {g.shape}"
         try:
             result = fn(*args)
-        except NotImplementedError:
-            check.not_written(exercise)
         except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+            if check.is_stub(error):
+                check.not_written(exercise)
             diagnosis = _diagnose_on_square(fn)
             hint = (
                 f"On inputs with N = in = out, where every product fits, {diagnosis}"
@@ -290,9 +332,9 @@ def check_5_1(linear_backward: Any) -> None:
             )
             check.fail(
                 exercise,
-                f"{call} with {shapes} raised {type(error).__name__}: {_sentence(error)} {hint}",
+                f"{CALL} with {shapes} raised {type(error).__name__}: {_sentence(error)} {hint}",
             )
-        grads = _three_gradients(exercise, result, call)
+        grads = _three_gradients(exercise, result, CALL)
         _check_order(exercise, grads, expected)
         _shape_hints(exercise, grads, case)
         mistakes = _value_mistakes(case)
@@ -300,14 +342,31 @@ def check_5_1(linear_backward: Any) -> None:
             check.expect_close(
                 exercise, f"{name} (with {shapes})", got, expected[name], mistakes[name]
             )
-    case = _case(4, 3, 2, 13)
+    case = _dense_case(4, 3, 2, 13)
     inputs = (_leaf(case["x"]), _leaf(case["W"]), _leaf(case["b"]))
-    wrapped = _LinearWith.with_backward(fn)
-    _gradcheck(exercise, wrapped.apply, inputs, "a Function whose backward is linear_backward")
+    wrapped = _DenseWith.with_backward(fn)
+    _gradcheck(exercise, wrapped.apply, inputs, "a Function whose backward is dense_backward")
     check.passed(exercise)
 
 
+def linear_backward(x: Any, weight: Any, grad_output: Any) -> tuple:
+    """The gradients of y = x Wᵀ + b (W of shape (out, in)) for x, W and b: the lesson's
+    own formulas, G W, Gᵀ x and the sum of G's rows (G = grad_output, shape (N, out))."""
+    return grad_output @ weight, grad_output.T @ x, grad_output.sum(0)
+
+
+def dense_backward(x: Any, weight: Any, grad_output: Any) -> tuple:
+    """The gradients of y = x W + b (W of shape (in, out)): G Wᵀ, xᵀ G, the sum of G's rows."""
+    return grad_output @ weight.T, x.T @ grad_output, grad_output.sum(0)
+
+
 # --------------------------------------------------------------------------- Exercise 5.2
+
+
+# (N, in, out, seed): the second case has a sample whose grad_output is zero (its norm is
+# 0), the third is a batch of one sample.
+NORM_CASES = ((5, 3, 4, 21), (3, 6, 2, 22), (1, 3, 2, 23))
+ZERO_ROW = (22, 1)  # (seed of the case, the sample whose grad_output is all zeros)
 
 
 def check_5_2(per_sample_grad_norms: Any) -> None:
@@ -315,9 +374,11 @@ def check_5_2(per_sample_grad_norms: Any) -> None:
     exercise = "5.2"
     fn = _callable(exercise, per_sample_grad_norms, "per_sample_grad_norms")
     call = "per_sample_grad_norms(x, grad_output)"
-    for batch, in_features, out_features, seed in ((5, 3, 4, 21), (2, 6, 2, 22)):
+    for batch, in_features, out_features, seed in NORM_CASES:
         case = _case(batch, in_features, out_features, seed)
         x, g = case["x"], case["g"]
+        if seed == ZERO_ROW[0]:
+            g[ZERO_ROW[1]] = 0.0
         per_sample = g[:, :, None] * x[:, None, :]
         expected = np.sqrt((per_sample**2).sum(axis=(1, 2)))
         shapes = f"x {x.shape}, grad_output {g.shape}"
@@ -481,6 +542,28 @@ def check_5_3(linear: Any) -> None:
         _grad_of(exercise, b, "b"),
         g.sum(0),
         {"that is the mean over the batch; sum: grad_output.sum(0).": g.mean(0)},
+    )
+
+    # A bias of zeros, on a batch of one sample: still a bias, so it gets its gradient.
+    case = _case(1, 3, 2, 32)
+    x, w, b = _leaf(case["x"]), _leaf(case["W"]), _leaf(np.zeros(2))
+    y = _apply(exercise, cls, (x, w, b), f"{name}.apply(x, W, zeros)", "")
+    check.expect_close(exercise, f"{name}.apply(x, W, zeros)", y, case["x"] @ case["W"].T)
+    _backward(exercise, y, case["g"], with_bias=True)
+    if b.grad is None:
+        check.fail(
+            exercise,
+            "with a bias of zeros (a Variable, not None), b.grad is None after backward: a "
+            "zero bias is still a bias and gets grad_output.sum(0). Test `bias is None`, not "
+            "the bias's values.",
+        )
+    check.expect_close(
+        exercise,
+        "b.grad (a bias of zeros, one sample)",
+        b.grad,
+        case["g"].sum(0),
+        shape_hint="the bias gradient sums over the batch axis, which leaves it out, even "
+        "for a batch of one sample: grad_output.sum(0).",
     )
 
     # Without: forward must skip the bias, backward return None for it.

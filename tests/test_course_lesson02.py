@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 
+import numpy as np
 import pytest
 
 import minigrad
@@ -15,6 +17,13 @@ from minigrad.course import CheckError, lesson02
 def test_2_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson02.check_2_1(148.5, 186.0)
     assert "Exercise 2.1: correct." in capsys.readouterr().out
+
+
+def test_2_1_accepts_other_number_types(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: NumPy scalars and 0-d arrays, and an int-valued float."""
+    lesson02.check_2_1(np.float64(148.5), np.array(186.0))
+    lesson02.check_2_1(np.array(148.5), 186)
+    assert capsys.readouterr().out.count("Exercise 2.1: correct.") == 2
 
 
 def test_2_1_accepts_the_engines_variables(capsys: pytest.CaptureFixture) -> None:
@@ -38,6 +47,8 @@ def test_2_1_accepts_the_engines_variables(capsys: pytest.CaptureFixture) -> Non
         (186.0, 148.5, r"grad_x and grad_w are swapped"),
         (None, 186.0, r"grad_x is None"),
         (150.0, 186.0, r"grad_x is 150, expected 148\.5\.$"),
+        (0.0, 0.0, r"grad_x is 0, expected 148\.5\.$"),  # the edge: zeros
+        (186.0, 186.0, r"grad_x is 186, expected 148\.5\.$"),  # equal values: not a swap
     ],
 )
 def test_2_1_mistakes(grad_x: float | None, grad_w: float, hint: str) -> None:
@@ -132,9 +143,43 @@ def no_return(root):
     order_by_counting(root)
 
 
+def order_by_iterative_postorder(root):
+    """Another right answer: a depth-first post-order with an explicit stack, reversed."""
+    done, post, stack = {root}, [], [(root, iter(root.next_functions))]
+    while stack:
+        node, inputs = stack[-1]
+        for next_node, _output_nr in inputs:
+            if next_node is not None and next_node not in done:
+                done.add(next_node)
+                stack.append((next_node, iter(next_node.next_functions)))
+                break
+        else:
+            stack.pop()
+            post.append(node)
+    return post[::-1]
+
+
 def test_2_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson02.check_2_2(order_by_counting)
-    assert "Exercise 2.2: correct." in capsys.readouterr().out
+    lesson02.check_2_2(order_by_iterative_postorder)
+    assert capsys.readouterr().out.count("Exercise 2.2: correct.") == 2
+
+
+def test_2_2_hidden_graphs_hold_the_edge_cases() -> None:
+    graphs = dict(lesson02._graphs_22())
+    # a + a: one consumer uses the same node twice (two edges, one node)
+    a_plus_a = graphs["a + a"].grad_fn
+    assert a_plus_a.next_functions[0][0] is a_plus_a.next_functions[1][0]
+    # the smallest graph: one operation, its leaf and a constant
+    assert [
+        n.name() for n in order_by_counting(graphs["x * 2.0, one operation on one leaf"].grad_fn)
+    ] == [
+        "MulBackward",
+        "AccumulateGrad",
+    ]
+    # the chain is longer than the recursion limit
+    chain = graphs[f"a chain of {lesson02.CHAIN_LENGTH} multiplications"]
+    assert len(order_by_counting(chain.grad_fn)) > sys.getrecursionlimit()
 
 
 @pytest.mark.parametrize(
@@ -200,17 +245,68 @@ def fit_slope_one_short(w, xs, ys, lr, steps):
         w.data -= lr * w.grad.data
 
 
+def fit_slope_zero_after(w, xs, ys, lr, steps):
+    """Another right answer: the update under no_grad, then the gradient zeroed in place."""
+    for _ in range(steps):
+        loss = ((w * xs - ys) ** 2).mean()
+        loss.backward()
+        with minigrad.no_grad():
+            w -= lr * w.grad
+        w.grad.zero_()
+
+
+def fit_slope_zero_without_call(w, xs, ys, lr, steps):
+    """The lesson's bug: `w.grad.zero_` without the call does nothing."""
+    for _ in range(steps):
+        ((w * xs - ys) ** 2).mean().backward()
+        w.data -= lr * w.grad.data
+        w.grad.zero_  # noqa: B018 - the planted bug
+
+
+def fit_slope_zeroes_before_update(w, xs, ys, lr, steps):
+    """Zeroes the gradient between backward and the update: w never moves."""
+    for _ in range(steps):
+        ((w * xs - ys) ** 2).mean().backward()
+        w.grad.zero_()
+        w.data -= lr * w.grad.data
+
+
+def fit_slope_ignores_lr(w, xs, ys, lr, steps):
+    for _ in range(steps):
+        w.grad = None
+        ((w * xs - ys) ** 2).mean().backward()
+        w.data -= w.grad.data
+
+
 def test_2_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson02.check_2_3(fit_slope)
-    assert "Exercise 2.3: correct." in capsys.readouterr().out
+    lesson02.check_2_3(fit_slope_zero_after)
+    assert capsys.readouterr().out.count("Exercise 2.3: correct.") == 2
+
+
+def test_2_3_hidden_data_ends_with_a_single_step() -> None:
+    """The boundary: with one step a forgotten reset changes nothing, so a loop that skips
+    the first step (or takes none) is what this case catches."""
+    steps = [case[3] for case in lesson02._datasets_23()]
+    assert steps[-1] == 1
+
+    def skips_first_step_when_told_one(w, xs, ys, lr, steps):
+        if steps > 1:
+            fit_slope(w, xs, ys, lr, steps)
+
+    with pytest.raises(CheckError, match=r"after 1 steps? .*is still 0, so w never moved"):
+        lesson02.check_2_3(skips_first_step_when_told_one)
 
 
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
         (fit_slope_no_zero, r"forget to zero \.grad between steps"),
+        (fit_slope_zero_without_call, r"forget to zero \.grad between steps"),
+        (fit_slope_zeroes_before_update, r"still 0, so w never moved.*reset to zero before"),
+        (fit_slope_ignores_lr, r"w after 6 steps \(lr=0\.1\) is "),
         (fit_slope_ascent, r"moved uphill"),
-        (fit_slope_rebinds, r"still 0: update the caller's w in place"),
+        (fit_slope_rebinds, r"still 0, so w never moved: update the caller's w in place"),
         (fit_slope_one_short, r"after 5 steps: is one step missing"),
         ("fit_slope", r"pass the function itself"),
     ],
@@ -221,7 +317,7 @@ def test_2_3_mistakes(answer, hint: str) -> None:
 
 
 def test_2_3_numpy_reference_matches_the_engine() -> None:
-    (xs, ys, lr, steps), _ = lesson02._datasets_23()
+    xs, ys, lr, steps = lesson02._datasets_23()[0]
     w = minigrad.Variable(0.0, requires_grad=True)
     fit_slope(w, minigrad.Variable(xs), minigrad.Variable(ys), lr, steps)
     assert w.item() == pytest.approx(lesson02.fit_slope_numpy(xs, ys, lr, steps))
@@ -262,9 +358,27 @@ def value_instead(f, x):
     return f(x)
 
 
+def derivative_keywords(f, x):
+    """Another right answer: minigrad.autograd.grad with keywords and a list of inputs."""
+    return minigrad.autograd.grad(outputs=f(x), inputs=[x])[0]
+
+
 def test_2_4_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson02.check_2_4(derivative)
-    assert "Exercise 2.4: correct." in capsys.readouterr().out
+    lesson02.check_2_4(derivative_keywords)
+    assert capsys.readouterr().out.count("Exercise 2.4: correct.") == 2
+
+
+def test_2_4_hidden_vector_holds_a_zero() -> None:
+    """An answer that divides by x (f(x)/x · 2, say) is caught at the 0 entry."""
+
+    def by_division(f, x):
+        (slope,) = minigrad.grad(f(x), x)
+        return slope * x / x  # nan where x is 0
+
+    with np.errstate(invalid="ignore"):
+        with pytest.raises(CheckError, match=r"with x of shape \(3,\) is \[.*nan"):
+            lesson02.check_2_4(by_division)
 
 
 @pytest.mark.parametrize(
@@ -351,7 +465,7 @@ def fit_slope_rebinds_then_reads_grad(w, xs, ys, lr, steps):
             r"raised RuntimeError: a leaf Variable .* Do the update "
             r"under `with minigrad\.no_grad\(\):`",
         ),
-        (fit_slope_rebinds_then_reads_grad, r"did you replace w with a new Variable"),
+        (fit_slope_rebinds_then_reads_grad, r"did you replace it with a new Variable"),
     ],
 )
 # The planted rebinding mistake reads .grad of a non-leaf, which warns as in PyTorch.
@@ -359,6 +473,37 @@ def fit_slope_rebinds_then_reads_grad(w, xs, ys, lr, steps):
 def test_2_3_errors_get_a_hint(answer, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson02.check_2_3(answer)
+
+
+def test_2_3_an_error_that_only_mentions_none_gets_no_hint() -> None:
+    """A TypeError raised while w.grad holds a gradient, and an AttributeError raised by hand
+    (no .obj), are not blamed on a None gradient, whatever their words."""
+
+    def raises_type_error(w, xs, ys, lr, steps):
+        ((w * xs - ys) ** 2).mean().backward()
+        raise TypeError("unsupported operand type(s) for *: 'float' and 'NoneType'")
+
+    with pytest.raises(CheckError) as info:
+        lesson02.check_2_3(raises_type_error)
+    assert str(info.value).endswith("'float' and 'NoneType'.")
+
+    def raises_attribute_error(w, xs, ys, lr, steps):
+        raise AttributeError("'NoneType' object has no attribute 'data'")
+
+    with pytest.raises(CheckError) as info:
+        lesson02.check_2_3(raises_attribute_error)
+    assert str(info.value).endswith("has no attribute 'data'.")
+
+
+def test_leaf_in_place_error_is_recognised_by_type_and_site() -> None:
+    w = minigrad.Variable(1.0, requires_grad=True)
+    try:
+        w.sub_(0.5)
+    except RuntimeError as error:
+        assert lesson02.is_leaf_in_place_error(error)
+    assert not lesson02.is_leaf_in_place_error(
+        RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    )
 
 
 def test_2_2_other_errors_are_reported_as_such() -> None:

@@ -6,13 +6,63 @@ by walking the graph themselves), and name the likely mistake when an answer is 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.grad_mode import enable_grad
 from minigrad.course import check
 from minigrad.variable import Variable
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def _raise_site(error: BaseException) -> CodeType | None:
+    """The code object of the function whose `raise` produced `error` (the innermost frame
+    of its traceback), or None for an error that was never raised."""
+    traceback = error.__traceback__
+    if traceback is None:
+        return None
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback.tb_frame.f_code
+
+
+@functools.cache
+def _leaf_in_place_reference() -> tuple[type, CodeType | None]:
+    """The type and raise site of the error minigrad gives for an in-place change of a leaf
+    that requires grad, made here once with grad mode on."""
+    with enable_grad():
+        leaf = Variable(1.0, requires_grad=True)
+        try:
+            leaf -= 1.0
+        except RuntimeError as error:
+            return type(error), _raise_site(error)
+    raise AssertionError("an in-place change of a leaf that requires grad was not refused")
+
+
+def is_leaf_in_place_error(error: BaseException) -> bool:
+    """True for the error an in-place change of a leaf that requires grad raises under grad
+    mode (`w -= lr * w.grad` outside no_grad). It is matched by its type and the place that
+    raises it, the same as for a leaf changed here on purpose, never by its wording."""
+    kind, site = _leaf_in_place_reference()
+    return type(error) is kind and site is not None and _raise_site(error) is site
+
+
+def local_of(error: BaseException, function: Callable, name: str) -> Any:
+    """The value the local variable `name` had in `function`'s frame when `error` went
+    through it (None when the function did not run, or has no such local)."""
+    code = getattr(function, "__code__", None)
+    traceback = error.__traceback__
+    while traceback is not None:
+        if traceback.tb_frame.f_code is code:
+            return traceback.tb_frame.f_locals.get(name)
+        traceback = traceback.tb_next
+    return None
+
 
 # --------------------------------------------------------------------------- Exercise 2.1
 
@@ -89,7 +139,8 @@ CHAIN_LENGTH = 2000  # longer than Python's default recursion limit (1000)
 
 
 def _graphs_22() -> list[tuple[str, Variable]]:
-    """Graphs an order must handle: a + a, a diamond with a constant, a shortcut, a chain."""
+    """Graphs an order must handle: a + a (one consumer using a node twice), one operation,
+    a diamond with a constant, a shortcut, and a chain longer than the recursion limit."""
     x = Variable(1.5, requires_grad=True)
     a = x * x
     a_plus_a = a + a
@@ -101,11 +152,15 @@ def _graphs_22() -> list[tuple[str, Variable]]:
     # x is used first and last: reached early by a short path, and late by a long one.
     shortcut = (x * 2.0).tanh().sigmoid() + x
 
+    # The smallest graph: one operation on one leaf (and a constant).
+    single = x * 2.0
+
     chain = x
     for _ in range(CHAIN_LENGTH):
         chain = chain * 1.0
     return [
         ("a + a", a_plus_a),
+        ("x * 2.0, one operation on one leaf", single),
         ("the diamond b*3 + exp(b)", diamond),
         ("the graph tanh(2x).sigmoid() + x", shortcut),
         (f"a chain of {CHAIN_LENGTH} multiplications", chain),
@@ -135,7 +190,6 @@ def check_2_2(backward_order: Callable[[Any], Any]) -> None:
         check.fail(exercise, f"pass the function itself; got {check.with_article(backward_order)}.")
     recursion = (
         RecursionError,
-        "",
         "Your function hit Python's recursion limit (about 1000 nested calls): walk the "
         "graph with a loop and an explicit stack (a list), not with recursion.",
     )
@@ -223,12 +277,16 @@ def fit_slope_numpy(
 
 
 def _datasets_23() -> list[tuple[np.ndarray, np.ndarray, float, int]]:
+    """(xs, ys, lr, steps) for the check; the last takes a single step, the boundary where
+    a forgotten reset makes no difference yet and an off-by-one loop takes none."""
     rng = np.random.default_rng(23)
     first_x = rng.normal(size=8)
     second_x = rng.uniform(-2.0, 2.0, size=12)
+    third_x = rng.normal(size=5)
     return [
         (first_x, 3.0 * first_x + 0.1 * rng.normal(size=8), 0.1, 6),
         (second_x, -1.5 * second_x + 0.2 * rng.normal(size=12), 0.05, 9),
+        (third_x, 2.0 * third_x, 0.2, 1),
     ]
 
 
@@ -248,7 +306,7 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
             Variable(ys),
             lr,
             steps,
-            hints=_fit_slope_hints(w),
+            hints=_fit_slope_hints(w, fit_slope),
         )
         what = f"w after {steps} steps (lr={lr})"
         if not w.is_leaf:
@@ -257,9 +315,10 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
         if got.shape == () and float(got) == 0.0:
             check.fail(
                 exercise,
-                f"{what} is still 0: update the caller's w in place (w.data -= lr * "
-                f"w.grad.data); `w = w - ...` makes a new Variable and leaves the caller's w "
-                f"as it was.",
+                f"{what} is still 0, so w never moved: update the caller's w in place (w.data "
+                f"-= lr * w.grad.data); `w = w - ...` makes a new Variable and leaves the "
+                f"caller's w as it was. (A gradient reset to zero before the update reads it, "
+                f"or a loop that runs no step, leaves w at 0 too.)",
             )
         mistakes = {
             "did you forget to zero .grad between steps? backward() adds into w.grad, so "
@@ -281,30 +340,39 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
     check.passed(exercise)
 
 
-def _fit_slope_hints(w: Variable) -> list[check.HintRule]:
-    """Hints for the errors fit_slope raises most often; `w` is the leaf it was given."""
+def _fit_slope_hints(w: Variable, fit_slope: Callable) -> list[check.HintRule]:
+    """Hints for the errors fit_slope raises most often; `w` is the leaf it was given.
 
-    def grad_is_none(error: BaseException) -> str | None:
-        if not isinstance(error, (AttributeError, TypeError)) or "NoneType" not in str(error):
+    They read the error's type and fields and the state of the Variables (the caller's w,
+    and the local `w` inside fit_slope when it failed), never the error's wording."""
+
+    def about_none(error: BaseException) -> str | None:
+        on_none = isinstance(error, AttributeError) and error.name is not None
+        if not ((on_none and error.obj is None) or isinstance(error, TypeError)):
             return None
+        inside = local_of(error, fit_slope, "w")
+        if isinstance(inside, Variable) and inside is not w:
+            return (
+                "Here w inside fit_slope is no longer the leaf you were given: did you replace "
+                "it with a new Variable (`w = w - ...`)? That one is not a leaf, so backward() "
+                "leaves its .grad None. Change w.data in place instead."
+            )
         if w.grad is None:
             return (
                 "Before the first backward(), w.grad is None: reset it after the update "
                 "(`w.grad = None`), or check for None before zeroing it."
             )
+        return None
+
+    def in_place(error: BaseException) -> str | None:
+        if not is_leaf_in_place_error(error):
+            return None
         return (
-            "Here w.grad was None although backward() ran: did you replace w with a new "
-            "Variable (`w = w - ...`)? Only the leaf you were given stores a .grad; change "
-            "w.data in place instead."
+            "Do the update under `with minigrad.no_grad():`, or change the data alone: "
+            "`w.data -= lr * w.grad.data`."
         )
 
-    in_place = (
-        RuntimeError,
-        "in-place",
-        "Do the update under `with minigrad.no_grad():`, or change the data alone: "
-        "`w.data -= lr * w.grad.data`.",
-    )
-    return [grad_is_none, in_place]
+    return [about_none, in_place]
 
 
 # --------------------------------------------------------------------------- Exercise 2.4
@@ -351,7 +419,7 @@ def check_2_4(derivative: Callable[[Callable, Variable], Any]) -> None:
             "gradient and leaves every .grad alone.",
         )
 
-    vector = np.array([1.0, -2.0, 0.5])
+    vector = np.array([1.0, 0.0, -2.0])  # 0: an edge where the derivative is 0 too
     x = Variable(vector, requires_grad=True)
     answer = _derivative_of(exercise, derivative, square_sum, x)
     what = "derivative(f, x) for f(x) = (w * x * x).sum() with x of shape (3,)"

@@ -1,4 +1,5 @@
-"""Tests of lesson 12's exercise checks: the reference answers pass, known mistakes get hints."""
+"""Tests of lesson 12's exercise checks: right answers (written several ways) pass, each
+named mistake gets its own hint, and the hidden data holds edge cases that matter."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ from minigrad.course import CheckError, lesson12
 # --------------------------------------------------------------------------- Exercise 12.1
 
 
-def _scaled_sin(name: str, jvp, save: bool = True, value=None) -> type:
-    """A ScaledSin (y = a * sin(b)) whose jvp is `jvp(a, b, ta, tb)` on Variables."""
+def _scaled_cos(name: str, jvp, save: bool = True, value=None) -> type:
+    """A ScaledCos (y = a * cos(b)) whose jvp is `jvp(a, b, ta, tb)` on Variables."""
 
     def forward(ctx, a, b):
         if save:
             ctx.save_for_forward(a, b)
-        return value(a.data, b.data) if value else a.data * np.sin(b.data)
+        return value(a.data, b.data) if value else a.data * np.cos(b.data)
 
     def jvp_method(ctx, ta, tb):
         a, b = ctx.saved_for_forward
@@ -31,68 +32,157 @@ def _scaled_sin(name: str, jvp, save: bool = True, value=None) -> type:
     )
 
 
-ScaledSin = _scaled_sin("ScaledSin", lambda a, b, ta, tb: ta * b.sin() + a * b.cos() * tb)
+ScaledCos = _scaled_cos("ScaledCos", lambda a, b, ta, tb: ta * b.cos() - a * b.sin() * tb)
 
 
 def test_12_1_reference_passes(capsys) -> None:
-    lesson12.check_12_1(ScaledSin)
-    assert "Exercise 12.1: correct." in capsys.readouterr().out
+    lesson12.check_12_1(ScaledCos)
+    assert capsys.readouterr().out == "Exercise 12.1: correct.\n"
 
 
 def test_12_1_numpy_jvp_passes(capsys) -> None:
-    answer = _scaled_sin(
-        "ScaledSinNumpy",
-        lambda a, b, ta, tb: ta.data * np.sin(b.data) + a.data * np.cos(b.data) * tb.data,
+    """Written differently: NumPy on .data, terms in the other order, a NumPy array back."""
+    answer = _scaled_cos(
+        "ScaledCosNumpy",
+        lambda a, b, ta, tb: -(a.data * tb.data) * np.sin(b.data) + np.cos(b.data) * ta.data,
     )
     lesson12.check_12_1(answer)
+    assert "correct" in capsys.readouterr().out
+
+
+class ScaledCosWithBackward(minigrad.Function):
+    """Written differently: forward also saves for backward, jvp via the chain rule through
+    a helper Variable c = cos(b), and a backward the check never calls."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_forward(a, b)
+        ctx.save_for_backward(a, b)
+        return a.data * np.cos(b.data)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return grad_output * b.cos(), -grad_output * a * b.sin()
+
+    @staticmethod
+    def jvp(ctx, a_tangent, b_tangent):
+        a, b = ctx.saved_for_forward
+        cos_tangent = -b.sin() * b_tangent
+        return a_tangent * b.cos() + a * cos_tangent
+
+
+def test_12_1_answer_with_backward_passes(capsys) -> None:
+    lesson12.check_12_1(ScaledCosWithBackward)
     assert "correct" in capsys.readouterr().out
 
 
 class NoJvp(minigrad.Function):
     @staticmethod
     def forward(ctx, a, b):
-        return a.data * np.sin(b.data)
+        return a.data * np.cos(b.data)
+
+
+class ReadsSavedTensors(minigrad.Function):
+    """PyTorch's spelling: jvp unpacks ctx.saved_tensors."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_forward(a, b)
+        return a.data * np.cos(b.data)
+
+    @staticmethod
+    def jvp(ctx, a_tangent, b_tangent):
+        a, b = ctx.saved_tensors
+        return a_tangent * b.cos() - a * b.sin() * b_tangent
+
+
+def _wrong(name, rule):
+    return _scaled_cos(name, rule)
 
 
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (_scaled_sin("Primal", lambda a, b, ta, tb: a * b.sin()), "value a·sin\\(b\\), not its"),
-        (_scaled_sin("OnlyA", lambda a, b, ta, tb: ta * b.sin()), "term of b is missing"),
-        (_scaled_sin("OnlyB", lambda a, b, ta, tb: a * b.cos() * tb), "term of a is missing"),
-        (
-            _scaled_sin("NoTangents", lambda a, b, ta, tb: b.sin() + a * b.cos()),
-            "tangents are left out",
-        ),
-        (
-            _scaled_sin("SinNotCos", lambda a, b, ta, tb: ta * b.sin() + a * b.sin() * tb),
-            "derivative of sin is cos",
-        ),
-        (
-            _scaled_sin("Minus", lambda a, b, ta, tb: ta * b.sin() - a * b.cos() * tb),
-            "wrong sign",
-        ),
-        (
-            _scaled_sin("Swapped", lambda a, b, ta, tb: tb * b.sin() + a * b.cos() * ta),
-            "tangents are swapped",
-        ),
-        (
-            _scaled_sin("NoSave", lambda a, b, ta, tb: ta, save=False),
-            "call `ctx.save_for_forward\\(a, b\\)`",
-        ),
-        (_scaled_sin("NoReturn", lambda a, b, ta, tb: None), "jvp must `return`"),
-        (
-            _scaled_sin("WrongValue", lambda a, b, ta, tb: ta, value=lambda a, b: np.sin(b)),
-            "that is sin\\(b\\): multiply by a",
-        ),
+        # the mistakes issue 19 names: the tangent factor, one input's term, sign, cos/sin
+        (_wrong("ForgotDotB", lambda a, b, ta, tb: ta * b.cos() - a * b.sin()),
+         "not multiplied by b's tangent"),
+        (_wrong("ForgotDotA", lambda a, b, ta, tb: b.cos() - a * b.sin() * tb),
+         "not multiplied by a's tangent"),
+        (_wrong("NoTangents", lambda a, b, ta, tb: b.cos() - a * b.sin()),
+         "tangents are left out"),
+        (_wrong("OnlyA", lambda a, b, ta, tb: ta * b.cos()), "term of b is missing"),
+        (_wrong("OnlyB", lambda a, b, ta, tb: -a * b.sin() * tb), "term of a is missing"),
+        (_wrong("PlusSin", lambda a, b, ta, tb: ta * b.cos() + a * b.sin() * tb), "wrong sign"),
+        (_wrong("MinusCos", lambda a, b, ta, tb: ta * b.cos() - a * b.cos() * tb),
+         "term of b uses cos\\(b\\)"),
+        (_wrong("PlusCos", lambda a, b, ta, tb: ta * b.cos() + a * b.cos() * tb),
+         "the derivative of sin"),
+        (_wrong("SinRule", lambda a, b, ta, tb: ta * b.sin() + a * b.cos() * tb),
+         "rule of a·sin\\(b\\)"),
+        (_wrong("SinInA", lambda a, b, ta, tb: ta * b.sin() - a * b.sin() * tb),
+         "term of a uses sin\\(b\\)"),
+        (_wrong("Swapped", lambda a, b, ta, tb: tb * b.cos() - a * b.sin() * ta),
+         "tangents are swapped"),
+        (_wrong("Primal", lambda a, b, ta, tb: a * b.cos()), "value a·cos\\(b\\), not its"),
+        (_scaled_cos("NoSave", lambda a, b, ta, tb: ta, save=False),
+         "call `ctx.save_for_forward\\(a, b\\)`"),
+        (ReadsSavedTensors, "jvp unpacked ctx.saved_tensors"),
+        (_wrong("NoReturn", lambda a, b, ta, tb: None), "jvp must `return`"),
+        (_scaled_cos("ValueSin", lambda a, b, ta, tb: ta, value=lambda a, b: a * np.sin(b)),
+         "that is a·sin\\(b\\): the value is a·cos\\(b\\)"),
+        (_scaled_cos("ValueCos", lambda a, b, ta, tb: ta, value=lambda a, b: np.cos(b)),
+         "that is cos\\(b\\): multiply by a"),
         (NoJvp, "has no jvp"),
-        (ScaledSin.apply, "not `ScaledSin.apply`"),
+        (ScaledCos.apply, "not `ScaledCos.apply`"),
         (lambda a, b: a, "subclasses minigrad.Function"),
     ],
-)
+)  # fmt: skip
 def test_12_1_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson12.check_12_1(answer)
+
+
+def test_12_1_hidden_data_has_edge_cases() -> None:
+    """A zero tangent, b = 0 entries, an input without tangent, and a single entry."""
+    cases = lesson12._SCALED_COS_CASES
+    assert any(ta is None or tb is None for _, _, ta, tb in cases)
+    assert any(ta is not None and not np.any(ta) for _, _, ta, _ in cases)
+    assert any(np.any(np.asarray(b) == 0) for _, b, _, _ in cases)
+    assert any(np.size(a) == 1 for a, _, _, _ in cases)
+
+
+def test_12_1_right_only_where_b_is_zero_is_caught() -> None:
+    """Dropping the term of b is right exactly where sin(b) = 0: other entries catch it."""
+    only_a = _wrong("OnlyA", lambda a, b, ta, tb: ta * b.cos())
+    with pytest.raises(CheckError, match="term of b is missing"):
+        lesson12.check_12_1(only_a)
+
+
+def test_12_1_first_case_tells_the_mistakes_apart() -> None:
+    """In the first case every named mistake gives a different value (else a hint would
+    name the wrong one)."""
+    a, b, ta, tb = (np.asarray(v, float) for v in lesson12._SCALED_COS_CASES[0])
+    values = list(lesson12._scaled_cos_mistakes(a, b, ta, tb).values())
+    values.append(ta * np.cos(b) - a * np.sin(b) * tb)
+    for i, first in enumerate(values):
+        for second in values[i + 1 :]:
+            assert not np.allclose(first, second)
+
+
+def test_12_1_rule_agrees_with_pytorch() -> None:
+    """The check's closed form, against torch.func.jvp on the same cases."""
+    torch = pytest.importorskip("torch")
+    for a_values, b_values, ta_values, tb_values in lesson12._SCALED_COS_CASES:
+        a, b = np.asarray(a_values, float), np.asarray(b_values, float)
+        ta = np.zeros_like(a) if ta_values is None else np.asarray(ta_values, float)
+        tb = np.zeros_like(b) if tb_values is None else np.asarray(tb_values, float)
+        _, tangent = torch.func.jvp(
+            lambda x, y: x * torch.cos(y),
+            (torch.tensor(a), torch.tensor(b)),
+            (torch.tensor(ta), torch.tensor(tb)),
+        )
+        np.testing.assert_allclose(tangent.numpy(), ta * np.cos(b) - a * np.sin(b) * tb)
 
 
 # --------------------------------------------------------------------------- Exercise 12.2
@@ -117,17 +207,35 @@ def jacobian_with_dual_level(f, x):
     return minigrad.Variable(np.stack(columns, axis=1))
 
 
-def _columns_with(tangent_for):
-    """jacobian_by_columns with the tangent for column j given by tangent_for(x, j)."""
+def jacobian_filled_in_place(f, x):
+    """Written differently: a preallocated (m, n) array filled column by column."""
+    identity = np.eye(x.numel())
+    first = functional.jvp(f, x, minigrad.Variable(identity[0]))[1].data
+    jacobian = np.empty((first.size, x.numel()))
+    jacobian[:, 0] = first
+    for j in range(1, x.numel()):
+        jacobian[:, j] = functional.jvp(f, x, minigrad.Variable(identity[j]))[1].data
+    return jacobian
+
+
+def _columns_with(tangent_for, count=lambda x: x.numel()):
+    """jacobian_by_columns with the tangent for column j given by tangent_for(x, j), for
+    j in range(count(x))."""
 
     def answer(f, x):
         columns = []
-        for j in range(x.numel()):
+        for j in range(count(x)):
             _, column = functional.jvp(f, x, minigrad.Variable(tangent_for(x, j)))
             columns.append(column.data)
         return np.stack(columns, axis=1)
 
     return answer
+
+
+def _unit(x, j):
+    e = np.zeros(x.shape)
+    e[j] = 1.0
+    return e
 
 
 def jacobian_stacked_as_rows(f, x):
@@ -147,39 +255,65 @@ def jacobian_without_level(f, x):
     return f(dual)
 
 
+def jacobian_first_column_only(f, x):
+    return functional.jvp(f, x, minigrad.Variable(_unit(x, 0)))[1].data
+
+
 def test_12_2_reference_passes(capsys) -> None:
     lesson12.check_12_2(jacobian_by_columns)
-    assert "Exercise 12.2: correct." in capsys.readouterr().out
+    assert capsys.readouterr().out == "Exercise 12.2: correct.\n"
 
 
-def test_12_2_dual_level_answer_passes(capsys) -> None:
-    lesson12.check_12_2(jacobian_with_dual_level)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        jacobian_with_dual_level,
+        jacobian_filled_in_place,
+        lambda f, x: functional.jacobian(f, x, strategy="forward-mode"),
+    ],
+)
+def test_12_2_other_right_answers_pass(answer, capsys) -> None:
+    lesson12.check_12_2(answer)
     assert "correct" in capsys.readouterr().out
-
-
-def _unit(x, j):
-    e = np.zeros(x.shape)
-    e[j] = 1.0
-    return e
 
 
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
+        # a missing column, an extra one, rows for columns (issue 19)
+        (_columns_with(_unit, lambda x: x.numel() - 1), "2 columns for an x with 3 entries"),
+        (_columns_with(_unit, lambda x: x.numel() + 1), "j ran past the last entry"),
+        (jacobian_first_column_only, "a single column"),
         (jacobian_stacked_as_rows, "columns ended up as rows"),
         (_columns_with(lambda x, j: np.ones(x.shape)), "not all ones"),
         (_columns_with(lambda x, j: x.data), "not the input x itself"),
         (_columns_with(lambda x, j: x.data[j] * _unit(x, j)), "not x_j·e_j"),
         (_columns_with(lambda x, j: 2 * _unit(x, j)), "J times 2: the tangents were scaled"),
-        (jacobian_by_rows, "that is reverse mode"),
+        (jacobian_by_rows, "2 backward passes: that is reverse mode"),
         (jacobian_list_of_columns, "list of Variables: stack the columns"),
         (jacobian_without_level, "with forward_ad.dual_level"),
-        (lambda f, x: None, "forget to `return`"),
+        (lambda f, x: None, "forget to `return` the Jacobian"),
     ],
 )
 def test_12_2_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson12.check_12_2(answer)
+
+
+def test_12_2_missing_column_is_not_called_a_sum() -> None:
+    """Issue 19: a missing column used to get "did you sum or average over an axis"."""
+    with pytest.raises(CheckError) as caught:
+        lesson12.check_12_2(_columns_with(_unit, lambda x: x.numel() - 1))
+    assert "sum" not in str(caught.value)
+    assert "one column per input entry" in str(caught.value)
+
+
+def test_12_2_rows_count_wrong() -> None:
+    def first_output_only(f, x):
+        return jacobian_by_columns(f, x)[:1]
+
+    with pytest.raises(CheckError, match="1 row, but f has 2 outputs"):
+        lesson12.check_12_2(first_output_only)
 
 
 def test_12_2_too_many_passes() -> None:
@@ -192,84 +326,103 @@ def test_12_2_too_many_passes() -> None:
         lesson12.check_12_2(one_pass_per_entry)
 
 
+def test_12_2_hidden_data_has_edge_cases() -> None:
+    """Wide, tall and square Jacobians, a zero column at x_j = 0, and a single input."""
+    shapes = [jac(np.asarray(x)).shape for _, _, jac, x in lesson12._JACOBIAN_CASES]
+    assert any(m < n for m, n in shapes) and any(m > n for m, n in shapes)
+    assert any(m == n for m, n in shapes) and any(n == 1 for _, n in shapes)
+    assert any(
+        np.any(np.all(jac(np.asarray(x)) == 0, axis=0)) for _, _, jac, x in lesson12._JACOBIAN_CASES
+    )
+
+
+def test_12_2_closed_forms_agree_with_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for _, f, jacobian_np, x_values in lesson12._JACOBIAN_CASES:
+        x = np.asarray(x_values, float)
+        ours = jacobian_by_columns(f, minigrad.Variable(x))
+        np.testing.assert_allclose(ours, jacobian_np(x), rtol=1e-10)
+    # the wide case through torch.func.jacfwd, independently of minigrad
+    wide = torch.tensor(lesson12._WIDE)
+    x = np.asarray(lesson12._JACOBIAN_CASES[0][3])
+    got = torch.func.jacfwd(lambda t: torch.tanh(wide @ t))(torch.tensor(x)).numpy()
+    np.testing.assert_allclose(got, lesson12._JACOBIAN_CASES[0][2](x), rtol=1e-10)
+
+
 # --------------------------------------------------------------------------- Exercise 12.3
 
 
-def hvp_forward_over_reverse(f, w, v):
-    with forward_ad.dual_level():
-        leaf = minigrad.Variable(w.data, requires_grad=True)
-        dual = forward_ad.make_dual(leaf, v)
-        (g,) = minigrad.grad(f(dual), dual)
-        return forward_ad.unpack_dual(g).tangent
+def hv_by_hand(w, v):
+    return 4 * (w @ w) * v + 8 * (w @ v) * w
 
 
-def hvp_returns_gradient(f, w, v):
-    with forward_ad.dual_level():
-        dual = forward_ad.make_dual(minigrad.Variable(w.data, requires_grad=True), v)
-        (g,) = minigrad.grad(f(dual), dual)
-        return forward_ad.unpack_dual(g).primal
+def hv_through_the_hessian(w, v):
+    """Written differently: form H = 4 (w·w) I + 8 w wᵀ, then multiply (as a Variable)."""
+    hessian = 4 * np.dot(w, w) * np.eye(w.size) + 8 * np.outer(w, w)
+    return minigrad.Variable(hessian @ v)
 
 
-def hvp_returns_pair(f, w, v):
-    with forward_ad.dual_level():
-        dual = forward_ad.make_dual(minigrad.Variable(w.data, requires_grad=True), v)
-        (g,) = minigrad.grad(f(dual), dual)
-        return forward_ad.unpack_dual(g)
+def hv_with_minigrad(w, v):
+    """Written differently: functional.hvp on f itself."""
+    _, hv = functional.hvp(
+        lambda u: (u * u).sum() * (u * u).sum(), minigrad.Variable(w), minigrad.Variable(v)
+    )
+    return hv
 
 
-def hvp_tangent_of_output(f, w, v):
-    with forward_ad.dual_level():
-        dual = forward_ad.make_dual(minigrad.Variable(w.data, requires_grad=True), v)
-        return forward_ad.unpack_dual(f(dual)).tangent
-
-
-def hvp_without_requires_grad(f, w, v):
-    with forward_ad.dual_level():
-        dual = forward_ad.make_dual(w, v)
-        (g,) = minigrad.grad(f(dual), dual)
-        return forward_ad.unpack_dual(g).tangent
-
-
-def hvp_with_ones(f, w, v):
-    return hvp_forward_over_reverse(f, w, minigrad.Variable(np.ones(w.shape)))
-
-
-def hvp_reverse_over_reverse(f, w, v):
-    leaf = minigrad.Variable(w.data, requires_grad=True)
-    (g,) = minigrad.grad(f(leaf), leaf, create_graph=True)
-    return minigrad.grad((g * v).sum(), leaf)[0]
-
-
-def hvp_unpacks_outside(f, w, v):
-    with forward_ad.dual_level():
-        dual = forward_ad.make_dual(minigrad.Variable(w.data, requires_grad=True), v)
-        (g,) = minigrad.grad(f(dual), dual)
-    return forward_ad.unpack_dual(g).tangent
-
-
-def test_12_3_reference_passes(capsys) -> None:
-    lesson12.check_12_3(hvp_forward_over_reverse)
-    assert "Exercise 12.3: correct." in capsys.readouterr().out
-
-
-def test_12_3_functional_hvp_passes(capsys) -> None:
-    lesson12.check_12_3(lambda f, w, v: functional.hvp(f, w, v)[1])
-    assert "correct" in capsys.readouterr().out
+@pytest.mark.parametrize("answer", [hv_by_hand, hv_through_the_hessian, hv_with_minigrad])
+def test_12_3_right_answers_pass(answer, capsys) -> None:
+    lesson12.check_12_3(answer)
+    assert capsys.readouterr().out == "Exercise 12.3: correct.\n"
 
 
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (hvp_returns_gradient, "the gradient ∇f\\(w\\), the primal of the gradient"),
-        (hvp_returns_pair, "the pair unpack_dual returns"),
-        (hvp_tangent_of_output, "single number.*It equals ∇f·v"),
-        (hvp_without_requires_grad, "requires_grad=True before make_dual"),
-        (hvp_with_ones, "H·1: the tangent must be v"),
-        (hvp_reverse_over_reverse, "reverse-over-reverse"),
-        (hvp_unpacks_outside, "with forward_ad.dual_level"),
-        (lambda f, w, v: None, "forget to `return`"),
+        (lambda w, v: 4 * (w @ w) * v, "only the term from moving the last w"),
+        (lambda w, v: 8 * (w @ v) * w, "only the term from moving the factor"),
+        (lambda w, v: 4 * (w @ w) * w, "that is the gradient"),
+        (lambda w, v: 4 * (w @ w) * v + 4 * (w @ v) * w, "half what it should be"),
+        (lambda w, v: 2 * (w @ w) * v + 4 * (w @ v) * w, "that is half of Hv"),
+        (lambda w, v: hv_by_hand(w, np.ones_like(v)), "not all ones"),
+        (lambda w, v: 4 * (w @ v) * v + 8 * (w @ w) * w, "dot products are swapped"),
+        (lambda w, v: v @ hv_by_hand(w, v), "single number.*vᵀHv"),
+        (lambda w, v: 4 * (w @ w) * (w @ v), "single number.*∇f·v"),
+        (lambda w, v: 4 * (w @ w) * np.eye(w.size) + 8 * np.outer(w, w), "that is H itself"),
+        (lambda w, v: None, "forget to `return` Hv"),
+        (lambda w, v: w.data @ w.data, "raised TypeError.*NumPy arrays here, not Variables"),
+        (lambda w, v: 4 * w.dot(w).item() * v.item(), "raised ValueError"),
+        (lambda w, v: w.norm() ** 2, "raised AttributeError.*NumPy arrays here"),
     ],
 )
 def test_12_3_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson12.check_12_3(answer)
+
+
+def test_12_3_hidden_data_has_edge_cases() -> None:
+    """A single entry, v = 0, v at right angles to w, and w = 0."""
+    cases = [(np.asarray(w), np.asarray(v)) for w, v in lesson12._QUARTIC_CASES]
+    assert any(w.size == 1 for w, _ in cases)
+    assert any(not v.any() for _, v in cases)
+    assert any(not w.any() for w, _ in cases)
+    assert any(w.any() and v.any() and w @ v == 0 for w, v in cases)
+
+
+def test_12_3_mistake_right_on_an_edge_case_is_still_caught() -> None:
+    """Dropping the term along w is right when v is at right angles to w; other cases
+    catch it, with its hint."""
+    with pytest.raises(CheckError, match="only the term from moving the last w"):
+        lesson12.check_12_3(lambda w, v: 4 * (w @ w) * v)
+
+
+def test_12_3_closed_form_agrees_with_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for w_values, v_values in lesson12._QUARTIC_CASES:
+        w = torch.tensor(w_values, dtype=torch.float64)
+        v = torch.tensor(v_values, dtype=torch.float64)
+        hessian = torch.func.hessian(lambda u: (u @ u) ** 2)(w)
+        np.testing.assert_allclose(
+            (hessian @ v).numpy(), hv_by_hand(np.asarray(w_values), np.asarray(v_values)),
+            atol=1e-12,
+        )  # fmt: skip

@@ -1,7 +1,9 @@
 """Checks for lesson 12 (forward mode and the JVP/VJP duality).
 
 Each check runs the learner's answer on inputs of its own, never the lesson's, and
-compares with values computed independently in NumPy from closed forms.
+compares with values computed independently in NumPy from closed forms. The lesson's later
+cells use minigrad's own forward_ad and functional, never an answer, so nothing here is a
+reference for them.
 """
 
 from __future__ import annotations
@@ -12,67 +14,141 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import forward_ad
+from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.course import check
 from minigrad.variable import Variable
 
-NO_LEVEL = "needs an open dual level"
 OPEN_A_LEVEL = (
     "Forward mode only works inside `with forward_ad.dual_level():`; make the duals, call "
     "the function and unpack the result all inside that block."
 )
 
 
-def _is_function_class(value: Any) -> bool:
-    from minigrad.autodiff.function import Function
+def _outside_dual_level(error: BaseException) -> bool:
+    """True when `error` was raised by forward_ad because no dual level was open (the
+    innermost frame of its traceback is forward_ad's level lookup)."""
+    traceback = error.__traceback__
+    if traceback is None:
+        return False
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback.tb_frame.f_code is forward_ad._level.__code__
 
+
+_NO_LEVEL = (RuntimeError, _outside_dual_level, OPEN_A_LEVEL)
+
+
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    """For example "1 column", "2 columns"; `words` gives an irregular plural ("entries")."""
+    return f"{count} {word}" if count == 1 else f"{count} {words or word + 's'}"
+
+
+def _is_function_class(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, Function)
 
 
 # --------------------------------------------------------------------------- Exercise 12.1
 
-# (a, b, tangent of a, tangent of b): tangents that are not 1, so a rule that leaves
-# them out shows; None means the input is a plain Variable (its tangent is zero).
-_SCALED_SIN_CASES: list[tuple[list, list, list | None, list | None]] = [
+# (a, b, tangent of a, tangent of b). Tangents other than 1, so that a rule which leaves
+# one out shows; None means the input is a plain Variable (the engine passes zeros). The
+# first case tells every named mistake apart; the later ones are edge cases: an explicit
+# zero tangent, b = 0 (where sin(b) = 0 hides the term of b), a single entry.
+_SCALED_COS_CASES: list[tuple[list, list, list | None, list | None]] = [
     ([0.7, -1.3, 2.0], [0.4, 1.1, -2.5], [0.5, -2.0, 1.5], [1.5, 0.25, -3.0]),
     (
         [[1.2, -0.4], [0.9, 2.2]],
         [[-0.6, 0.3], [1.7, -1.2]],
-        [[2.0, 1.0], [-0.5, 0.75]],
+        [[2.0, 1.5], [-0.5, 0.75]],
         [[-1.0, 0.5], [2.5, 1.25]],
     ),
     ([1.5, -0.8], [0.9, 2.4], None, [2.0, -0.5]),
     ([1.5, -0.8], [0.9, 2.4], [-1.5, 3.0], None),
+    ([1.5, -0.8, 2.0], [0.0, 0.9, 0.0], [0.0, 0.0, 0.0], [2.0, -0.5, 1.5]),
+    ([0.6], [-1.4], [-2.0], [0.5]),
 ]
 
 _FORGOT_SAVE = (
     AttributeError,
-    "saved_for_forward",
+    lambda error: error.name == "saved_for_forward" and isinstance(error.obj, FunctionCtx),
     "jvp reads ctx.saved_for_forward, but forward never filled it: call "
     "`ctx.save_for_forward(a, b)` in forward.",
 )
 
 
-def check_12_1(scaled_sin: type) -> None:
-    """ScaledSin: y = a * sin(b), with forward and a jvp(ctx, ta, tb) of its own."""
+def _reads_saved_tensors(scaled_cos: type) -> check.HintRule:
+    """A rule for a jvp that unpacks ctx.saved_tensors (PyTorch's spelling), which in
+    minigrad holds what save_for_backward kept: nothing, here."""
+
+    def rule(error: BaseException) -> str | None:
+        if not isinstance(error, ValueError):
+            return None
+        ctx = FunctionCtx((False, False))
+        try:
+            scaled_cos.forward(ctx, Variable(np.array([1.0])), Variable(np.array([0.5])))
+        except Exception:  # noqa: BLE001 - the learner's forward; then this rule says nothing
+            return None
+        if getattr(ctx, "saved_for_forward", None) and not ctx.saved_tensors:
+            return (
+                "forward kept a and b with save_for_forward, but jvp unpacked "
+                "ctx.saved_tensors, which holds what save_for_backward kept (nothing): in "
+                "minigrad, jvp reads them from ctx.saved_for_forward."
+            )
+        return None
+
+    return rule
+
+
+def _scaled_cos_mistakes(a, b, ta, tb) -> dict[str, np.ndarray]:
+    """Hint -> the tangent a likely mistake gives, for y = a·cos(b)."""
+    cos, sin = np.cos(b), np.sin(b)
+    return {
+        "that is the output's value a·cos(b), not its tangent: jvp returns how fast y moves "
+        "when a moves at speed ȧ and b at speed ḃ.": a * cos,
+        "the tangents are left out: that is the sum of the two partial derivatives, "
+        "cos(b) - a·sin(b). Multiply each by its own input's tangent.": cos - a * sin,
+        "the term of b is not multiplied by b's tangent: -a·sin(b) is only the partial "
+        "derivative; b moves at speed ḃ, so its term is -a·sin(b)·ḃ.": ta * cos - a * sin,
+        "the term of a is not multiplied by a's tangent: cos(b) is only the partial "
+        "derivative; a moves at speed ȧ, so its term is ȧ·cos(b).": cos - a * sin * tb,
+        "the term of b is missing: b moves too, and y depends on b through cos(b) "
+        "(product rule: one term per input).": ta * cos,
+        "the term of a is missing: a moves too, and y depends on a through the factor a "
+        "(product rule: one term per input).": -a * sin * tb,
+        "the term of b has the wrong sign: the derivative of cos(b) is -sin(b), so the "
+        "term is -a·sin(b)·ḃ.": ta * cos + a * sin * tb,
+        "the term of b uses cos(b): the derivative of cos(b) is -sin(b), not cos(b) (and "
+        "not its own value).": ta * cos - a * cos * tb,
+        "the term of b uses +cos(b), the derivative of sin: here y = a·cos(b), and the "
+        "derivative of cos(b) is -sin(b).": ta * cos + a * cos * tb,
+        "that is the rule of a·sin(b), ȧ·sin(b) + a·cos(b)·ḃ: here y = a·cos(b), so the term "
+        "of a is ȧ·cos(b) and the derivative of cos(b) is -sin(b).": ta * sin + a * cos * tb,
+        "the term of a uses sin(b): y moves with a at the rate cos(b), so that term is "
+        "ȧ·cos(b).": ta * sin - a * sin * tb,
+        "the tangents are swapped: ȧ goes with cos(b), ḃ with -a·sin(b).": tb * cos - a * sin * ta,
+    }
+
+
+def check_12_1(scaled_cos: type) -> None:
+    """ScaledCos: y = a * cos(b), with forward and a jvp(ctx, a_tangent, b_tangent) that
+    the learner derived: ẏ = ȧ·cos(b) - a·sin(b)·ḃ."""
     exercise = "12.1"
-    if not _is_function_class(scaled_sin):
-        owner = getattr(scaled_sin, "__self__", None)
+    if not _is_function_class(scaled_cos):
+        owner = getattr(scaled_cos, "__self__", None)
         if _is_function_class(owner):
-            check.fail(exercise, "pass the class itself, `ScaledSin`, not `ScaledSin.apply`.")
+            check.fail(exercise, "pass the class itself, `ScaledCos`, not `ScaledCos.apply`.")
         check.fail(
             exercise,
-            f"ScaledSin should be a class that subclasses minigrad.Function; got "
-            f"{check.with_article(scaled_sin)}.",
+            f"ScaledCos should be a class that subclasses minigrad.Function; got "
+            f"{check.with_article(scaled_cos)}.",
         )
-    from minigrad.autodiff.function import Function
-
-    if scaled_sin.jvp is Function.jvp:
-        check.fail(exercise, "ScaledSin has no jvp: define `def jvp(ctx, ta, tb)`.")
-    for a_values, b_values, ta_values, tb_values in _SCALED_SIN_CASES:
+    if scaled_cos.jvp is Function.jvp:
+        check.fail(exercise, "ScaledCos has no jvp: define `def jvp(ctx, a_tangent, b_tangent)`.")
+    hints = [_FORGOT_SAVE, _reads_saved_tensors(scaled_cos)]
+    for a_values, b_values, ta_values, tb_values in _SCALED_COS_CASES:
         a, b = np.asarray(a_values, float), np.asarray(b_values, float)
         ta = np.zeros_like(a) if ta_values is None else np.asarray(ta_values, float)
         tb = np.zeros_like(b) if tb_values is None else np.asarray(tb_values, float)
-        what = f"the tangent of ScaledSin.apply(a, b) for a = {a_values}, b = {b_values}"
+        what = f"the tangent of ScaledCos.apply(a, b) for a = {a_values}, b = {b_values}"
         if ta_values is None:
             what += f" (a has no tangent), tangent of b = {tb_values}"
         elif tb_values is None:
@@ -87,41 +163,26 @@ def check_12_1(scaled_sin: type) -> None:
                     a_in = forward_ad.make_dual(a_in, Variable(np.asarray(ta_values, float)))
                 if tb_values is not None:
                     b_in = forward_ad.make_dual(b_in, Variable(np.asarray(tb_values, float)))
-                out = scaled_sin.apply(a_in, b_in)
+                out = scaled_cos.apply(a_in, b_in)
                 return out, forward_ad.unpack_dual(out).tangent
 
-        out, tangent = check.call(exercise, what, run, hints=[_FORGOT_SAVE])
+        out, tangent = check.call(exercise, what, run, hints=hints)
         check.expect_close(
             exercise,
-            "the value of ScaledSin.apply(a, b)",
+            "the value of ScaledCos.apply(a, b)",
             out,
-            a * np.sin(b),
+            a * np.cos(b),
             {
-                "that is sin(b): multiply by a.": np.sin(b),
-                "that is a·cos(b): the value is a·sin(b); cos belongs in jvp.": a * np.cos(b),
+                "that is cos(b): multiply by a.": np.cos(b),
+                "that is a·sin(b): the value is a·cos(b).": a * np.sin(b),
+                "that is -a·sin(b), the derivative: the value is a·cos(b); the derivative "
+                "belongs in jvp.": -a * np.sin(b),
             },
         )
         if tangent is None:
-            check.fail(
-                exercise,
-                f"{what} is None: jvp must `return` the output's tangent.",
-            )
-        expected = ta * np.sin(b) + a * np.cos(b) * tb
-        mistakes = {
-            "that is the output's value a·sin(b), not its tangent: jvp returns how fast the "
-            "output moves, ȧ·sin(b) + a·cos(b)·ḃ.": a * np.sin(b),
-            "the term of b is missing (product rule): add a·cos(b)·ḃ.": ta * np.sin(b),
-            "the term of a is missing (product rule): add ȧ·sin(b).": a * np.cos(b) * tb,
-            "the tangents are left out: that is the sum of the partial derivatives, "
-            "sin(b) + a·cos(b); multiply each by its input's tangent.": np.sin(b) + a * np.cos(b),
-            "that used sin(b) in the term of b: the derivative of sin is cos, so the term "
-            "is a·cos(b)·ḃ.": ta * np.sin(b) + a * np.sin(b) * tb,
-            "the term of b has the wrong sign: d/db sin(b) = +cos(b).": ta * np.sin(b)
-            - a * np.cos(b) * tb,
-            "the tangents are swapped: ȧ goes with sin(b), ḃ with a·cos(b).": tb * np.sin(b)
-            + a * np.cos(b) * ta,
-        }
-        check.expect_close(exercise, what, tangent, expected, mistakes)
+            check.fail(exercise, f"{what} is None: jvp must `return` the output's tangent.")
+        expected = ta * np.cos(b) - a * np.sin(b) * tb
+        check.expect_close(exercise, what, tangent, expected, _scaled_cos_mistakes(a, b, ta, tb))
     check.passed(exercise)
 
 
@@ -151,8 +212,12 @@ class _Counted:
 _WIDE = np.array([[0.5, -1.0, 0.25], [1.5, 0.3, -0.7]])
 _TALL = np.array([[1.0, -0.5], [0.2, 0.8], [-1.2, 0.4], [0.6, 1.1]])
 _SQUARE = np.array([[0.4, 1.0, -0.3], [-0.8, 0.2, 0.5], [0.1, -0.6, 0.9]])
+_ZERO_COLUMN = np.array([[0.7, 0.0, -0.2, 1.1], [-0.4, 0.0, 0.9, 0.3]])
+_SINGLE_INPUT = np.array([0.5, -1.5, 2.0])
 
-# (label, f on Variables, Jacobian in NumPy, x)
+# (label, f on Variables, Jacobian in NumPy, x). Wide, tall and square first (they tell
+# the mistakes apart), then the edge cases: an input f does not depend on (a zero column,
+# at x_j = 0) and a single input entry (a one-column Jacobian).
 _JACOBIAN_CASES: list[tuple[str, Callable, Callable, list[float]]] = [
     (
         "tanh(W @ x) with W of shape (2, 3)",
@@ -161,7 +226,7 @@ _JACOBIAN_CASES: list[tuple[str, Callable, Callable, list[float]]] = [
         [0.3, -0.6, 1.2],
     ),
     (
-        "exp(W @ x) with W of shape (4, 2)",
+        "0.5 * exp(W @ x) with W of shape (4, 2)",
         lambda x: (Variable(_TALL) @ x).exp() * 0.5,
         lambda x: 0.5 * np.exp(_TALL @ x)[:, None] * _TALL,
         [0.4, -0.2],
@@ -174,14 +239,56 @@ _JACOBIAN_CASES: list[tuple[str, Callable, Callable, list[float]]] = [
         ),
         [0.9, -0.4, 0.7],
     ),
+    (
+        "tanh(W @ x) with W of shape (2, 4) whose column 1 is zero",
+        lambda x: (Variable(_ZERO_COLUMN) @ x).tanh(),
+        lambda x: (1 - np.tanh(_ZERO_COLUMN @ x) ** 2)[:, None] * _ZERO_COLUMN,
+        [0.5, 0.0, -1.0, 0.2],
+    ),
+    (
+        "tanh(c * x) with c of shape (3,) and x of shape (1,)",
+        lambda x: (Variable(_SINGLE_INPUT) * x).tanh(),
+        lambda x: ((1 - np.tanh(_SINGLE_INPUT * x) ** 2) * _SINGLE_INPUT)[:, None],
+        [0.8],
+    ),
 ]
 
+_ROWS_NOT_COLUMNS = (
+    "the columns ended up as rows: jvp with tangent e_j gives column j of J (how all m "
+    "outputs move when x_j moves), so put the jvps side by side (np.stack(columns, "
+    "axis=1)), not one below the other."
+)
 
-def _columns_as_rows_hint() -> str:
-    return (
-        "the columns ended up as rows: jvp with tangent e_j gives column j of J, so stack "
-        "the jvps side by side (np.stack(columns, axis=1)), not one below the other."
-    )
+_PAST_THE_END = (
+    IndexError,
+    "j ran past the last entry of x: J has one column per input entry, so j runs over "
+    "range(x.numel()), not over the outputs or one further.",
+)
+
+
+def _jacobian_shape_hint(got: np.ndarray, m: int, n: int) -> str | None:
+    """What a result of the wrong shape most likely means, or None for expect_shape's
+    generic hint. J is (m, n): m outputs, n inputs, one jvp per column."""
+    if got.ndim == 2 and got.shape == (n, m):
+        return _ROWS_NOT_COLUMNS
+    if got.ndim == 2 and got.shape[0] == m:
+        return (
+            f"it has {_plural(got.shape[1], 'column')} for an x with "
+            f"{_plural(n, 'entry', 'entries')}: J needs one column per "
+            f"input entry, one forward pass each with the unit tangent e_j, for every j in "
+            f"range(x.numel())."
+        )
+    if got.ndim == 2 and got.shape[1] == n:
+        return (
+            f"it has {_plural(got.shape[0], 'row')}, but f has {m} outputs: each column is "
+            f"the whole tangent of f's output, J·e_j, with all {m} entries."
+        )
+    if got.ndim == 1 and got.size == m:
+        return (
+            "that is a single column: one jvp gives one column J·t; make one per input "
+            f"entry ({n} here) and put them side by side."
+        )
+    return None
 
 
 def check_12_2(jacobian_by_columns: Callable[[Callable, Variable], Any]) -> None:
@@ -203,7 +310,7 @@ def check_12_2(jacobian_by_columns: Callable[[Callable, Variable], Any]) -> None
             jacobian_by_columns,
             counted,
             Variable(x_np.copy()),
-            hints=[(RuntimeError, NO_LEVEL, OPEN_A_LEVEL)],
+            hints=[_NO_LEVEL, _PAST_THE_END],
         )
         if isinstance(result, (list, tuple)) and any(isinstance(r, Variable) for r in result):
             check.fail(
@@ -214,17 +321,17 @@ def check_12_2(jacobian_by_columns: Callable[[Callable, Variable], Any]) -> None
         if counted.backward_passes:
             check.fail(
                 exercise,
-                f"{what} ran {counted.backward_passes} backward pass(es): that is reverse "
-                f"mode, row by row. Build the columns with forward mode instead: one "
-                f"functional.jvp (or one dual_level pass) per input entry.",
+                f"{what} ran "
+                f"{_plural(counted.backward_passes, 'backward pass', 'backward passes')}: that "
+                f"is reverse mode, row by row. Build the columns with forward mode instead: "
+                f"one functional.jvp (or one dual_level pass) per input entry.",
             )
+        if result is None:
+            check.fail(exercise, f"{what} is None: did you forget to `return` the Jacobian?")
         got = check.as_array(exercise, what, result)
         expected = jacobian_np(x_np)
         m, n = expected.shape
-        if got.shape == (n, m) and m != n:
-            check.fail(
-                exercise, f"{what} has shape {(n, m)}, expected {(m, n)}: {_columns_as_rows_hint()}"
-            )
+        check.expect_shape(exercise, what, got, (m, n), _jacobian_shape_hint(got, m, n))
         ratio = _common_ratio(got, expected)
         if ratio is not None:
             check.fail(
@@ -233,7 +340,7 @@ def check_12_2(jacobian_by_columns: Callable[[Callable, Variable], Any]) -> None
                 f"e_j (a single 1), since J·(c·e_j) is c times column j.",
             )
         mistakes = {
-            _columns_as_rows_hint(): expected.T,
+            _ROWS_NOT_COLUMNS: expected.T,
             "every column is J·(1, 1, ..., 1): the tangent for column j must be the unit "
             "vector e_j (1 in place j, 0 elsewhere), not all ones.": np.repeat(
                 expected.sum(axis=1, keepdims=True), n, axis=1
@@ -269,115 +376,84 @@ def _common_ratio(got: np.ndarray, expected: np.ndarray) -> float | None:
 
 # --------------------------------------------------------------------------- Exercise 12.3
 
-_BOWL = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, -0.3], [0.0, -0.3, 1.5]])
-
-# (label, f, gradient and Hessian in NumPy, w, v)
-_HVP_CASES: list[tuple[str, Callable, Callable, list[float], list[float]]] = [
-    (
-        "0.5 * w @ A @ w + 0.25 * sum(w**4)",
-        lambda w: 0.5 * (w @ (Variable(_BOWL) @ w)) + 0.25 * (w * w * w * w).sum(),
-        lambda w: (_BOWL @ w + w**3, _BOWL + np.diag(3 * w**2)),
-        [0.5, -1.0, 2.0],
-        [1.0, 0.5, -2.0],
-    ),
-    (
-        "sum(sin(w) * w**2)",
-        lambda w: (w.sin() * w * w).sum(),
-        lambda w: (
-            np.cos(w) * w**2 + 2 * w * np.sin(w),
-            np.diag(-np.sin(w) * w**2 + 4 * w * np.cos(w) + 2 * np.sin(w)),
-        ),
-        [0.3, -1.2, 0.8, 2.0],
-        [2.0, -1.0, 0.5, 1.5],
-    ),
+# (w, v) for f(w) = (w·w)², whose Hessian is 4 (w·w) I + 8 w wᵀ. The first two tell the
+# mistakes apart; then the edge cases: a single entry (Hv = 12 w² v), v = 0, a v at right
+# angles to w (the term along w vanishes), w = 0 (H = 0).
+_QUARTIC_CASES: list[tuple[list[float], list[float]]] = [
+    ([0.5, -1.0, 2.0], [1.0, 0.5, -2.0]),
+    ([1.2, -0.7, 0.3, 2.0], [-1.0, 2.0, 0.5, 0.25]),
+    ([1.5], [2.0]),
+    ([0.4, -1.1], [0.0, 0.0]),
+    ([1.0, 2.0], [2.0, -1.0]),
+    ([0.0, 0.0, 0.0], [1.0, -1.0, 0.5]),
 ]
 
 
-class _SeesTangent:
-    """f, recording whether it was called on an input that carries a tangent."""
+def _quartic_mistakes(w: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
+    """Hint -> the Hv a likely mistake gives, for f(w) = (w·w)²."""
+    ww, wv = w @ w, w @ v
+    return {
+        "that is the gradient ∇f = 4 (w·w) w, not Hv: differentiate the gradient once more, "
+        "along v.": 4 * ww * w,
+        "only the term from moving the last w: the factor (w·w) in ∇f = 4 (w·w) w depends "
+        "on w as well, and moving w along v changes it at the rate 2 (w·v) (product "
+        "rule).": 4 * ww * v,
+        "only the term from moving the factor (w·w): the last w in ∇f = 4 (w·w) w moves "
+        "along v as well and adds 4 (w·w) v (product rule).": 8 * wv * w,
+        "the term along w is half what it should be: d/dh (w + hv)·(w + hv) at h = 0 is "
+        "2 (w·v), not (w·v).": 4 * ww * v + 4 * wv * w,
+        "that is half of Hv: the gradient of (w·w)² is 2 (w·w) · 2w = 4 (w·w) w, with the "
+        "inner derivative 2w of w·w (chain rule).": 2 * ww * v + 4 * wv * w,
+        "that is H·(1, 1, ..., 1): the direction must be v, not all ones.": 4 * ww
+        + 8 * w.sum() * w,
+        "the two dot products are swapped: the term along v has (w·w), the term along w "
+        "has (w·v).": 4 * wv * v + 8 * ww * w,
+    }
 
-    def __init__(self, function: Callable[[Variable], Variable]) -> None:
-        self.function = function
-        self.saw_tangent = False
 
-    def __call__(self, w: Variable) -> Variable:
-        try:
-            if forward_ad.unpack_dual(w).tangent is not None:
-                self.saw_tangent = True
-        except RuntimeError:  # no dual level open
-            pass
-        return self.function(w)
-
-
-_NEEDS_REQUIRES_GRAD = (
-    RuntimeError,
-    "does not require grad",
-    "minigrad.grad found nothing to differentiate: make the primal with "
-    "requires_grad=True before make_dual, e.g. "
-    "make_dual(minigrad.Variable(w.data, requires_grad=True), v), so the reverse pass "
-    "has a graph to walk.",
+_NUMPY_ONLY = (
+    "w and v are NumPy arrays here, not Variables: write the formula with NumPy, e.g. "
+    "w @ v for a dot product and np.outer(w, w) for an outer product, without .data (the "
+    ".data of a NumPy array is its raw memory buffer)."
 )
+_NUMPY_HINTS: list[check.HintRule] = [
+    (AttributeError, lambda error: isinstance(error.obj, np.ndarray), _NUMPY_ONLY),
+    (TypeError, _NUMPY_ONLY),
+]
 
 
-def check_12_3(hvp_forward_over_reverse: Callable[[Callable, Variable, Variable], Any]) -> None:
-    """hvp_forward_over_reverse(f, w, v): H v as the tangent of the gradient."""
+def check_12_3(hv_by_hand: Callable[[np.ndarray, np.ndarray], Any]) -> None:
+    """hv_by_hand(w, v): H v for f(w) = (w·w)², derived by hand (4 (w·w) v + 8 (w·v) w)."""
     exercise = "12.3"
-    if not callable(hvp_forward_over_reverse):
+    if not callable(hv_by_hand):
         check.fail(
-            exercise,
-            f"hvp_forward_over_reverse should be a function; got "
-            f"{check.with_article(hvp_forward_over_reverse)}.",
+            exercise, f"hv_by_hand should be a function; got {check.with_article(hv_by_hand)}."
         )
-    for label, f, derivatives, w_values, v_values in _HVP_CASES:
-        w_np, v_np = np.asarray(w_values), np.asarray(v_values)
-        watched = _SeesTangent(f)
-        what = f"hvp_forward_over_reverse(f, w, v) for f(w) = {label}"
-        result = check.call(
-            exercise,
-            what,
-            hvp_forward_over_reverse,
-            watched,
-            Variable(w_np.copy()),
-            Variable(v_np.copy()),
-            hints=[_NEEDS_REQUIRES_GRAD, (RuntimeError, NO_LEVEL, OPEN_A_LEVEL)],
-        )
-        if result is None and watched.saw_tangent:
-            # unpack_dual outside the level finds no tangent (PyTorch returns None too).
-            check.fail(exercise, f"{what} is None although f saw a tangent. {OPEN_A_LEVEL}")
-        if isinstance(result, forward_ad.UnpackedDualTensor):
-            check.fail(
-                exercise,
-                f"{what} is the pair unpack_dual returns (primal, tangent): return its .tangent.",
-            )
-        if isinstance(result, tuple):
-            check.fail(
-                exercise,
-                f"{what} is a tuple: minigrad.grad returns one gradient per input; unpack "
-                f"it, `(g,) = minigrad.grad(...)`, then return the tangent of g.",
-            )
+    for w_values, v_values in _QUARTIC_CASES:
+        w, v = np.asarray(w_values, float), np.asarray(v_values, float)
+        what = f"hv_by_hand(w, v) for w = {w_values}, v = {v_values}"
+        result = check.call(exercise, what, hv_by_hand, w.copy(), v.copy(), hints=_NUMPY_HINTS)
+        if result is None:
+            check.fail(exercise, f"{what} is None: did you forget to `return` Hv?")
         got = check.as_array(exercise, what, result)
-        gradient, hessian = derivatives(w_np)
-        n = len(w_values)
-        if got.shape == ():
-            hint = ""
-            if np.isclose(got, gradient @ v_np):
-                hint = (
-                    " It equals ∇f·v, the tangent of f's output: take the gradient first "
-                    "(minigrad.grad), then the tangent of that gradient."
-                )
-            check.fail(exercise, f"{what} is a single number, expected shape ({n},).{hint}")
-        mistakes = {
-            "that is the gradient ∇f(w), the primal of the gradient: return "
-            "forward_ad.unpack_dual(g).tangent, the part that carries v.": gradient,
-            "that is H·1: the tangent must be v, not ones.": hessian @ np.ones(n),
-        }
-        check.expect_close(exercise, what, got, hessian @ v_np, mistakes)
-        if not watched.saw_tangent:
-            check.fail(
-                exercise,
-                f"{what} is right, but f never saw an input carrying a tangent: that is "
-                f"reverse-over-reverse (two minigrad.grad calls, lesson 09). Here, call f on "
-                f"forward_ad.make_dual(w_leaf, v) inside a dual level and read the "
-                f"gradient's tangent.",
-            )
+        n = w.size
+        hessian = 4 * (w @ w) * np.eye(n) + 8 * np.outer(w, w)
+        expected = hessian @ v
+        if got.shape == () and n > 1:
+            hint = "Hv is a vector with w's shape, one entry per entry of w"
+            if np.isclose(got, v @ expected):
+                hint = f"that number is vᵀHv; {hint}"
+            elif np.isclose(got, 4 * (w @ w) * (w @ v)):
+                hint = f"that number is ∇f·v, the derivative of f along v; {hint}"
+            check.fail(exercise, f"{what} is a single number, {_short(got)}: {hint}.")
+        if got.shape == (n, n) and n > 1:
+            hint = "Hv is a vector with w's shape"
+            if np.allclose(got, hessian):
+                hint = "that is H itself: multiply it by v (the point of Hv is never to form H)"
+            check.fail(exercise, f"{what} has shape {(n, n)}, expected {(n,)}: {hint}.")
+        check.expect_close(exercise, what, got, expected, _quartic_mistakes(w, v))
     check.passed(exercise)
+
+
+def _short(value: np.ndarray) -> str:
+    return format(float(value), ".4g")

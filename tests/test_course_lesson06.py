@@ -117,7 +117,12 @@ def test_6_1_forward_on_a_copy_passes(capsys: pytest.CaptureFixture) -> None:
             True,
             "return None in its place",
         ),
-        (lambda ctx, g: (g * ctx.f, None), lambda x, f: x, False, r"ctx.f = f"),
+        (
+            lambda ctx, g: (g * ctx.f, None),
+            lambda x, f: x,
+            False,
+            "backward reads ctx.f, which forward never set",
+        ),
         (lambda ctx, g: (g * ctx.f * ctx.f, None), lambda x, f: x, True, "scale once"),
     ],
     ids=[
@@ -137,6 +142,35 @@ def test_6_1_mistakes_get_their_hint(
 ) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson06.check_6_1(_grad_factor(gradient, forward, save))
+
+
+def test_6_1_multiplying_in_numpy_passes(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: f in a tuple saved with save_for_backward, NumPy on .data."""
+
+    class Saved(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, f):
+            ctx.save_for_backward(f)
+            return x.data.copy()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (f,) = ctx.saved_tensors
+            return np.multiply(f, grad_output.data), None
+
+    lesson06.check_6_1(Saved)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_6_1_hidden_data_has_a_zero_factor() -> None:
+    assert any(f == 0 for _, f, _ in lesson06.GRAD_FACTOR_CASES)
+
+
+def test_6_1_none_for_x_when_f_is_zero_is_named() -> None:
+    """Skipping the gradient for f = 0 (a guard that treats 'zero' as 'none')."""
+    cls = _grad_factor(lambda ctx, g: ((g * ctx.f if ctx.f else None), None))
+    with pytest.raises(CheckError, match=r"with f = 0, x.grad is None"):
+        lesson06.check_6_1(cls)
 
 
 def test_6_1_f_kept_on_the_class_is_caught() -> None:
@@ -170,10 +204,10 @@ def test_6_1_scaling_the_later_weight_is_caught() -> None:
 # --------------------------------------------------------------------------- Exercise 6.2
 
 
-def _xor(gradient: Callable, forward: Callable = lambda a, b: a + b - 2 * a * b) -> type:
-    """A RelaxedXor whose backward returns gradient(a, b, grad_output)."""
+def _implies(gradient: Callable, forward: Callable = lambda a, b: 1 - a + a * b) -> type:
+    """A RelaxedImplies whose backward returns gradient(a, b, grad_output)."""
 
-    class RelaxedXor(minigrad.Function):
+    class RelaxedImplies(minigrad.Function):
         @staticmethod
         def forward(ctx, a, b):
             ctx.save_for_backward(a, b)
@@ -184,11 +218,11 @@ def _xor(gradient: Callable, forward: Callable = lambda a, b: a + b - 2 * a * b)
             a, b = ctx.saved_tensors
             return gradient(a, b, grad_output)
 
-    return RelaxedXor
+    return RelaxedImplies
 
 
-def _reference_xor(a, b, g):
-    return g * (1 - 2 * b), g * (1 - 2 * a)
+def _reference_implies(a, b, g):
+    return g * (b - 1), g * a
 
 
 def _reduce(gradient, shape, keepdims=True, mean=False):
@@ -207,40 +241,78 @@ def _reduce(gradient, shape, keepdims=True, mean=False):
 
 
 def test_6_2_reference_passes(capsys: pytest.CaptureFixture) -> None:
-    lesson06.check_6_2(_xor(_reference_xor))
+    lesson06.check_6_2(_implies(_reference_implies))
     assert "Exercise 6.2: correct." in capsys.readouterr().out
 
 
 def test_6_2_reducing_by_hand_passes(capsys: pytest.CaptureFixture) -> None:
     def gradient(a, b, g):
-        ga, gb = _reference_xor(a, b, g)
+        ga, gb = _reference_implies(a, b, g)
         return _reduce(ga, a.shape), _reduce(gb, b.shape)
 
-    lesson06.check_6_2(_xor(gradient))
+    lesson06.check_6_2(_implies(gradient))
     assert "correct" in capsys.readouterr().out
+
+
+def test_6_2_numpy_with_the_coefficient_table_passes(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: forward from row 13 of the coefficient table, the partials
+    c1 + c3·b and c2 + c3·a on raw arrays, with setup_context."""
+    c0, c1, c2, c3 = lesson06.GATE_COEFFICIENTS[13]
+
+    class RelaxedImplies(minigrad.Function):
+        @staticmethod
+        def forward(a, b):
+            return c0 + c1 * a.data + c2 * b.data + c3 * a.data * b.data
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            a, b = ctx.saved_tensors
+            g = grad_output.data
+            return g * (c1 + c3 * b.data), g * (c2 + c3 * a.data)
+
+    lesson06.check_6_2(RelaxedImplies)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_6_2_hidden_data_has_bits_and_a_tie() -> None:
+    a, b = lesson06.IMPLIES_A, lesson06.IMPLIES_B
+    assert {0.0, 1.0} <= set(a) and {0.0, 1.0} <= set(b)  # exact bits: a partial is 0
+    assert np.any(a == b)  # equal inputs
 
 
 @pytest.mark.parametrize(
     ("gradient", "forward", "hint"),
     [
-        (_reference_xor, lambda a, b: a + b - a * b, "that is OR"),
-        (_reference_xor, lambda a, b: 1 - (a + b - 2 * a * b), "that is XNOR"),
-        (lambda a, b, g: (g * (1 - 2 * a), g * (1 - 2 * b)), None, "the partials are swapped"),
-        (lambda a, b, g: (g, g), None, "-2b from the term -2ab is missing"),
-        (lambda a, b, g: (1 - 2 * b, 1 - 2 * a), None, "without grad_output"),
-        (lambda a, b, g: (g * (1 - b), g * (1 - a)), None, "the slope of OR"),
-        (lambda a, b, g: (g * (2 * b - 1), g * (2 * a - 1)), None, "the sign is flipped"),
-        (lambda a, b, g: (g * (1 - 2 * b), None), None, "b.grad is None"),
-        (lambda a, b, g: g * (1 - 2 * b), None, "backward returns \\(grad_a, grad_b\\)"),
+        (_reference_implies, lambda a, b: 1 - b + a * b, "that is A OR NOT B"),
+        (_reference_implies, lambda a, b: 1 - a, "that is NOT A"),
+        (_reference_implies, lambda a, b: a + b - a * b, "that is OR"),
+        (lambda a, b, g: (g * a, g * (b - 1)), None, "the partials are swapped"),
+        (lambda a, b, g: (g * (1 - b), g * a), None, "the sign is flipped"),
+        (lambda a, b, g: (g * b, g * a), None, "the -1 from the term -a is missing"),
+        (lambda a, b, g: (b - 1, a), None, "without grad_output"),
+        (lambda a, b, g: (-g, g * a), None, "the term ab depends on a too"),
+        (lambda a, b, g: (g * (b - 1), g * (1 + a)), None, "the 1 does not depend on b"),
+        (lambda a, b, g: (g * (b - 1), -g * a), None, r"grows with b"),
+        (lambda a, b, g: (g * (b - 1), g * b), None, "leaves the other input, a"),
+        (lambda a, b, g: (g * (b - 1), None), None, "b.grad is None"),
+        (lambda a, b, g: g * (b - 1), None, r"backward returns \(grad_a, grad_b\)"),
     ],
     ids=[
+        "a-or-not-b",
+        "not-a",
         "or",
-        "xnor",
         "swapped",
-        "missing-2b",
+        "sign-a",
+        "missing-minus-one",
         "forgot-grad-output",
-        "or-slope",
-        "sign",
+        "missing-ab-term",
+        "constant-term",
+        "sign-b",
+        "b-for-a",
         "none-for-b",
         "one-gradient",
     ],
@@ -248,27 +320,41 @@ def test_6_2_reducing_by_hand_passes(capsys: pytest.CaptureFixture) -> None:
 def test_6_2_mistakes_get_their_hint(
     gradient: Callable, forward: Callable | None, hint: str
 ) -> None:
-    cls = _xor(gradient) if forward is None else _xor(gradient, forward)
+    cls = _implies(gradient) if forward is None else _implies(gradient, forward)
     with pytest.raises(CheckError, match=hint):
         lesson06.check_6_2(cls)
 
 
 def test_6_2_dropping_the_broadcast_axis_gets_the_shape_hint() -> None:
     def gradient(a, b, g):
-        ga, gb = _reference_xor(a, b, g)
+        ga, gb = _reference_implies(a, b, g)
         return _reduce(ga, a.shape, keepdims=False), _reduce(gb, b.shape, keepdims=False)
 
-    with pytest.raises(CheckError, match="keeping dims"):
-        lesson06.check_6_2(_xor(gradient))
+    with pytest.raises(CheckError, match=r"shape \(3,\) for input 0, whose shape is \(3, 1\)"):
+        lesson06.check_6_2(_implies(gradient))
 
 
 def test_6_2_averaging_over_the_broadcast_axis_is_named() -> None:
     def gradient(a, b, g):
-        ga, gb = _reference_xor(a, b, g)
+        ga, gb = _reference_implies(a, b, g)
         return _reduce(ga, a.shape, mean=True), _reduce(gb, b.shape, mean=True)
 
     with pytest.raises(CheckError, match="mean over the broadcast axis"):
-        lesson06.check_6_2(_xor(gradient))
+        lesson06.check_6_2(_implies(gradient))
+
+
+def test_6_2_forward_without_return_is_named() -> None:
+    class NoReturn(minigrad.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output, grad_output
+
+    with pytest.raises(CheckError, match=r"forward returned None; did you forget `return`\?"):
+        lesson06.check_6_2(NoReturn)
 
 
 # --------------------------------------------------------------------------- Exercise 6.3
@@ -344,6 +430,35 @@ def test_6_3_mistakes_get_their_hint(neuron: Callable, hint: str) -> None:
         lesson06.check_6_3(neuron)
 
 
+def test_6_3_einsum_on_numpy_with_graph_passes(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: softmax by hand with minigrad ops, the mix as a matmul of the
+    (batch, 4) terms with the (4, 16) coefficients and the (16,) weights."""
+
+    def neuron(a, b, logits):
+        shifted = logits - logits.max()
+        weights = shifted.exp() / shifted.exp().sum()
+        terms = minigrad.stack([minigrad.ones_like(a), a, b, a * b], dim=-1)
+        return terms @ (minigrad.Variable(COEFFICIENTS.T) @ weights)
+
+    lesson06.check_6_3(neuron)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_6_3_hidden_data_has_equal_logits_and_one_example() -> None:
+    assert any(equal for _, _, equal in lesson06.NEURON_CASES)
+    assert any(batch == 1 for batch, _, _ in lesson06.NEURON_CASES)
+
+
+def test_6_3_squeezing_the_batch_of_one_is_named() -> None:
+    """.squeeze() drops the batch axis when there is a single example: only that case shows it."""
+
+    def neuron(a, b, logits):
+        return reference_neuron(a, b, logits).squeeze()
+
+    with pytest.raises(CheckError, match=r"with a batch of one example.*do not squeeze"):
+        lesson06.check_6_3(neuron)
+
+
 def test_relaxed_gates_numpy_is_boolean_on_bits() -> None:
     a = np.array([0.0, 0.0, 1.0, 1.0])
     b = np.array([0.0, 1.0, 0.0, 1.0])
@@ -377,7 +492,7 @@ class GradFactorBackwardStub(minigrad.Function):
     backward = staticmethod(_stub("6.1"))
 
 
-class XorStub(minigrad.Function):
+class ImpliesStub(minigrad.Function):
     forward = staticmethod(_stub("6.2"))
     backward = staticmethod(_stub("6.2"))
 
@@ -387,8 +502,8 @@ class XorStub(minigrad.Function):
     [
         (lesson06.check_6_1, GradFactorStub, "6.1"),
         (lesson06.check_6_1, GradFactorBackwardStub, "6.1"),
-        (lesson06.check_6_2, XorStub, "6.2"),
-        (lesson06.check_6_2, _xor(_stub("6.2")), "6.2"),
+        (lesson06.check_6_2, ImpliesStub, "6.2"),
+        (lesson06.check_6_2, _implies(_stub("6.2")), "6.2"),
         (lesson06.check_6_3, _stub("6.3"), "6.3"),
     ],
     ids=["6.1", "6.1-backward", "6.2", "6.2-backward", "6.3"],

@@ -2,7 +2,10 @@
 
 Each check calls the learner's Function or function on inputs of its own, compares with
 values computed here with NumPy, and runs `minigrad.gradcheck` where the backward is meant
-to be the true derivative (for GradFactor that is only the case at f = 1).
+to be the true derivative (for GradFactor that is only the case at f = 1). Exercise 6.2
+asks for the backward of a relaxed gate whose derivatives the lesson does not give; its
+check names the usual slips in deriving them (a flipped sign, a lost constant, swapped
+partials). Errors are told apart by type and fields (minigrad.course.function_checks).
 """
 
 from __future__ import annotations
@@ -14,18 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.errors import GradientShapeError
 from minigrad.course import check
-from minigrad.course.check import CheckError
-from minigrad.course.lesson03 import (
-    _apply,
-    _backward,
-    _grad_of,
-    _gradcheck,
-    _leaf,
-)
+from minigrad.course import function_checks as run
+from minigrad.course.function_checks import grad_of, leaf
 from minigrad.variable import Variable
 
-# Row i: relaxed gate i = c0 + c1·a + c2·b + c3·a·b, in torchlogix's order of the 16 gates.
+# Row i: relaxed gate i = c0 + c1·a + c2·b + c3·a·b, in torchlogix's order of the 16 gates
+# (ID_TO_OP in torchlogix/functional.py, the order of difflogic).
 GATE_COEFFICIENTS = np.array(
     [
         [0, 0, 0, 0],  # FALSE
@@ -55,44 +54,10 @@ def relaxed_gates_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return basis @ GATE_COEFFICIENTS.T
 
 
-def _run_backward(
-    exercise: str,
-    output: Variable,
-    upstream: np.ndarray,
-    count_hint: str,
-    number_hint: str,
-    returned: list | None = None,
-) -> None:
-    """lesson03's backward runner, with hints for reading f from the wrong place."""
-    try:
-        _backward(exercise, output, upstream, count_hint, number_hint, returned, "grad_x, None")
-    except CheckError as error:
-        text = str(error)
-        reason = text.split(": ", 1)[1].rstrip(".")
-        if "raised NameError" in text:
-            check.fail(
-                exercise,
-                f"{reason}. backward cannot see forward's arguments: keep f "
-                f"on ctx in forward (`ctx.f = f`) and read `ctx.f` in backward.",
-            )
-        if "got shape ()" in text and "index 0" in text:
-            check.fail(
-                exercise,
-                "backward returned a single number as the gradient for x, which must have "
-                "x's shape: did you forget grad_output? Return `grad_output * ctx.f`.",
-            )
-        if "raised AttributeError" in text and "BackwardNode" in text:
-            check.fail(
-                exercise,
-                f"{reason}. backward reads an attribute that forward never "
-                f"set on ctx: store f in forward with `ctx.f = f` (the same name in both).",
-            )
-        raise
-
-
 def _numbers_read_from_globals(fn: Any) -> list[str]:
     """Names of global variables holding numbers that `fn`'s code reads."""
     function = getattr(fn, "__func__", fn)
+    function = getattr(function, "__wrapped__", function)
     code = getattr(function, "__code__", None)
     if code is None:
         return []
@@ -115,6 +80,10 @@ def _constant_ratio(got: np.ndarray, upstream: np.ndarray) -> float | None:
     return None
 
 
+def _gradcheck(exercise: str, fn: Callable[..., Any], inputs: tuple, call: str) -> None:
+    check.gradcheck_or_hint(exercise, fn, inputs, call)
+
+
 # --------------------------------------------------------------------------- Exercise 6.1
 
 
@@ -122,7 +91,41 @@ GRAD_FACTOR_CASES = (
     ([[0.4, -1.3, 2.0], [0.7, 0.1, -0.6]], 3.0, [[1.0, -0.5, 2.0], [0.25, -1.5, 0.8]]),
     ([1.5, -0.2, 0.9, -2.4], 0.5, [0.3, 1.2, -0.7, 2.0]),
     ([[-0.8], [1.1]], -2.0, [[1.5], [-0.4]]),
+    # f = 0: no gradient at all reaches x (x.grad is zeros, not None); x holds a 0 too.
+    ([0.0, 2.5], 0.0, [1.0, -3.0]),
 )
+F_NOT_ON_CTX = (
+    "backward cannot see forward's arguments: keep f on ctx in forward (`ctx.f = f`) and "
+    "read `ctx.f` in backward."
+)
+
+
+def _grad_factor_backward(exercise: str, output: Variable, upstream: Any, seen: run.Spied) -> None:
+    def shape_hint(error: GradientShapeError) -> str:
+        if error.index == 0 and tuple(error.got) == ():
+            return (
+                "A single number as the gradient for x: did you forget grad_output? "
+                "Return `grad_output * ctx.f`."
+            )
+        return "The gradient for x has x's shape: grad_output times the number f."
+
+    run.run_backward(
+        exercise,
+        output,
+        upstream,
+        seen,
+        returns="grad_x, None",
+        count_hint=(
+            "forward has two inputs, x and f, so backward returns two values: the scaled "
+            "gradient for x, then None for f."
+        ),
+        number_hint=(
+            "backward returned a gradient for f, which is a plain number and not a Variable: "
+            "return None in its place."
+        ),
+        shape_hint=shape_hint,
+        hints=[(NameError, F_NOT_ON_CTX)],
+    )
 
 
 def check_6_1(grad_factor: Any) -> None:
@@ -131,36 +134,39 @@ def check_6_1(grad_factor: Any) -> None:
     name = "MyGradFactor"
     cls = check.function_class(exercise, grad_factor, name)
     call = f"{name}.apply(x, f)"
-    count_hint = (
-        "forward has two inputs, x and f, so backward returns two values: the scaled "
-        "gradient for x, then None for f (`return grad_output * ctx.f, None`)."
-    )
-    number_hint = (
-        "backward returned a gradient for f, which is a plain number and not a Variable: "
-        "return None in its place (`return grad_output * ctx.f, None`)."
-    )
+    seen = run.Spied()
     for values, f, upstream in GRAD_FACTOR_CASES:
         x_data, g = np.array(values), np.array(upstream)
-        x = _leaf(x_data)
-        returned: list = []
-        y = _apply(exercise, cls, (x, f), call, returned)
+        x = leaf(x_data)
+        y = run.one_output(exercise, run.apply(exercise, cls, (x, f), call, seen), call)
         forward_mistakes = {
             "that is f · x: forward must return x unchanged; only backward scales, and only "
             "the gradient.": f * x_data,
-            "that is x / f: forward must return x unchanged; only backward scales.": x_data / f,
         }
+        if f != 0:
+            forward_mistakes[
+                "that is x / f: forward must return x unchanged; only backward scales."
+            ] = x_data / f
         check.expect_close(exercise, f"{call} with f = {f}", y, x_data, forward_mistakes)
-        _run_backward(exercise, y, g, count_hint, number_hint, returned)
-        got = _grad_of(exercise, x, "x")
+        _grad_factor_backward(exercise, y, g, seen)
+        if f == 0 and x.grad is None:
+            check.fail(
+                exercise,
+                "with f = 0, x.grad is None after backward: return the gradient grad_output "
+                "* f (zeros) for x whatever f is; None means 'no gradient', which the engine "
+                "only accepts for inputs that do not require grad.",
+            )
+        got = grad_of(exercise, x, "x")
         backward_mistakes = {
-            "that is grad_output / f: multiply by f, do not divide.": g / f,
             "that is f alone, without grad_output: multiply the gradient backward receives "
-            "by f (`grad_output * ctx.f`).": np.full_like(g, f),
+            "by f.": np.full_like(g, f),
             "that is grad_output unchanged: backward must multiply it by f.": g,
             "that is f² · grad_output: scale once, in backward only.": f * f * g,
         }
+        if f != 0:
+            backward_mistakes["that is grad_output / f: multiply by f, do not divide."] = g / f
         expected = f * g
-        if not np.allclose(got, expected) and got.shape == g.shape:
+        if f != 0 and not np.allclose(got, expected) and got.shape == g.shape:
             ratio = _constant_ratio(got, g)
             known = [f, 1 / f, 1.0, f * f]
             if ratio is not None and not any(np.isclose(ratio, k) for k in known):
@@ -179,13 +185,13 @@ def check_6_1(grad_factor: Any) -> None:
         check.expect_close(exercise, f"x.grad with f = {f}", got, expected, backward_mistakes)
 
     # Two calls with different factors before either backward: each must keep its own f.
-    x1, x2 = _leaf([0.3, -0.9]), _leaf([1.2, 0.4])
-    y1 = _apply(exercise, cls, (x1, 2.0), call)
-    y2 = _apply(exercise, cls, (x2, 5.0), call)
+    x1, x2 = leaf([0.3, -0.9]), leaf([1.2, 0.4])
+    y1 = run.apply(exercise, cls, (x1, 2.0), call, seen)
+    y2 = run.apply(exercise, cls, (x2, 5.0), call, seen)
     g = np.array([1.0, -2.0])
-    _run_backward(exercise, y1, g, count_hint, number_hint)
-    _run_backward(exercise, y2, g, count_hint, number_hint)
-    first = _grad_of(exercise, x1, "x")
+    _grad_factor_backward(exercise, y1, g, seen)
+    _grad_factor_backward(exercise, y2, g, seen)
+    first = grad_of(exercise, x1, "x")
     if np.allclose(first, 5.0 * g):
         check.fail(
             exercise,
@@ -194,19 +200,19 @@ def check_6_1(grad_factor: Any) -> None:
             "own ctx (`ctx.f = f`), not on the class or in a global variable.",
         )
     check.expect_close(exercise, "x1.grad (f = 2.0)", first, 2.0 * g)
-    check.expect_close(exercise, "x2.grad (f = 5.0)", _grad_of(exercise, x2, "x"), 5.0 * g)
+    check.expect_close(exercise, "x2.grad (f = 5.0)", grad_of(exercise, x2, "x"), 5.0 * g)
 
     # Inside a bigger expression: loss = sum((w · GF(3x, f))²), f = 4.
-    x = _leaf([0.5, -1.0, 2.0])
-    w = _leaf([1.5, 0.2, -0.7])
+    x = leaf([0.5, -1.0, 2.0])
+    w = leaf([1.5, 0.2, -0.7])
     h = x * 3.0
-    v = _apply(exercise, cls, (h, 4.0), call)
-    _run_backward(exercise, (w * v) ** 2, np.ones(3), count_hint, number_hint)
+    v = run.apply(exercise, cls, (h, 4.0), call, seen)
+    _grad_factor_backward(exercise, ((w * v) ** 2).sum(), 1.0, seen)
     v_data = 3.0 * x.data
     check.expect_close(
         exercise,
         "w.grad in sum((w · MyGradFactor.apply(3x, 4))²)",
-        _grad_of(exercise, w, "w"),
+        grad_of(exercise, w, "w"),
         2 * w.data * v_data**2,
         {
             "w comes after the factor, so its gradient must not be scaled: scale only the "
@@ -216,13 +222,13 @@ def check_6_1(grad_factor: Any) -> None:
     check.expect_close(
         exercise,
         "x.grad in sum((w · MyGradFactor.apply(3x, 4))²)",
-        _grad_of(exercise, x, "x"),
+        grad_of(exercise, x, "x"),
         4.0 * 3.0 * 2 * w.data**2 * v_data,
     )
     _gradcheck(
         exercise,
         lambda v: cls.apply(v, 1.0),
-        (_leaf([0.2, -1.4, 0.8]),),
+        (leaf([0.2, -1.4, 0.8]),),
         "lambda x: MyGradFactor.apply(x, 1.0), x",
     )
     check.passed(exercise)
@@ -230,89 +236,118 @@ def check_6_1(grad_factor: Any) -> None:
 
 # --------------------------------------------------------------------------- Exercise 6.2
 
+# NOT A OR B (gate 13, "A implies B"): 1 - a + ab. Its partials, which the learner derives:
+# d/da = b - 1, d/db = a. The hidden data holds exact bits (where one partial is 0) and a
+# pair with a == b.
+IMPLIES_A = np.array([0.0, 1.0, 0.3, 0.7, 0.45])
+IMPLIES_B = np.array([1.0, 0.0, 0.3, 0.2, 0.9])
 
-def check_6_2(relaxed_xor: Any) -> None:
-    """RelaxedXor(a, b) = a + b - 2ab with backward (g·(1 - 2b), g·(1 - 2a))."""
+
+def _implies_mistakes(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> dict[str, dict]:
+    """For grad_a and grad_b: hint -> the value a likely slip in the derivation gives."""
+    return {
+        "a": {
+            "that is (1 - b)·grad_output: the sign is flipped. In 1 - a + ab the term -a "
+            "gives -1 and ab gives b, so d/da = b - 1.": g * (1 - b),
+            "that is b·grad_output: the -1 from the term -a is missing, d/da = b - 1.": g * b,
+            "that is a·grad_output, the partial for b: the partials are swapped (or backward "
+            "returned (grad_b, grad_a); keep forward's order a, b).": g * a,
+            "that is (b - 1) without grad_output: multiply by the gradient backward receives "
+            "(the chain rule).": b - 1,
+            "that is -grad_output: the term ab depends on a too, which adds b, so d/da = "
+            "b - 1.": -g,
+        },
+        "b": {
+            "that is (b - 1)·grad_output, the partial for a: the partials are swapped (or "
+            "backward returned (grad_b, grad_a); keep forward's order a, b).": g * (b - 1),
+            "that is -a·grad_output: the sign is flipped; 1 - a + ab grows with b when "
+            "a > 0, d/db = a.": -g * a,
+            "that is (1 + a)·grad_output: the 1 does not depend on b, its derivative is 0, "
+            "d/db = a.": g * (1 + a),
+            "that is a without grad_output: multiply by the gradient backward receives (the "
+            "chain rule).": a,
+            "that is b·grad_output: the derivative of ab with respect to b leaves the other "
+            "input, a.": g * b,
+        },
+    }
+
+
+def _implies_shape_hint(error: GradientShapeError) -> str:
+    return (
+        "With inputs that broadcast (a of shape (3, 1), b of shape (4,)), the output and "
+        "grad_output have the broadcast shape (3, 4). Return the full products, grad_output "
+        "times each partial: apply sums each back to its input's shape. Or sum over the "
+        "broadcast axes yourself, keeping dims."
+    )
+
+
+def check_6_2(relaxed_implies: Any) -> None:
+    """RelaxedImplies(a, b) = 1 - a + ab with backward (g·(b - 1), g·a)."""
     exercise = "6.2"
-    name = "RelaxedXor"
-    cls = check.function_class(exercise, relaxed_xor, name)
+    name = "RelaxedImplies"
+    cls = check.function_class(exercise, relaxed_implies, name)
     call = f"{name}.apply(a, b)"
-    count_hint = "forward has two inputs, a and b, so backward returns (grad_a, grad_b)."
-    number_hint = "backward returned a gradient for an input that is not a Variable."
-    rng = np.random.default_rng(61)
+    seen = run.Spied()
 
-    # Same shapes: the values tell the formulas apart.
-    a_data, b_data = rng.uniform(0.05, 0.95, 5), rng.uniform(0.05, 0.95, 5)
-    g = rng.normal(size=5)
-    a, b = _leaf(a_data), _leaf(b_data)
-    returned: list = []
-    y = _apply(exercise, cls, (a, b), call, returned)
-    xor = a_data + b_data - 2 * a_data * b_data
+    def backward(output: Variable, upstream: np.ndarray) -> None:
+        run.run_backward(
+            exercise,
+            output,
+            upstream,
+            seen,
+            returns="grad_a, grad_b",
+            count_hint="forward has two inputs, a and b, so backward returns (grad_a, grad_b).",
+            number_hint="backward returned a gradient for an input that is not a Variable.",
+            shape_hint=_implies_shape_hint,
+        )
+
+    # Same shapes: exact bits, a pair with a == b, values in between.
+    a_data, b_data = IMPLIES_A, IMPLIES_B
+    g = np.array([0.8, -1.5, 0.6, 2.0, -0.4])
+    a, b = leaf(a_data), leaf(b_data)
+    y = run.one_output(exercise, run.apply(exercise, cls, (a, b), call, seen), call)
+    implies = 1 - a_data + a_data * b_data
     forward_mistakes = {
-        "that is OR, a + b - ab: XOR subtracts the product twice, a + b - 2ab.": (
+        "that is A OR NOT B, 1 - b + ab: NOT A OR B negates a, 1 - a + ab.": (
+            1 - b_data + a_data * b_data
+        ),
+        "that is NOT A, 1 - a: the term ab (a AND b, the case where a is 1 and b too) is "
+        "missing.": 1 - a_data,
+        "that is 1 - a - ab: the sign of ab is flipped; NOT A OR B is 1 - a + ab.": (
+            1 - a_data - a_data * b_data
+        ),
+        "that is OR, a + b - ab: NOT A OR B is (1 - a) + b - (1 - a)b = 1 - a + ab.": (
             a_data + b_data - a_data * b_data
         ),
-        "that is AND, a·b: XOR is a + b - 2ab.": a_data * b_data,
-        "that is XNOR, 1 - (a + b - 2ab): drop the `1 -`.": 1 - xor,
-        "that is a + b - 2: the product a·b is missing in the last term.": a_data + b_data - 2,
     }
-    check.expect_close(exercise, call, y, xor, forward_mistakes)
-    _backward(exercise, y, g, count_hint, number_hint, returned, "grad_a, grad_b")
-    grad_a, grad_b = _grad_of(exercise, a, "a"), _grad_of(exercise, b, "b")
-    expected_a, expected_b = g * (1 - 2 * b_data), g * (1 - 2 * a_data)
-    for got, expected, this, other, other_data in (
-        (grad_a, expected_a, "a", "b", b_data),
-        (grad_b, expected_b, "b", "a", a_data),
-    ):
-        this_data = a_data if this == "a" else b_data
-        mistakes = {
-            f"that is (1 - 2{this})·grad_output: the partials are swapped. d(a + b - 2ab)/d{this} "
-            f"= 1 - 2{other}: the derivative of -2ab with respect to {this} leaves the other "
-            f"input. (Or backward returned (grad_b, grad_a); keep forward's order.)": g
-            * (1 - 2 * this_data),
-            f"that is grad_output alone: the -2{other} from the term -2ab is missing, "
-            f"d/d{this} = 1 - 2{other}.": g,
-            f"that is (1 - 2{other}) without grad_output: multiply by the gradient backward "
-            f"receives.": 1 - 2 * other_data,
-            f"that is (1 - {other})·grad_output, the slope of OR: XOR's product term is -2ab, "
-            f"so the slope is 1 - 2{other}.": g * (1 - other_data),
-            f"that is -2{other}·grad_output: the 1 from d{this}/d{this} is missing.": (
-                -2 * g * other_data
-            ),
-            f"that is (2{other} - 1)·grad_output: the sign is flipped, d/d{this} = 1 - 2{other}.": (
-                g * (2 * other_data - 1)
-            ),
-        }
-        check.expect_close(exercise, f"{this}.grad", got, expected, mistakes)
+    check.expect_close(exercise, call, y, implies, forward_mistakes)
+    backward(y, g)
+    grads = {"a": grad_of(exercise, a, "a"), "b": grad_of(exercise, b, "b")}
+    expected = {"a": g * (b_data - 1), "b": g * a_data}
+    mistakes = _implies_mistakes(g, a_data, b_data)
+    for input_name in ("a", "b"):
+        check.expect_close(
+            exercise,
+            f"{input_name}.grad",
+            grads[input_name],
+            expected[input_name],
+            mistakes[input_name],
+        )
 
     # Broadcasting: a (3, 1) against b (4,) gives a (3, 4) output.
+    rng = np.random.default_rng(61)
     a_data, b_data = rng.uniform(0.05, 0.95, (3, 1)), rng.uniform(0.05, 0.95, 4)
     g = rng.normal(size=(3, 4))
-    a, b = _leaf(a_data), _leaf(b_data)
-    returned = []
-    y = _apply(
-        exercise, cls, (a, b), f"{call} with a of shape (3, 1) and b of shape (4,)", returned
-    )
-    check.expect_close(
-        exercise, f"{call} with shapes (3, 1) and (4,)", y, a_data + b_data - 2 * a_data * b_data
-    )
-    try:
-        _backward(exercise, y, g, count_hint, number_hint, returned, "grad_a, grad_b")
-    except CheckError as error:
-        if "wrong shape" not in str(error):
-            raise
-        check.fail(
-            exercise,
-            "with a of shape (3, 1) and b of shape (4,), the output and grad_output have shape "
-            "(3, 4), and backward returned a gradient of another shape. Return the full (3, 4) "
-            "products grad_output·(1 - 2b) and grad_output·(1 - 2a): apply sums each back to "
-            f"its input's shape. Or sum over the broadcast axes yourself, keeping dims. {error}",
-        )
-    full_a, full_b = g * (1 - 2 * b_data), g * (1 - 2 * a_data)
+    a, b = leaf(a_data), leaf(b_data)
+    wide = f"{call} with a of shape (3, 1) and b of shape (4,)"
+    y = run.one_output(exercise, run.apply(exercise, cls, (a, b), wide, seen), wide)
+    check.expect_close(exercise, wide, y, 1 - a_data + a_data * b_data)
+    backward(y, g)
+    full_a, full_b = g * (b_data - 1), g * a_data
     check.expect_close(
         exercise,
         "a.grad with shapes (3, 1) and (4,)",
-        _grad_of(exercise, a, "a"),
+        grad_of(exercise, a, "a"),
         full_a.sum(axis=1, keepdims=True),
         {
             "that is the mean over the broadcast axis: gradients from every column add "
@@ -322,17 +357,17 @@ def check_6_2(relaxed_xor: Any) -> None:
     check.expect_close(
         exercise,
         "b.grad with shapes (3, 1) and (4,)",
-        _grad_of(exercise, b, "b"),
+        grad_of(exercise, b, "b"),
         full_b.sum(axis=0),
         {
             "that is the mean over the broadcast axis: gradients from every row add "
             "up, so sum them (or let apply do it).": full_b.mean(axis=0)
         },
     )
-    inputs = (_leaf([0.2, 0.7, 0.45]), _leaf([0.9, 0.3, 0.6]))
-    _gradcheck(exercise, cls.apply, inputs, "RelaxedXor.apply, (a, b)")
-    inputs = (_leaf([[0.15], [0.8]]), _leaf([0.35, 0.55, 0.9]))
-    _gradcheck(exercise, cls.apply, inputs, "RelaxedXor.apply, a (2, 1) and b (3,)")
+    inputs = (leaf([0.2, 0.7, 0.45]), leaf([0.9, 0.3, 0.6]))
+    _gradcheck(exercise, cls.apply, inputs, f"{name}.apply, (a, b)")
+    inputs = (leaf([[0.15], [0.8]]), leaf([0.35, 0.55, 0.9]))
+    _gradcheck(exercise, cls.apply, inputs, f"{name}.apply, a (2, 1) and b (3,)")
     check.passed(exercise)
 
 
@@ -357,7 +392,9 @@ def _call_neuron(exercise: str, fn: Callable[..., Any], a: Any, b: Any, logits: 
     return output
 
 
-NEURON_CASES = ((6, 62), (3, 63))  # (batch, seed)
+# (batch, seed, equal logits): the last is one example with all 16 logits equal (a blend
+# of all gates with the same weight, 1/16 each).
+NEURON_CASES = ((6, 62, False), (3, 63, False), (1, 64, True))
 
 
 def check_6_3(neuron_output: Any) -> None:
@@ -374,12 +411,12 @@ def check_6_3(neuron_output: Any) -> None:
             f"neuron_output should be a function, `def neuron_output(a, b, logits):`; got "
             f"an object of type {type(neuron_output).__name__}.",
         )
-    for batch, seed in NEURON_CASES:
+    for batch, seed, equal_logits in NEURON_CASES:
         rng = np.random.default_rng(seed)
         a_data, b_data = rng.uniform(0.05, 0.95, batch), rng.uniform(0.05, 0.95, batch)
-        z = rng.normal(size=16)
+        z = np.full(16, 0.7) if equal_logits else rng.normal(size=16)
         g = rng.normal(size=batch)
-        a, b, logits = _leaf(a_data), _leaf(b_data), _leaf(z)
+        a, b, logits = leaf(a_data), leaf(b_data), leaf(z)
         out = _call_neuron(exercise, neuron_output, a, b, logits)
 
         gates = relaxed_gates_numpy(a_data, b_data)  # (batch, 16)
@@ -398,7 +435,14 @@ def check_6_3(neuron_output: Any) -> None:
                 "the result has shape (16,): you summed over the rows (the batch). Sum over "
                 f"the gates, the last axis, `.sum(-1)`, to keep one output per row ({batch},).",
             )
-        if shape in ((), (1,)):
+        if shape == () and batch == 1:
+            check.fail(
+                exercise,
+                "with a batch of one example the result has shape (): the batch axis is gone. "
+                "Keep one output per row, shape (1,): sum over the gates only, `.sum(-1)`, and "
+                "do not squeeze.",
+            )
+        if shape == () or (shape == (1,) and batch != 1):
             check.fail(
                 exercise,
                 f"the result has shape {shape}: you summed everything. Sum over the gates only, "
@@ -426,8 +470,8 @@ def check_6_3(neuron_output: Any) -> None:
                 "NumPy arrays). Use relaxed_gates and minigrad.softmax on the Variables.",
             )
         out.backward(Variable(g))
-        for leaf, what in ((logits, "logits"), (a, "a")):
-            if leaf.grad is None:
+        for variable, what in ((logits, "logits"), (a, "a")):
+            if variable.grad is None:
                 check.fail(
                     exercise,
                     f"{what}.grad is None after backward: {what} did not take part in the "
@@ -439,7 +483,7 @@ def check_6_3(neuron_output: Any) -> None:
         expected_a = g * (slopes @ weights)
         check.expect_close(exercise, "logits.grad", logits.grad, expected_logits)
         check.expect_close(exercise, "a.grad", a.grad, expected_a)
-    inputs = (_leaf([0.3, 0.8]), _leaf([0.6, 0.1]), _leaf(np.linspace(-1.0, 1.0, 16)))
+    inputs = (leaf([0.3, 0.8]), leaf([0.6, 0.1]), leaf(np.linspace(-1.0, 1.0, 16)))
     _gradcheck(exercise, neuron_output, inputs, "neuron_output, (a, b, logits)")
     check.passed(exercise)
 

@@ -1,298 +1,327 @@
-"""Checks for lesson 14 (textual optimization over a dataset).
+"""Checks for lesson 14 (textual optimization over a dataset), and the references the lesson
+runs after an exercise.
 
-14.1 `optimize_page`, a TGD loop that rewrites a description inside a page template;
-14.2 `minibatch_loss`, the mean score and the per-example explanations of a minibatch,
-whose backward sums the feedback on the prompt; 14.3 `fit`, minibatch TGD steps that keep
-a step only when the validation score does not get worse. Each check runs the learner's
-answer on data of its own and compares with what it computes here; nothing leaves the
-machine (the default engine is the offline RuleBasedEngine).
+14.1 `predicted`: the lines of feedback that each part of a page receives through
+`format`'s backward (lesson 07's textual Jacobian), predicted before a cell shows them;
+14.2 `train`: a training loop with two bugs, fixed (the validation set's feedback leaked
+into the update, and without `zero_grad` feedback piled up across steps); 14.3 `fit`: keep
+a step only when the validation score does not get worse, and keep it on a tie. The checks
+run the answers on data of their own (a batch of one, a minibatch with nothing to fix, ties
+in validation) with the offline RuleBasedEngine; nothing leaves the machine.
+
+`reference_step`, `reference_train` and `reference_fit` are the answers of 14.2 and 14.3,
+no more: the lesson's cells after an exercise use them, never the learner's code.
 """
 
 from __future__ import annotations
 
 import math
-import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import minigrad
+from minigrad.autodiff.engine import backward
+from minigrad.autodiff.errors import NoGradFnError
+from minigrad.autodiff.grad_mode import no_grad
 from minigrad.course import check
-from minigrad.text.evaluate import Checklist, MustExclude, MustInclude, Regex, Rule, WordCount
+from minigrad.text import feedback as language
+from minigrad.text.evaluate import Checklist, MustExclude, MustInclude, Regex, WordCount
 from minigrad.text.feedback_engine import default_engine, set_default_engine
 from minigrad.text.rule_based import RuleBasedEngine
 from minigrad.text.template import format as fill
 from minigrad.text.tgd import TGD
 from minigrad.variable import Variable
 
+# The longest piece of a learner's text or of a feedback that a message quotes.
+QUOTE = 60
+
+
+def _clip(text: Any, limit: int = QUOTE) -> str:
+    """`text` in quotes for a message, cut to `limit` characters with "..." when longer."""
+    text = str(text).replace("\n", " / ")
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
 # --------------------------------------------------------------------------- Exercise 14.1
 
-PAGE_TEMPLATE = "{name}: {description}"
-PAGE_NAME = "Pocket Lamp"
-PAGE_CONSTRAINTS = ('Keep the word "brass".', 'Keep the word "rechargeable".')
-PAGE_STARTS = (
-    "This small plastic lamp lights your desk for hours in polished brass",
-    "Our rechargeable brass lamp lights your desk at work or at home",
-    # Within the word limit but without "rechargeable": adding it makes the page too long,
-    # which only the next step's feedback says, so this one takes two steps (and shows
-    # whether each step starts from fresh feedback).
-    "A small brass lamp that lights your desk all night",
-)
+# The page of Exercise 14.1, as lesson 14 builds it: a trainable title and description,
+# and the shop's name, a plain str, between them.
+PAGE_TEMPLATE = "{title} by {shop}: {description}"
+PAGE_TITLE = "Cheap Mug"
+PAGE_SHOP = "Clay & Co"
+PAGE_DESCRIPTION = "Keeps your coffee hot for hours and it is very sturdy"
+PARTS = ("title", "shop", "description")
 
 
-def page_checklist() -> Rule:
-    """The checklist the 14.1 check judges pages with."""
-    from minigrad.text.evaluate import Checklist, MustExclude, MustInclude, Regex, WordCount
-
+def page_checklist() -> Checklist:
+    """The page's checklist in Exercise 14.1."""
     return Checklist(
         [
-            MustInclude(["brass", "rechargeable"]),
-            MustExclude(["plastic"]),
+            MustExclude(["cheap"]),
+            MustInclude(["dishwasher-safe"]),
             WordCount(max_words=12),
+            Regex("^Handmade"),
             Regex(r"\.$"),
         ]
     )
 
 
-def reference_rows(
-    name: str, start: str, checklist: Rule, constraints: Sequence[str], max_steps: int
-) -> list[tuple[str, float]]:
-    """What optimize_page should return, computed with an engine of its own."""
-    description = Variable(start, role="product description", requires_grad=True)
-    optimizer = TGD([description], engine=RuleBasedEngine(), constraints=list(constraints))
-    rows = []
-    for step in range(max_steps + 1):
-        optimizer.zero_grad()
-        page = fill(PAGE_TEMPLATE, name=name, description=description)
-        score, explanation = checklist(page, RuleBasedEngine())
-        rows.append((page.data, score.item()))
-        if score.item() == 1.0 or step == max_steps:
-            break
-        explanation.backward()
-        optimizer.step()
-    return rows
+def _lines(feedback: Variable | None) -> list[str]:
+    if feedback is None:
+        return []
+    return [line.strip() for line in feedback.data.splitlines() if line.strip()]
 
 
-class _Recorder(RuleBasedEngine):
-    """The RuleBasedEngine, noting what each rewrite was asked."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[tuple[str, str, str, list[str]]] = []
-
-    def rewrite(
-        self, text: str, feedback: str, *, role: str = "text", constraints: Sequence[str] = ()
-    ) -> str:
-        self.calls.append((text, feedback, role, list(constraints)))
-        return super().rewrite(text, feedback, role=role, constraints=constraints)
+def routed_feedback() -> dict[str, list[str]]:
+    """What backward gives each part of the exercise's page: the lines, part by part."""
+    title = Variable(PAGE_TITLE, role="title", requires_grad=True)
+    description = Variable(PAGE_DESCRIPTION, role="description", requires_grad=True)
+    page = fill(PAGE_TEMPLATE, title=title, shop=PAGE_SHOP, description=description)
+    _, explanation = page_checklist()(page, RuleBasedEngine())
+    explanation.backward()
+    return {"title": _lines(title.grad), "shop": [], "description": _lines(description.grad)}
 
 
-def _run_optimize(
-    exercise: str, optimize_page: Callable, start: str, max_steps: int, recorder: _Recorder
-) -> Any:
-    """optimize_page(...) with `recorder` as the default engine (restored afterwards)."""
-    previous = default_engine()
-    set_default_engine(recorder)
-    try:
-        return check.call(
-            exercise,
-            "optimize_page(name, start, checklist, constraints)",
-            optimize_page,
-            PAGE_NAME,
-            start,
-            page_checklist(),
-            list(PAGE_CONSTRAINTS),
-            max_steps,
-            hints=[
-                (
-                    ValueError,
-                    "requires_grad=True",
-                    "TGD only rewrites texts that require grad: make the description with "
-                    "requires_grad=True.",
-                ),
-                (
-                    RuntimeError,
-                    "does not require grad",
-                    "the explanation was not recorded: the description must require grad, "
-                    "go into format as the Variable itself (description=description, not "
-                    "description.data, which is a plain str and gets no feedback), and "
-                    "nothing may run under no_grad.",
-                ),
-            ],
-        )
-    finally:
-        set_default_engine(previous)
+def page_feedback() -> list[str]:
+    """The lines of feedback on the whole page (what backward sends into format)."""
+    page = fill(PAGE_TEMPLATE, title=PAGE_TITLE, shop=PAGE_SHOP, description=PAGE_DESCRIPTION)
+    _, explanation = page_checklist()(page, RuleBasedEngine())
+    return RuleBasedEngine().feedback(explanation.data, role="page").splitlines()
 
 
-def _check_rows_shape(exercise: str, rows: Any) -> list[tuple[str, float]]:
-    if not isinstance(rows, list):
+def _predicted_lines(exercise: str, part: str, value: Any) -> list[str]:
+    """A part's predicted lines as a list of str: a list, a tuple, one str (one line per
+    line), or None/[] for nothing."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = value.splitlines()
+    if not isinstance(value, (list, tuple)):
         check.fail(
             exercise,
-            f"optimize_page returned {check.with_article(rows)}; return the list of rows, "
-            f"one (page text, score) tuple per step.",
+            f"predicted[{part!r}] should be a list of lines (str); got "
+            f"{check.with_article(value)}.",
         )
-    if not rows:
-        check.fail(exercise, "optimize_page returned an empty list: record the first page too.")
-    for index, row in enumerate(rows):
-        if not isinstance(row, tuple) or len(row) != 2:
+    lines = []
+    for item in value:
+        if not isinstance(item, str):
             check.fail(
                 exercise,
-                f"row {index} is {row!r}; each row is a tuple (page text, score).",
+                f"predicted[{part!r}] holds {check.with_article(item)}; each line is a str, "
+                f"such as 'Add the word \"handmade\".'",
             )
-        page, score = row
-        if isinstance(page, Variable):
-            check.fail(
-                exercise,
-                f"row {index} holds the page as a Variable; store its text, page.data.",
-            )
-        if isinstance(score, Variable):
-            check.fail(
-                exercise,
-                f"row {index} holds the score as a Variable; store the number, score.item().",
-            )
-        if not isinstance(page, str) or not isinstance(score, (int, float)):
-            check.fail(exercise, f"row {index} is {row!r}; each row is (page text, score).")
-    return rows
+        lines += [line.strip() for line in item.splitlines() if line.strip()]
+    return lines
 
 
-def _check_fresh_feedback(exercise: str, recorder: _Recorder, *, same_rows: bool) -> None:
-    """Each rewrite saw one step's feedback: feedbacks joined by a blank line mean that
-    .grad kept accumulating because zero_grad was not called."""
-    if not any("\n\n" in call[1] for call in recorder.calls):
-        return
-    message = (
-        "the engine was asked to apply feedback from earlier steps as well (feedbacks "
-        "joined by a blank line): call optimizer.zero_grad() every step, so each step "
-        "starts from fresh feedback."
-    )
-    if same_rows:
-        message += (
-            " Your pages came out right anyway, because the RuleBasedEngine applies only "
-            "the newest word limit and skips advice already followed; a language model "
-            "would act on the stale advice again."
-        )
-    check.fail(exercise, message)
+def _source(instruction: language.Instruction) -> tuple:
+    """Which line of the page's feedback an instruction stands for: a word limit is known
+    by its kind, whatever its number; any other line by its kind and its argument."""
+    if instruction.kind in ("at_most", "at_least"):
+        return (instruction.kind,)
+    return (instruction.kind, instruction.argument)
 
 
-def _diagnose_rows(
-    exercise: str, rows: list, expected: list, recorder: _Recorder, max_steps: int
-) -> None:
-    """The likely mistake behind rows that differ from the reference."""
-    if rows[0][0] != expected[0][0]:
-        check.fail(
-            exercise,
-            f"the first row's page is {rows[0][0]!r}, expected {expected[0][0]!r}: the first "
-            f"row is the starting page, filled from the template {PAGE_TEMPLATE!r} before any "
-            f"step.",
+def _route_hint(kind: str, argument: Any, title: bool, description: bool) -> str | None:
+    """The rule a misrouted line broke, or None when it went where it should."""
+    if kind == "remove":
+        wanted, rule = (
+            (True, False),
+            (
+                f'Remove the word "{argument}" goes only to the parts that contain the word: '
+                f"the title."
+            ),
         )
-    _check_fresh_feedback(exercise, recorder, same_rows=False)
-    if recorder.calls and any(not call[3] for call in recorder.calls):
-        check.fail(
-            exercise,
-            "TGD rewrote the description without the constraints: pass them, "
-            "TGD([description], constraints=constraints).",
+    elif kind == "add":
+        wanted, rule = (
+            (False, True),
+            (
+                f'Add the word "{argument}" goes to the last trainable part, the description '
+                f"(the page ends where the description ends), and to no other part."
+            ),
         )
-    pages = {page for page, _ in rows}
-    if len(rows) > 1 and len(pages) == 1:
-        if recorder.calls:
-            check.fail(
-                exercise,
-                "TGD rewrote the description, but every row shows the same page: fill the "
-                "template inside the loop, so each step judges the current description.",
-            )
-        check.fail(
-            exercise,
-            "the page never changed, because TGD's step found no feedback: call "
-            "explanation.backward() before optimizer.step(), and optimizer.zero_grad() "
-            "before backward, not between backward and step.",
+    elif kind == "pattern" and str(argument).startswith("^"):
+        wanted, rule = (
+            (True, False),
+            (
+                f"A pattern for the start, /{argument}/, goes to the first trainable part, the "
+                f"title, and to no other part."
+            ),
         )
-    reached = [index for index, (_, score) in enumerate(rows) if score == 1.0]
-    if reached and reached[0] < len(rows) - 1:
-        check.fail(
-            exercise,
-            f"the score reached 1.0 at row {reached[0]}, but the loop went on to "
-            f"{len(rows)} rows: stop as soon as the score is 1.0.",
+    elif kind == "pattern":
+        wanted, rule = (
+            (False, True),
+            (
+                f"A pattern for the end, /{argument}/, goes to the last trainable part, the "
+                f"description, and to no other part."
+            ),
         )
-    if len(rows) > max_steps + 1:
-        check.fail(
-            exercise,
-            f"{len(rows)} rows for max_steps={max_steps}: at most max_steps steps, so at "
-            f"most max_steps + 1 rows (the start and one per step).",
-        )
-    for index, (row, wanted) in enumerate(zip(rows, expected)):
-        if row[0] != wanted[0] or not math.isclose(row[1], wanted[1]):
-            check.fail(
-                exercise,
-                f"row {index} is {row!r}, expected {wanted!r}.",
-            )
-    check.fail(exercise, f"optimize_page returned {len(rows)} rows, expected {len(expected)}.")
+    else:
+        return None
+    if (title, description) == wanted:
+        return None
+    if not title and not description:
+        return f"your prediction sends one of the page's lines nowhere. {rule}"
+    return rule
 
 
-def check_14_1(optimize_page: Callable) -> None:
-    """optimize_page(name, start, checklist, constraints, max_steps): the rows of a TGD loop."""
+def check_14_1(predicted: Any) -> None:
+    """predicted: {"title": [...], "description": [...]} (and "shop", empty), the lines each
+    part of the page receives when backward runs through format."""
     exercise = "14.1"
-    if not callable(optimize_page):
+    if not isinstance(predicted, dict):
         check.fail(
             exercise,
-            f"optimize_page should be a function; got {check.with_article(optimize_page)}.",
+            f"predicted should be a dict from part to lines, {{'title': [...], "
+            f"'description': [...]}}; got {check.with_article(predicted)}.",
         )
-    for start in PAGE_STARTS:
-        for max_steps in (8, 1):
-            expected = reference_rows(
-                PAGE_NAME, start, page_checklist(), PAGE_CONSTRAINTS, max_steps
+    unknown = [key for key in predicted if key not in PARTS]
+    if unknown:
+        check.fail(
+            exercise,
+            f"the page has no part {unknown[0]!r}; its parts are 'title', 'shop' and "
+            f"'description'.",
+        )
+    for part in ("title", "description"):
+        if part not in predicted:
+            check.fail(
+                exercise,
+                f"predicted has no entry for {part!r}: give the lines it receives "
+                f"(an empty list if none).",
             )
-            recorder = _Recorder()
-            rows = _run_optimize(exercise, optimize_page, start, max_steps, recorder)
-            rows = _check_rows_shape(exercise, rows)
-            same = len(rows) == len(expected) and all(
-                row[0] == wanted[0] and math.isclose(row[1], wanted[1])
-                for row, wanted in zip(rows, expected)
-            )
-            if not same:
-                _diagnose_rows(exercise, rows, expected, recorder, max_steps)
-            _check_fresh_feedback(exercise, recorder, same_rows=True)
+    got = {part: _predicted_lines(exercise, part, predicted.get(part)) for part in PARTS}
+    if got["shop"]:
+        check.fail(
+            exercise,
+            "the shop name is a plain str, not a Variable: it gets no feedback at all, "
+            "whatever it contains. Give it [] (or leave it out).",
+        )
+    whole = [language.parse(line)[0] for line in page_feedback()]
+    known = {_source(instruction) for instruction in whole}
+    parsed: dict[str, list[language.Instruction]] = {}
+    for part in ("title", "description"):
+        parsed[part] = []
+        for line in got[part]:
+            instruction = language.parse(line)[0]
+            if instruction.kind == "note":
+                check.fail(
+                    exercise,
+                    f"{_clip(line)} is not a line of the feedback language: each predicted "
+                    f"line is one of the page's lines, a word limit restated as "
+                    f"'Shorten the text to at most k words (it has n).'",
+                )
+            if _source(instruction) not in known:
+                check.fail(
+                    exercise,
+                    f"the page's feedback has no line like {_clip(line)}: predict only "
+                    f"where its own lines go.",
+                )
+            parsed[part].append(instruction)
+        counts = Counter(_source(instruction) for instruction in parsed[part])
+        if any(count > 1 for count in counts.values()):
+            check.fail(exercise, f"the {part} receives each line of the page's feedback once.")
+    sources = {part: {_source(i) for i in parsed[part]} for part in parsed}
+    if all(sources[part] == known for part in ("title", "description")):
+        check.fail(
+            exercise,
+            "you sent every line to both parts, as happens to free text. These are "
+            "instructions, and format's backward sends each where it can act (lesson 07, "
+            "section 6).",
+        )
+    for instruction in whole:
+        source = _source(instruction)
+        hint = _route_hint(
+            instruction.kind,
+            instruction.argument,
+            source in sources["title"],
+            source in sources["description"],
+        )
+        if hint:
+            check.fail(exercise, hint)
+    _check_limit(exercise, whole, parsed)
     check.passed(exercise)
+
+
+def _check_limit(exercise: str, whole: list, parsed: dict[str, list]) -> None:
+    """The page's word limit: on the description alone, restated in its own terms."""
+    (page_limit,) = [i for i in whole if i.kind == "at_most"]
+    limit, count = page_limit.argument
+    page_words = len(language.words_of(fill_page()))
+    title_words = len(language.words_of(PAGE_TITLE))
+    own = len(language.words_of(PAGE_DESCRIPTION))
+    expected = own - (count - limit)
+    on_title = [i for i in parsed["title"] if i.kind == "at_most"]
+    on_description = [i for i in parsed["description"] if i.kind == "at_most"]
+    if on_title:
+        check.fail(
+            exercise,
+            "the title got a word limit. A limit on the page goes to one part, the longest "
+            "trainable one, which gives up the page's whole excess; the title gets none.",
+        )
+    if not on_description:
+        check.fail(
+            exercise,
+            "the page's word limit reaches no part: it goes to the longest trainable part, "
+            "restated in that part's own terms.",
+        )
+    got_limit, got_count = on_description[0].argument
+    if got_limit == limit:
+        check.fail(
+            exercise,
+            f"the description got the page's own limit, at most {limit} words of "
+            f"{page_words}. Restate it in the description's terms: it keeps its own words "
+            f"minus the page's excess.",
+        )
+    if got_limit == limit - title_words:
+        check.fail(
+            exercise,
+            f"at most {got_limit} leaves out words of the page that are not the title's: "
+            f"the page's {page_words} words also count the shop name and the template's "
+            f'"by". The excess is what the whole page has over its limit.',
+        )
+    if got_limit == expected - 1:
+        check.fail(
+            exercise,
+            f'at most {got_limit} is one short: "&" is not a word (words are runs of '
+            f"letters, digits, ' and -, as minigrad.text.feedback.words_of finds them).",
+        )
+    if got_limit != expected:
+        check.fail(
+            exercise,
+            f"the description's limit is at most {got_limit} words; count again: its own "
+            f"words minus the page's excess (the page's words minus {limit}).",
+        )
+    if got_count not in (own, None):
+        check.fail(
+            exercise,
+            f"\"(it has {got_count})\" should count the description's own words, not the page's.",
+        )
+
+
+def fill_page() -> str:
+    """The text of the exercise's page."""
+    return PAGE_TEMPLATE.format(title=PAGE_TITLE, shop=PAGE_SHOP, description=PAGE_DESCRIPTION)
 
 
 # --------------------------------------------------------------------------- the data of 14.2, 14.3
 
-ITEMS = (
-    "Felt laptop sleeve",
-    "Maple spice rack",
-    "Clay plant pot",
-    "Silk sleep mask",
-    "Pine bird feeder",
-    "Steel lunch box",
-    "Jute door mat",
-    "Cork yoga block",
-)
-EXTRAS = ("", " in three sizes", " for small spaces", " with a soft lining")
-NEEDS = (("shipping", 0.7), ("warranty", 0.4), ("vegan", 0.25), ("local", 0.25), ("refill", 0.15))
 PROMPT_START = "Cheap deals on sale items, order today and we ship to your door"
 PROMPT_ROLE = "store note"
 
 
-def make_examples(count: int, seed: int) -> list[dict]:
-    """Examples like the lesson's, with keys of their own: item, needs, bans, limit."""
-    rng = random.Random(seed)
-    examples = []
-    for _ in range(count):
-        item = rng.choice(ITEMS) + rng.choice(EXTRAS)
-        needs = [word for word, share in NEEDS if rng.random() < share] or ["shipping"]
-        bans = ["cheap"] + (["sale"] if rng.random() < 0.5 else [])
-        room = rng.choice([3, 4, 5])
-        examples.append(
-            {"item": item, "needs": needs, "bans": bans, "limit": len(item.split()) + room}
-        )
-    return examples
+def _example(item: str, needs: list[str], bans: list[str], room: int) -> dict:
+    """An example like the lesson's, with keys of its own; `room` is the words left for
+    the note in the listing's slot (the dash of the listing counts as one)."""
+    return {"item": item, "needs": needs, "bans": bans, "limit": len(item.split()) + room}
 
 
 def model(prompt: Variable, example: dict) -> Variable:
-    """The check's model: the item, a dash, then the prompt."""
+    """The checks' model: the item, a dash, then the prompt."""
     return fill("{item} - {note}", item=example["item"], note=prompt)
 
 
-def checklist_for(example: dict) -> Rule:
-    """The check's per-example checklist."""
+def checklist_for(example: dict) -> Checklist:
+    """The checks' per-example checklist."""
     return Checklist(
         [
             MustInclude(example["needs"]),
@@ -303,287 +332,375 @@ def checklist_for(example: dict) -> Rule:
     )
 
 
-def reference_loss(prompt: Variable, batch: Sequence[dict], model_fn=model, judge=checklist_for):
-    """(mean score, explanations): what minibatch_loss should return."""
+def loss_fn(prompt: Variable, examples: Sequence[dict]) -> tuple[float, list[Variable]]:
+    """(mean score, one explanation per example): the checks' minibatch loss."""
     scores, explanations = [], []
-    for example in batch:
-        score, explanation = judge(example)(model_fn(prompt, example))
+    for example in examples:
+        score, explanation = checklist_for(example)(model(prompt, example), RuleBasedEngine())
         scores.append(score.item())
         explanations.append(explanation)
     return sum(scores) / len(scores), explanations
 
 
-def validation_score(prompt: Variable, examples: Sequence[dict]) -> float:
+def validation_score(prompt: Variable | str, examples: Sequence[dict]) -> float:
     """The mean checklist score over `examples`, recording nothing."""
-    with minigrad.no_grad():
-        scores = [
-            checklist_for(ex)(model(prompt, ex), RuleBasedEngine())[0].item() for ex in examples
-        ]
-    return sum(scores) / len(scores)
+    with no_grad():
+        score, _ = loss_fn(prompt if isinstance(prompt, Variable) else Variable(prompt), examples)
+    return score
+
+
+def check_data() -> tuple[list[list[dict]], list[dict]]:
+    """(minibatches, validation set) of the 14.2 and 14.3 checks.
+
+    Written out rather than drawn at random, for what a run of TGD steps on them does with
+    the offline engine (tests/test_course_lesson14.py asserts it): the minibatches have 3,
+    1 (a batch of one), 3, 3 and 2 examples. With reverts (14.3), step 0 raises the
+    validation score; step 1 adds "refill", which no validation example asks for, so the
+    note changes and the score ties the best; step 2 lowers it (revert); step 3 lowers it
+    less, to a score between the rejected one and the best; step 4's minibatch is
+    satisfied already, so nothing changes: a tie again. Without reverts (14.2) step 4 has
+    nothing to fix either.
+    """
+    batches = [
+        [
+            _example("Jute door mat", ["shipping", "warranty"], ["cheap", "sale"], 4),
+            _example("Cork yoga block for small spaces", ["shipping"], ["cheap"], 5),
+            _example("Clay plant pot in three sizes", ["warranty"], ["cheap", "sale"], 4),
+        ],
+        [_example("Maple spice rack", ["refill"], ["cheap"], 5)],
+        [
+            _example("Silk sleep mask", ["vegan", "local"], ["cheap"], 3),
+            _example("Felt laptop sleeve with a soft lining", ["local"], ["cheap", "sale"], 3),
+            _example("Pine bird feeder", ["vegan"], ["cheap"], 4),
+        ],
+        [
+            _example("Cork yoga block", ["shipping", "vegan"], ["cheap"], 5),
+            _example("Felt laptop sleeve", ["warranty", "vegan"], ["cheap"], 4),
+            _example("Maple spice rack with a soft lining", ["shipping"], ["cheap", "sale"], 5),
+        ],
+        [
+            _example("Steel lunch box", ["shipping"], ["cheap"], 6),
+            _example("Jute door mat for small spaces", ["warranty"], ["cheap", "sale"], 6),
+        ],
+    ]
+    val = [
+        _example("Felt laptop sleeve", ["shipping"], ["cheap"], 5),
+        _example("Maple spice rack in three sizes", ["shipping", "warranty"], ["cheap", "sale"], 6),
+        _example("Clay plant pot", ["shipping"], ["cheap", "sale"], 5),
+        _example("Silk sleep mask for small spaces", ["warranty"], ["cheap"], 5),
+        _example("Pine bird feeder", ["shipping", "vegan"], ["cheap"], 6),
+        _example("Steel lunch box with a soft lining", ["shipping"], ["cheap", "sale"], 5),
+    ]
+    return batches, val
+
+
+def _pieces(text: str | None) -> Counter:
+    """The per-example feedbacks a .grad holds (joined by blank lines), counted."""
+    if not text:
+        return Counter()
+    return Counter(piece.strip() for piece in text.split("\n\n") if piece.strip())
+
+
+def _feedback_of(text: str, examples: Sequence[dict]) -> Counter:
+    """The feedback pieces that `examples` give a prompt holding `text`."""
+    prompt = Variable(text, role=PROMPT_ROLE, requires_grad=True)
+    _, explanations = loss_fn(prompt, examples)
+    backward(explanations)
+    return _pieces(None if prompt.grad is None else prompt.grad.data)
 
 
 # --------------------------------------------------------------------------- Exercise 14.2
 
-LOSS_SEED = 2
-LOSS_BATCH_SIZES = (3, 2)
+
+def reference_step(
+    prompt: Variable,
+    optimizer: TGD,
+    batch: Sequence[Any],
+    loss: Callable[[Variable, Sequence[Any]], tuple[float, list[Variable]]],
+) -> None:
+    """One TGD step on a minibatch: fresh feedback, from the minibatch's examples only."""
+    optimizer.zero_grad()
+    _, explanations = loss(prompt, batch)
+    backward(explanations)
+    optimizer.step()
 
 
-def _loss_hints() -> list[check.HintRule]:
-    return [
-        (
-            (KeyError, TypeError),
-            "",
-            "build each output with the model you are given, model(prompt, example), and "
-            "judge it with checklist_for(example): the check's examples are not the lesson's.",
-        ),
-    ]
+def reference_train(
+    prompt: Variable,
+    optimizer: TGD,
+    batches: Sequence[Sequence[Any]],
+    val_set: Sequence[Any],
+    loss: Callable[[Variable, Sequence[Any]], tuple[float, list[Variable]]],
+) -> list[tuple[float, str]]:
+    """Exercise 14.2's answer: a step per minibatch, then the validation score (recording
+    nothing); one (validation score, prompt text) row per step."""
+    history = []
+    for batch in batches:
+        reference_step(prompt, optimizer, batch, loss)
+        with no_grad():
+            score, _ = loss(prompt, val_set)
+        history.append((score, prompt.data))
+    return history
 
 
-def _feedback_pieces(text: str | None) -> list[str]:
-    """The per-example feedbacks a .grad holds, in a canonical order."""
-    if text is None:
-        return []
-    return sorted(piece for piece in text.split("\n\n") if piece.strip())
+class _SpyTGD(TGD):
+    """TGD that notes, at each step, the text it rewrites and the feedback it acts on, and
+    at each zero_grad the feedback it clears."""
+
+    def __init__(self, parameters: list[Variable]) -> None:
+        super().__init__(parameters, engine=RuleBasedEngine())
+        self.steps: list[tuple[str, str | None]] = []
+        self.cleared: list[tuple[str, str | None]] = []
+
+    def _now(self) -> tuple[str, str | None]:
+        param = self.parameters[0]
+        return param.data, None if param.grad is None else param.grad.data
+
+    def zero_grad(self) -> None:
+        self.cleared.append(self._now())
+        super().zero_grad()
+
+    def step(self) -> None:
+        self.steps.append(self._now())
+        super().step()
 
 
-def _explanation_list(exercise: str, explanations: Any, batch: list, first_text: str) -> list:
-    """The explanations as a list of recorded text Variables, or the mistake named."""
-    size = len(batch)
-    if isinstance(explanations, Variable):
-        if explanations.grad_fn is None:
+def _history_of(exercise: str, history: Any, count: int) -> list[tuple[float, str]]:
+    """The rows train returned, or the mistake in their form named."""
+    if not isinstance(history, list):
+        check.fail(
+            exercise,
+            f"train returned {check.with_article(history)}; return the history, a list of "
+            f"(validation score, note text) rows, as buggy_train does.",
+        )
+    if len(history) != count:
+        check.fail(
+            exercise, f"train returned {len(history)} rows for {count} minibatches: one per step."
+        )
+    for index, row in enumerate(history):
+        if not isinstance(row, tuple) or len(row) != 2:
+            check.fail(
+                exercise, f"the row of step {index + 1} is {_clip(row)}; each row is (score, text)."
+            )
+        score, text = row
+        if isinstance(text, Variable):
             check.fail(
                 exercise,
-                "you returned one new Variable made from texts: it has no graph back to the "
-                "prompt, so backward cannot reach it. Return the list of explanation "
-                "Variables, one per example.",
+                f"the row of step {index + 1} holds the note as a Variable, which TGD keeps "
+                f"rewriting; store its text, note.data.",
             )
-        name = explanations.grad_fn.name()
-        if name == "EvaluateBackward" and explanations.data == first_text:
-            hint = "it is the first example's alone: judge every example of the minibatch."
-        elif name == "EvaluateBackward":
-            hint = (
-                "you judged the minibatch as one text. Each example has its own checklist "
-                "(its own words and its own word limit): judge each output separately."
-            )
-        else:
-            hint = (
-                "texts do not add up like numbers: `+` and join glue the explanations into "
-                "one text, and its backward would need feedback of its own. Return the list "
-                "of explanations; minigrad.backward(explanations) then sums their feedback "
-                "on the prompt."
-            )
-        check.fail(
-            exercise,
-            f"minibatch_loss returned one explanation for a minibatch of {size}: {hint}",
-        )
-    if not isinstance(explanations, (list, tuple)):
-        check.fail(
-            exercise,
-            f"the explanations should be a list of text Variables, one per example; got "
-            f"{check.with_article(explanations)}.",
-        )
-    explanations = list(explanations)
-    if any(isinstance(item, str) for item in explanations):
-        check.fail(
-            exercise,
-            "the explanations are str: keep the explanation Variables themselves (not "
-            "explanation.data), since backward starts from them.",
-        )
-    if len(explanations) != size:
-        if len(explanations) == 1:
-            hint = "judge every example of the minibatch, not only one."
-        else:
-            hint = "one explanation per example: loop over the whole batch."
-        check.fail(
-            exercise,
-            f"{len(explanations)} explanation(s) for a minibatch of {size} examples: {hint}",
-        )
-    for item in explanations:
-        if not isinstance(item, Variable) or not item.is_text:
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
             check.fail(
                 exercise,
-                f"each explanation should be a text Variable; got {check.with_article(item)}.",
+                f"the row of step {index + 1} holds {check.with_article(score)} as the "
+                f"score; a float.",
             )
-        if item.grad_fn is None:
+        if not isinstance(text, str):
             check.fail(
                 exercise,
-                "an explanation has no grad_fn, so nothing was recorded: pass the prompt "
-                "Variable itself to the model (not prompt.data), and do not work under "
-                "no_grad.",
+                f"the row of step {index + 1} holds {check.with_article(text)} as the text.",
             )
-    return explanations
+    return history
 
 
-def _check_loss_score(exercise: str, score: Any, scores: list[float]) -> None:
-    if isinstance(score, Variable):
-        check.fail(
-            exercise,
-            "the score is a Variable; return a plain float, the mean of score.item() over "
-            "the examples.",
-        )
-    if not isinstance(score, (int, float)) or isinstance(score, bool):
-        check.fail(exercise, f"the score should be a float; got {check.with_article(score)}.")
-    expected = sum(scores) / len(scores)
-    if math.isclose(score, expected, rel_tol=1e-9, abs_tol=1e-12):
-        return
-    if math.isclose(score, sum(scores)):
-        hint = "that is the sum; divide by the number of examples, len(batch)."
-    elif math.isclose(score, scores[0]):
-        hint = "that is the first example's score alone: average over every example."
-    else:
-        hint = "the minibatch score is the mean of the examples' scores."
-    check.fail(
-        exercise,
-        f"the score of a minibatch of {len(scores)} is {score:.4g}, expected {expected:.4g}: "
-        f"{hint}",
-    )
+def _stale_and_leaked(spy: _SpyTGD, batches: list, val: list) -> tuple[list[int], list[int]]:
+    """The steps whose feedback held earlier minibatches' pieces, and those that held
+    validation pieces."""
+    stale, leaked = [], []
+    earlier: Counter = Counter()
+    for index, (text, grad) in enumerate(spy.steps):
+        if index >= len(batches):
+            break
+        own = _feedback_of(text, batches[index])
+        extra = _pieces(grad) - own
+        validation = _feedback_of(text, val)
+        if extra & (validation - earlier):
+            leaked.append(index)
+        if extra & (earlier - validation):
+            stale.append(index)
+        earlier += own
+    return stale, leaked
 
 
-def _same_checklist_pieces(batch: Sequence[dict]) -> list[str]:
-    """The feedback pieces when every output is judged by the first example's checklist."""
-    prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
-    judge = checklist_for(batch[0])
-    minigrad.backward([judge(model(prompt, example))[1] for example in batch])
-    return _feedback_pieces(prompt.grad.data)
-
-
-def check_14_2(minibatch_loss: Callable) -> None:
-    """minibatch_loss(prompt, batch, model, checklist_for) -> (mean score, explanations)."""
+def check_14_2(train: Callable) -> None:
+    """train(note, optimizer, batches, val_set, loss_fn): buggy_train with its bugs fixed."""
     exercise = "14.2"
-    if not callable(minibatch_loss):
-        check.fail(
+    if not callable(train):
+        check.fail(exercise, f"train should be a function; got {check.with_article(train)}.")
+    batches, val = check_data()
+    reference_prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
+    expected = reference_train(
+        reference_prompt, TGD([reference_prompt], engine=RuleBasedEngine()), batches, val, loss_fn
+    )
+    prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
+    spy = _SpyTGD([prompt])
+    previous_engine = default_engine()
+    set_default_engine(RuleBasedEngine())
+    try:
+        history = check.call(
             exercise,
-            f"minibatch_loss should be a function; got {check.with_article(minibatch_loss)}.",
-        )
-    examples = make_examples(sum(LOSS_BATCH_SIZES), LOSS_SEED)
-    start = 0
-    for size in LOSS_BATCH_SIZES:
-        batch = examples[start : start + size]
-        start += size
-        expected_prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
-        scores, reference_explanations = [], []
-        for example in batch:
-            one_score, explanation = checklist_for(example)(model(expected_prompt, example))
-            scores.append(one_score.item())
-            reference_explanations.append(explanation)
-        minigrad.backward(reference_explanations)
-        wanted = _feedback_pieces(expected_prompt.grad.data)
-
-        prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
-        result = check.call(
-            exercise,
-            "minibatch_loss(prompt, batch, model, checklist_for)",
-            minibatch_loss,
+            "train(note, optimizer, batches, val_set, loss_fn)",
+            train,
             prompt,
-            batch,
-            model,
-            checklist_for,
-            hints=_loss_hints(),
+            spy,
+            batches,
+            val,
+            loss_fn,
+            hints=[
+                (
+                    NoGradFnError,
+                    "Under no_grad nothing is recorded: validation only scores, so drop the "
+                    "backward of its explanations.",
+                ),
+            ],
         )
-        if not isinstance(result, tuple) or len(result) != 2:
-            check.fail(
-                exercise,
-                f"minibatch_loss returned {check.with_article(result)}; return two things, "
-                f"`return score, explanations`.",
-            )
-        score, explanations = result
-        first_text = reference_explanations[0].data
-        explanations = _explanation_list(exercise, explanations, batch, first_text)
-        try:
-            minigrad.backward(explanations)
-        except Exception as error:  # noqa: BLE001 - any error becomes a hint
-            check.explain_error(exercise, "minigrad.backward(explanations)", error)
-        got = _feedback_pieces(None if prompt.grad is None else prompt.grad.data)
-        if got == wanted:
-            _check_loss_score(exercise, score, scores)
-            continue
-        if not got:
-            check.fail(
-                exercise,
-                "backward left the prompt without feedback: the outputs must be built from "
-                "the prompt Variable you were given.",
-            )
-        if got == _same_checklist_pieces(batch):
-            check.fail(
-                exercise,
-                "every example was judged with the first example's checklist: judge each "
-                "output with its own, checklist_for(example).",
-            )
+    finally:
+        set_default_engine(previous_engine)
+    history = _history_of(exercise, history, len(batches))
+    if len(spy.steps) != len(batches):
         check.fail(
             exercise,
-            f"after minigrad.backward(explanations) the prompt's feedback is "
-            f"{prompt.grad.data!r}; expected the feedback of each example, joined: "
-            f"{expected_prompt.grad.data!r}.",
+            f"optimizer.step() ran {len(spy.steps)} time(s) for {len(batches)} minibatches: "
+            f"one step per minibatch.",
         )
+    stale, leaked = _stale_and_leaked(spy, batches, val)
+    if stale and leaked:
+        check.fail(
+            exercise,
+            f"both bugs are still there: from step {min(stale + leaked) + 1} on, each step acts "
+            f"on the validation set's feedback and on the feedback of earlier minibatches.",
+        )
+    if leaked:
+        check.fail(
+            exercise,
+            f"step {leaked[0] + 1} acted on feedback from the validation set: it learned from the "
+            f"examples that are meant to judge it. Validation only scores: no backward from "
+            f"its explanations (or score it under minigrad.no_grad()).",
+        )
+    if stale:
+        check.fail(
+            exercise,
+            f"step {stale[0] + 1} acted on the feedback of earlier minibatches as well as its "
+            f"own: feedback piles up on .grad until it is cleared. Call optimizer.zero_grad() "
+            f"at the start of every step.",
+        )
+    for index, (text, grad) in enumerate(spy.steps):
+        if not _pieces(grad) and _feedback_of(text, batches[index]):
+            check.fail(
+                exercise,
+                f"step {index + 1} found no feedback on the note: run backward on the "
+                f"minibatch's explanations before optimizer.step(), and zero_grad before "
+                f"the loss, not between backward and step.",
+            )
+    # Feedback the validation set sent, found on .grad when zero_grad clears it or at the end.
+    looked_at = [*spy.cleared, (prompt.data, None if prompt.grad is None else prompt.grad.data)]
+    if any(grad and _pieces(grad) & _feedback_of(text, val) for text, grad in looked_at):
+        check.fail(
+            exercise,
+            "validation still sends feedback to the note. zero_grad happens to clear it "
+            "before the next step, but moved, it would leak (and with a language model each "
+            "of those backward calls costs a request). Validation only scores: drop the "
+            "backward of its explanations.",
+        )
+    for index, ((score, text), (want_score, want_text)) in enumerate(zip(history, expected)):
+        if text != want_text:
+            check.fail(
+                exercise,
+                f"the row of step {index + 1} holds the text {_clip(text)}, expected "
+                f"{_clip(want_text)}: record note.data after the step.",
+            )
+        if not math.isclose(score, want_score, rel_tol=1e-9, abs_tol=1e-12):
+            before = validation_score(spy.steps[index][0], val)
+            hint = (
+                "that is the score of the note before the step: validate after optimizer.step()."
+                if math.isclose(score, before)
+                else "record the mean validation score of the note after the step."
+            )
+            check.fail(
+                exercise,
+                f"the row of step {index + 1} holds the validation score {score:.4g}, expected "
+                f"{want_score:.4g}: {hint}",
+            )
     check.passed(exercise)
 
 
 # --------------------------------------------------------------------------- Exercise 14.3
 
-FIT_SEED = 5
-FIT_BATCH_SIZE = 3
-
-
-def fit_data() -> tuple[list[list[dict]], list[dict]]:
-    """The check's minibatches (12 training examples, 3 a batch) and validation set."""
-    examples = make_examples(24, FIT_SEED)
-    train, val = examples[:12], examples[12:]
-    batches = [train[i : i + FIT_BATCH_SIZE] for i in range(0, len(train), FIT_BATCH_SIZE)]
-    return batches, val
-
 
 def reference_fit(
-    batches: Sequence[Sequence[dict]], val: Sequence[dict], mode: str = "validation"
-) -> tuple[list[tuple[float, bool]], str]:
-    """(rows, final prompt text) of the loop fit should be; `mode` plants a known mistake:
-    "keep" never reverts, "train" compares training scores, "stale" beats the last score."""
+    prompt: Variable,
+    batches: Sequence[Sequence[Any]],
+    take_step: Callable[[Sequence[Any]], None],
+    validate: Callable[[Variable], float],
+) -> list[tuple[float, bool]]:
+    """Exercise 14.3's answer: a step per minibatch, undone when the validation score falls
+    below the best so far; a tie keeps the step. One (validation score, reverted) row per
+    step, the score being that of the text the step produced."""
+    best = validate(prompt)
+    rows = []
+    for batch in batches:
+        previous = prompt.data  # a str: the text to come back to
+        take_step(batch)
+        score = validate(prompt)
+        reverted = score < best
+        if reverted:
+            prompt.data = previous  # the same Variable, which the optimizer holds
+        else:
+            best = score
+        rows.append((score, reverted))
+    return rows
+
+
+def _fit_variant(batches: list, val: list, mistake: str | None) -> list[tuple[float, bool]]:
+    """The rows of fit with one known mistake planted: "ties" reverts on a tie, "stale"
+    compares with the last score tried (kept or not), "inverted" reverts when the score
+    rises, "never" never reverts."""
     prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
     optimizer = TGD([prompt], engine=RuleBasedEngine())
     best = validation_score(prompt, val)
     rows = []
     for batch in batches:
         previous = prompt.data
-        optimizer.zero_grad()
-        before, explanations = reference_loss(prompt, batch)
-        minigrad.backward(explanations)
-        optimizer.step()
+        reference_step(prompt, optimizer, batch, loss_fn)
         score = validation_score(prompt, val)
-        if mode == "train":
-            with minigrad.no_grad():
-                after, _ = reference_loss(prompt, batch)
-            worse = after < before
-        else:
-            worse = mode != "keep" and score < best
-        if worse:
+        reverted = {
+            None: score < best,
+            "ties": score <= best,
+            "stale": score < best,
+            "inverted": score > best,
+            "never": False,
+        }[mistake]
+        if reverted:
             prompt.data = previous
-        if not worse or mode == "stale":
+        if not reverted or mistake == "stale":
             best = score
-        rows.append((score, worse))
-    return rows, prompt.data
+        rows.append((score, reverted))
+    return rows
 
 
-class _SpyTGD(TGD):
-    """TGD that notes, at each step, whether its parameter had feedback."""
+FIT_MISTAKES = {
+    "ties": (
+        "you reverted step {step}, whose validation score ({score:.3f}) equals the best "
+        "so far: a tie is not worse. Revert only when the new score is strictly lower, "
+        "score < best, and keep the step on a tie."
+    ),
+    "stale": (
+        "after a revert the score to beat is still the best kept one, not the rejected "
+        "step's: update best only when you keep a step."
+    ),
+    "inverted": (
+        "your decisions are the wrong way round: you reverted steps that raised the "
+        "validation score and kept those that lowered it. Revert when score < best."
+    ),
+    "never": (
+        "no step was reverted, but step {step} lowered the validation score "
+        "({score:.3f}, below the best so far): put the saved text back, "
+        "prompt.data = previous."
+    ),
+}
 
-    def __init__(self, parameters: list[Variable], state: dict) -> None:
-        super().__init__(parameters, engine=RuleBasedEngine())
-        self.state = state  # state["needs feedback"]: the last minibatch had a rule to fix
-        self.zero_grads = 0
-        self.steps_without_feedback = 0
-        self.steps = 0
 
-    def zero_grad(self) -> None:
-        self.zero_grads += 1
-        super().zero_grad()
-
-    def step(self) -> None:
-        self.steps += 1
-        if self.parameters[0].grad is None and self.state.get("needs feedback"):
-            self.steps_without_feedback += 1
-        super().step()
-
-
-def _rows_of(exercise: str, rows: Any, count: int) -> list[tuple[float, bool]]:
+def _fit_rows(exercise: str, rows: Any, count: int) -> list[tuple[float, bool]]:
     if not isinstance(rows, list):
         check.fail(
             exercise,
@@ -592,150 +709,118 @@ def _rows_of(exercise: str, rows: Any, count: int) -> list[tuple[float, bool]]:
         )
     if len(rows) != count:
         check.fail(
-            exercise,
-            f"fit returned {len(rows)} rows for {count} minibatches: one row per step.",
+            exercise, f"fit returned {len(rows)} rows for {count} minibatches: one per step."
         )
     for index, row in enumerate(rows):
         if not isinstance(row, tuple) or len(row) != 2:
             check.fail(
-                exercise, f"row {index} is {row!r}; each row is (validation score, reverted)."
+                exercise,
+                f"the row of step {index + 1} is {_clip(row)}; each row is "
+                f"(validation score, reverted).",
             )
         score, reverted = row
-        if isinstance(score, Variable) or not isinstance(score, (int, float)):
-            check.fail(exercise, f"row {index} holds {score!r} as the score; store a float.")
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            check.fail(
+                exercise,
+                f"the row of step {index + 1} holds {check.with_article(score)} as the "
+                f"score; a float.",
+            )
         if not isinstance(reverted, bool):
-            check.fail(exercise, f"row {index} holds {reverted!r} as `reverted`; store a bool.")
+            check.fail(
+                exercise,
+                f"the row of step {index + 1} holds {check.with_article(reverted)} as "
+                f"`reverted`; a bool, such as the result of score < best.",
+            )
     return rows
 
 
 def check_14_3(fit: Callable) -> None:
-    """fit(prompt, optimizer, batches, loss_fn, validate): keep a step only if validation
-    does not get worse; returns one (validation score, reverted) row per minibatch."""
+    """fit(prompt, batches, take_step, validate): undo a step that lowers the validation
+    score below the best so far, keep it on a tie; one (score, reverted) row per step."""
     exercise = "14.3"
     if not callable(fit):
         check.fail(exercise, f"fit should be a function; got {check.with_article(fit)}.")
-    batches, val = fit_data()
-    expected_rows, expected_text = reference_fit(batches, val)
-
+    batches, val = check_data()
+    expected = _fit_variant(batches, val, None)
     prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
-    state: dict = {}
-    optimizer = _SpyTGD([prompt], state)
-    loss_calls: list[tuple[Variable, str]] = []
-    validations: list[str] = []
+    optimizer = TGD([prompt], engine=RuleBasedEngine())
+    started: list[str] = []  # the text each step started from
+    validated: list[tuple[bool, str]] = []  # (given the prompt itself?, its text)
 
-    def loss_fn(given: Any, batch: Sequence[dict]) -> tuple[float, list[Variable]]:
-        if isinstance(given, Variable):
-            loss_calls.append((given, given.data))
-        score, explanations = reference_loss(given, batch)
-        state["needs feedback"] = score < 1.0
-        return score, explanations
+    def take_step(batch: Sequence[dict]) -> None:
+        started.append(prompt.data)
+        reference_step(prompt, optimizer, batch, loss_fn)
 
     def validate(given: Any) -> float:
-        validations.append(given.data if isinstance(given, Variable) else str(given))
-        return validation_score(given, val)
+        text = given.data if isinstance(given, Variable) else str(given)
+        validated.append((given is prompt, text))
+        return validation_score(text, val)
 
-    previous_engine = default_engine()
-    set_default_engine(RuleBasedEngine())
-    try:
-        rows = check.call(
-            exercise,
-            "fit(prompt, optimizer, batches, loss_fn, validate)",
-            fit,
-            prompt,
-            optimizer,
-            batches,
-            loss_fn,
-            validate,
-        )
-    finally:
-        set_default_engine(previous_engine)
-    rows = _rows_of(exercise, rows, len(batches))
-
-    if any(given is not prompt for given, _ in loss_calls):
+    rows = check.call(
+        exercise, "fit(prompt, batches, take_step, validate)", fit, prompt, batches, take_step,
+        validate,
+    )  # fmt: skip
+    rows = _fit_rows(exercise, rows, len(batches))
+    if len(started) != len(batches):
         check.fail(
             exercise,
-            "after a revert you went on with a new Variable, but the optimizer still holds "
-            "the prompt it was given and rewrites that one. Restore the text of the same "
+            f"take_step ran {len(started)} time(s) for {len(batches)} minibatches: call "
+            f"take_step(batch) once for each.",
+        )
+    if any(not itself for itself, _ in validated):
+        check.fail(
+            exercise,
+            "after a revert you went on with a new Variable, but the optimizer holds the "
+            "prompt it was given and rewrites that one. Put the text back into the same "
             "Variable: prompt.data = previous.",
         )
-    if optimizer.steps_without_feedback:
+    if len(validated) != len(batches) + 1:
         check.fail(
             exercise,
-            "optimizer.step() found no feedback on the prompt: call "
-            "minigrad.backward(explanations) before the step (and zero_grad before the loss).",
-        )
-    if optimizer.zero_grads < len(batches):
-        check.fail(
-            exercise,
-            f"optimizer.zero_grad() ran {optimizer.zero_grads} time(s) for {len(batches)} "
-            f"steps: call it every step, or feedback from earlier minibatches piles up.",
-        )
-    if len(loss_calls) > len(batches):
-        check.fail(
-            exercise,
-            "you ran the loss again after the step: that compares scores on the training "
-            "minibatch, which the step was made to improve. Decide with validate(prompt), "
-            "the validation score.",
-        )
-    if len(validations) < len(batches):
-        check.fail(
-            exercise,
-            f"validate was called {len(validations)} time(s) for {len(batches)} steps: call "
-            f"it after every step, and once before the first, so that each step is compared "
-            f"on the validation set.",
+            f"validate ran {len(validated)} time(s) for {len(batches)} steps: once before "
+            f"the first step (the score to beat) and once after each step.",
         )
     decisions = [reverted for _, reverted in rows]
-    expected_decisions = [reverted for _, reverted in expected_rows]
-    # The text each step started from, as loss_fn saw it, then the final text.
-    seen = [text for _, text in loss_calls] + [prompt.data]
     for index, reverted in enumerate(decisions):
-        if reverted and index + 1 < len(seen) and seen[index + 1] != seen[index]:
+        text_after = started[index + 1] if index + 1 < len(started) else prompt.data
+        if reverted and text_after != started[index]:
             check.fail(
                 exercise,
-                f"row {index} says reverted, but the next step started from "
-                f"{seen[index + 1]!r}, not from {seen[index]!r}. Save the text, "
-                f"previous = prompt.data (a str), before the step: `previous = prompt` "
-                f"keeps the same Variable, which TGD rewrites, so nothing is restored.",
+                f"step {index + 1} says reverted, but the next step started from the text "
+                f"it produced. Save the text, previous = prompt.data (a str), before the "
+                f"step: previous = prompt keeps the Variable that TGD rewrites, so nothing "
+                f"is restored.",
             )
+        if not reverted and text_after != validated[index + 1][1]:
+            check.fail(
+                exercise,
+                f"step {index + 1} says kept, but the text changed after validation: "
+                f"restore the saved text only when you revert.",
+            )
+    expected_decisions = [reverted for _, reverted in expected]
     if decisions != expected_decisions:
-        for mode, hint in (
-            (
-                "stale",
-                "after a revert the score to beat is the restored prompt's, not the "
-                "rejected one's: update the best score only when you keep a step.",
-            ),
-        ):
-            if decisions == [r for _, r in reference_fit(batches, val, mode)[0]]:
-                check.fail(exercise, hint)
-        for index, (got, wanted) in enumerate(zip(decisions, expected_decisions)):
-            if got == wanted:
-                continue
-            score, kept = expected_rows[index]
-            if wanted:
-                check.fail(
-                    exercise,
-                    f"step {index} made the validation score worse ({score:.3f}, down from "
-                    f"the best so far), but you kept it: when validate(prompt) is lower than "
-                    f"before the step, put the previous text back, prompt.data = previous.",
-                )
+        index = next(i for i, (a, b) in enumerate(zip(decisions, expected_decisions)) if a != b)
+        score = expected[index][0]
+        for mistake, hint in FIT_MISTAKES.items():
+            if decisions == [r for _, r in _fit_variant(batches, val, mistake)]:
+                check.fail(exercise, hint.format(step=index + 1, score=score))
+        if expected_decisions[index]:
             check.fail(
                 exercise,
-                f"step {index} did not make the validation score worse ({score:.3f}), but "
-                f"you reverted it: revert only when the new score is strictly lower than "
-                f"the best so far.",
+                f"step {index + 1} lowered the validation score ({score:.3f}, below the best so "
+                f"far), but you kept it: revert when score < best.",
             )
-    for index, (row, wanted) in enumerate(zip(rows, expected_rows)):
-        if not math.isclose(row[0], wanted[0]):
-            check.fail(
-                exercise,
-                f"row {index} holds the validation score {row[0]:.4g}, expected "
-                f"{wanted[0]:.4g}: store validate(prompt) of the text the step produced, "
-                f"before any revert.",
-            )
-    if prompt.data != expected_text:
         check.fail(
             exercise,
-            f"after fit the prompt holds {prompt.data!r}, expected {expected_text!r}: it "
-            f"should end with the last text that was kept.",
+            f"step {index + 1} did not lower the validation score ({score:.3f}), but you "
+            f"reverted it: revert only when the score falls below the best so far.",
         )
+    for index, ((score, _), (want, _)) in enumerate(zip(rows, expected)):
+        if not math.isclose(score, want, rel_tol=1e-9, abs_tol=1e-12):
+            check.fail(
+                exercise,
+                f"the row of step {index + 1} holds the score {score:.4g}, expected "
+                f"{want:.4g}: record validate(prompt) of the text the step produced, "
+                f"before any revert.",
+            )
     check.passed(exercise)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.course import CheckError, lesson02
+from minigrad.course import CheckError, lesson02, raised
 
 # --------------------------------------------------------------------------- Exercise 2.1
 
@@ -500,8 +500,8 @@ def test_leaf_in_place_error_is_recognised_by_type_and_site() -> None:
     try:
         w.sub_(0.5)
     except RuntimeError as error:
-        assert lesson02.is_leaf_in_place_error(error)
-    assert not lesson02.is_leaf_in_place_error(
+        assert raised.is_leaf_in_place_error(error)
+    assert not raised.is_leaf_in_place_error(
         RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 import minigrad
@@ -75,6 +76,35 @@ def test_3_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
     assert "Exercise 3.1: correct." in capsys.readouterr().out
 
 
+class CubeSetupStyle(minigrad.Function):
+    """Another right answer: the second style, x * x * x, and the factors in another order."""
+
+    @staticmethod
+    def forward(x):
+        return x * x * x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * x * x * 3.0
+
+
+def test_3_1_another_right_answer_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson03.check_3_1(CubeSetupStyle)
+    assert "Exercise 3.1: correct." in capsys.readouterr().out
+
+
+def test_3_1_hidden_data_has_a_zero_and_a_single_number() -> None:
+    values = [np.asarray(case[0]) for case in lesson03.CUBE_CASES]
+    assert any((v == 0).any() for v in values)
+    assert any(v.shape == () for v in values)
+
+
 def test_3_1_backward_on_raw_arrays_passes(capsys: pytest.CaptureFixture) -> None:
     lesson03.check_3_1(_cube(lambda x, g: 3 * x.data**2 * g.data, lambda x: x.data**3))
     assert "correct" in capsys.readouterr().out
@@ -87,6 +117,7 @@ def test_3_1_backward_on_raw_arrays_passes(capsys: pytest.CaptureFixture) -> Non
         (_cube(lambda x, g: 3 * x * g), "not 3x"),
         (_cube(lambda x, g: x**2 * g), "the 3 is missing"),
         (_cube(lambda x, g: 6 * x * g), "second derivative"),
+        (_cube(lambda x, g: x**3 * g), "backward used the output where the derivative"),
         (_cube(lambda x, g: 3 * x**2 * g, count=2), "returned 2 gradients, expected 1"),
         (_cube(lambda x, g: None), "did backward return None"),
         (_cube(lambda x, g: 3 * x**2 * g, lambda x: 3 * x**2), "that is 3x², the derivative"),
@@ -99,6 +130,25 @@ def test_3_1_backward_on_raw_arrays_passes(capsys: pytest.CaptureFixture) -> Non
 def test_3_1_mistakes_get_a_hint(cube: type, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson03.check_3_1(cube)
+
+
+def test_3_1_errors_are_matched_by_where_they_come_from_not_words() -> None:
+    """A TypeError the learner's forward raises itself, whatever its words, is reported as
+    it is: only apply's own refusal of a forward returning None gets the `return` hint."""
+
+    class CubeRaises(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x):
+            raise TypeError("Cube.forward returned None; did you forget `return`?")
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output
+
+    with pytest.raises(CheckError) as info:
+        lesson03.check_3_1(CubeRaises)
+    assert "raised TypeError: Cube.forward returned None" in str(info.value)
+    assert "Cube.apply(x): forward returned None" not in str(info.value)
 
 
 def test_3_1_wrong_kind_of_answer() -> None:
@@ -241,6 +291,16 @@ def test_3_2_mistakes_get_a_hint(gradients: Callable, save: str, hint: str) -> N
         lesson03.check_3_2(_scaled_exp(gradients, save))
 
 
+def test_3_2_hidden_data_has_k_zero_on_one_entry() -> None:
+    assert (lesson03.SCALED_EXP_CASES[-1][1], np.size(lesson03.SCALED_EXP_CASES[-1][0])) == (0.0, 1)
+
+    def k_dropped_when_zero(out, x, k, g):  # `ctx.k or 1`: a zero k taken for "no k given"
+        return (k or 1.0) * out * g, None
+
+    with pytest.raises(CheckError, match=r"x\.grad with k = 0\.0 is \[2\], expected \[0\]"):
+        lesson03.check_3_2(_scaled_exp(k_dropped_when_zero))
+
+
 def test_3_2_forward_without_k() -> None:
     class ScaledExp(minigrad.Function):
         @staticmethod
@@ -268,6 +328,56 @@ def test_3_4_reference_passes(capsys: pytest.CaptureFixture) -> None:
 def test_3_4_mistakes_get_a_hint(gradients: Callable, save: str, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson03.check_3_4(_scaled_exp(gradients, save, setup=True))
+
+
+class ScaledExpSetupIndexed(minigrad.Function):
+    """Another right answer: inputs read by index, the output saved under another name."""
+
+    @staticmethod
+    def forward(x, k):
+        return (x * k).exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+        result = output
+        ctx.save_for_backward(result)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (result,) = ctx.saved_tensors
+        return grad_output * result * ctx.k, None
+
+
+def test_3_4_another_right_answer_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson03.check_3_4(ScaledExpSetupIndexed)
+    assert "Exercise 3.4: correct." in capsys.readouterr().out
+
+
+class ScaledExpForwardUnpacks(minigrad.Function):
+    """A ValueError from forward (not setup_context) gets no hint about `inputs`."""
+
+    @staticmethod
+    def forward(x, k):
+        first, second = x.data  # x has more than two entries
+        return (k * x).exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+        ctx.k = inputs[1]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return ctx.k * out * grad_output, None
+
+
+def test_3_4_a_value_error_outside_setup_context_is_reported_as_it_is() -> None:
+    with pytest.raises(CheckError) as info:
+        lesson03.check_3_4(ScaledExpForwardUnpacks)
+    assert "raised ValueError: too many values to unpack" in str(info.value)
+    assert "inputs` is the tuple" not in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -348,7 +458,22 @@ class DivideOneGradient(minigrad.Function):
 
 def test_3_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson03.check_3_3(_divide(_right_a, _right_b))
-    assert "Exercise 3.3: correct." in capsys.readouterr().out
+    # Written differently: -(a / b) / b, and grad_output * b**-1.
+    lesson03.check_3_3(_divide(lambda a, b, g: g * b**-1.0, lambda a, b, g: -(a / b) / b * g))
+    assert capsys.readouterr().out.count("Exercise 3.3: correct.") == 2
+
+
+def test_3_3_hidden_data_has_a_zero_numerator() -> None:
+    """a holds 0 (where d(a/b)/db vanishes) and a negative entry, so a sign lost through
+    abs() is caught on the check's own data, not only by gradcheck."""
+    a, b, _ = lesson03.DIVIDE_CASE
+    assert 0.0 in a and min(a) < 0.0
+
+    def a_over_b_squared_abs(a, b, g):
+        return -g * abs(a) / b**2
+
+    with pytest.raises(CheckError, match=r"^Exercise 3\.3: b\.grad is "):
+        lesson03.check_3_3(_divide(_right_a, a_over_b_squared_abs))
 
 
 @pytest.mark.parametrize(
@@ -357,6 +482,7 @@ def test_3_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
         (_divide(_right_a, lambda a, b, g: g * a / b**2), "the sign is wrong"),
         (_divide(_right_a, lambda a, b, g: -g * a / b), "so b is squared"),
         (_divide(_right_a, lambda a, b, g: -a / b**2), "without grad_output"),
+        (_divide(_right_a, lambda a, b, g: -g / b**2), "the factor a is missing"),
         (_divide(lambda a, b, g: g * b, _right_b), "divide by b"),
         (_divide(_right_b, _right_a), "swapped"),
         (_divide(_right_a, _right_b, skip=False), r"ctx.needs_input_grad\[1\] was False"),

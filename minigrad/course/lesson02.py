@@ -6,63 +6,14 @@ by walking the graph themselves), and name the likely mistake when an answer is 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from types import CodeType
 from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import enable_grad
 from minigrad.course import check
+from minigrad.course.raised import is_leaf_in_place_error, local_of
 from minigrad.variable import Variable
-
-# --------------------------------------------------------------------------- shared helpers
-
-
-def _raise_site(error: BaseException) -> CodeType | None:
-    """The code object of the function whose `raise` produced `error` (the innermost frame
-    of its traceback), or None for an error that was never raised."""
-    traceback = error.__traceback__
-    if traceback is None:
-        return None
-    while traceback.tb_next is not None:
-        traceback = traceback.tb_next
-    return traceback.tb_frame.f_code
-
-
-@functools.cache
-def _leaf_in_place_reference() -> tuple[type, CodeType | None]:
-    """The type and raise site of the error minigrad gives for an in-place change of a leaf
-    that requires grad, made here once with grad mode on."""
-    with enable_grad():
-        leaf = Variable(1.0, requires_grad=True)
-        try:
-            leaf -= 1.0
-        except RuntimeError as error:
-            return type(error), _raise_site(error)
-    raise AssertionError("an in-place change of a leaf that requires grad was not refused")
-
-
-def is_leaf_in_place_error(error: BaseException) -> bool:
-    """True for the error an in-place change of a leaf that requires grad raises under grad
-    mode (`w -= lr * w.grad` outside no_grad). It is matched by its type and the place that
-    raises it, the same as for a leaf changed here on purpose, never by its wording."""
-    kind, site = _leaf_in_place_reference()
-    return type(error) is kind and site is not None and _raise_site(error) is site
-
-
-def local_of(error: BaseException, function: Callable, name: str) -> Any:
-    """The value the local variable `name` had in `function`'s frame when `error` went
-    through it (None when the function did not run, or has no such local)."""
-    code = getattr(function, "__code__", None)
-    traceback = error.__traceback__
-    while traceback is not None:
-        if traceback.tb_frame.f_code is code:
-            return traceback.tb_frame.f_locals.get(name)
-        traceback = traceback.tb_next
-    return None
-
 
 # --------------------------------------------------------------------------- Exercise 2.1
 

@@ -7,6 +7,8 @@ and against PyTorch when it is installed.
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -212,3 +214,24 @@ def test_edge_cases_of_the_functional_api() -> None:
     assert fwAD.unpack_dual(x).tangent is None
     with fwAD.dual_level(), pytest.raises(TypeError, match="floating-point"):
         fwAD.make_dual(x, np.ones(2, dtype=np.int64))
+
+
+def test_a_dual_level_forgets_the_tangent_of_a_freed_value() -> None:
+    """Tangents are dropped when their values die, not kept until the level closes:
+    a long chain in forward mode holds a fixed amount of memory (tracemalloc measures it)."""
+    x = minigrad.Variable(np.random.default_rng(0).standard_normal(10_000))
+
+    def peak(depth: int) -> int:
+        tracemalloc.start()
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x, minigrad.Variable(np.ones(10_000)))
+            for _ in range(depth):
+                dual = (dual * 1.01).tanh()
+            fwAD.unpack_dual(dual)
+        result = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return result
+
+    assert peak(200) < 1.5 * peak(20)
+    with pytest.raises(fwAD.NoDualLevelError, match="open dual level"):
+        fwAD.make_dual(x, x)

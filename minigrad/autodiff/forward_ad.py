@@ -59,7 +59,16 @@ class _DualLevel(Listener):
 
     def set_tangent(self, variable: Variable, tangent: Variable) -> None:
         data = variable._data
-        self._tangents[id(data)] = (weakref.ref(data), tangent)
+        key = id(data)
+
+        def forget(ref: weakref.ref) -> None:
+            # The array died: drop its tangent now rather than when the level closes,
+            # unless a newer array with the same id already has its own entry.
+            entry = self._tangents.get(key)
+            if entry is not None and entry[0] is ref:
+                del self._tangents[key]
+
+        self._tangents[key] = (weakref.ref(data, forget), tangent)
 
     def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
         # What runs inside (the op, its JVP rule) is not seen again.
@@ -83,7 +92,6 @@ class _DualLevel(Listener):
                 tangent = tangent.expand(output.shape)  # an input broadcast to the output
             self.set_tangent(output, tangent)
 
-
     def copy_into(self, variable: Variable, source: Any) -> None:
         """An in-place update (x.mul_(2), y[1:] = d): its tangent is not propagated yet."""
         entry = self._tangents.get(id(source))
@@ -95,14 +103,20 @@ class _DualLevel(Listener):
             )
 
 
+class NoDualLevelError(RuntimeError):
+    """make_dual (or another forward-mode call) was used outside `with dual_level():`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "forward-mode AD needs an open dual level: use `with forward_ad.dual_level():` "
+            "around make_dual, the computation and unpack_dual."
+        )
+
 
 def _level() -> _DualLevel:
     level = tracer.recorder
     if not isinstance(level, _DualLevel):
-        raise RuntimeError(
-            "forward-mode AD needs an open dual level: use `with forward_ad.dual_level():` "
-            "around make_dual, the computation and unpack_dual."
-        )
+        raise NoDualLevelError()
     return level
 
 
@@ -227,4 +241,4 @@ def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> 
     return tuple(tangents_out) if len(results) > 1 else tangents_out[0]
 
 
-__all__ = ["UnpackedDualTensor", "dual_level", "make_dual", "unpack_dual"]
+__all__ = ["NoDualLevelError", "UnpackedDualTensor", "dual_level", "make_dual", "unpack_dual"]

@@ -24,18 +24,7 @@ OPEN_A_LEVEL = (
 )
 
 
-def _outside_dual_level(error: BaseException) -> bool:
-    """True when `error` was raised by forward_ad because no dual level was open (the
-    innermost frame of its traceback is forward_ad's level lookup)."""
-    traceback = error.__traceback__
-    if traceback is None:
-        return False
-    while traceback.tb_next is not None:
-        traceback = traceback.tb_next
-    return traceback.tb_frame.f_code is forward_ad._level.__code__
-
-
-_NO_LEVEL = (RuntimeError, _outside_dual_level, OPEN_A_LEVEL)
+_NO_LEVEL = (forward_ad.NoDualLevelError, OPEN_A_LEVEL)
 
 
 def _plural(count: int, word: str, words: str | None = None) -> str:

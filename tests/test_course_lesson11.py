@@ -58,86 +58,242 @@ def test_11_1_mistakes(answer, hint) -> None:
         lesson11.check_11_1(answer)
 
 
+class ValueWrittenDifferently:
+    """A correct Value written another way: np.array with a copy, zeros by shape."""
+
+    def __init__(self, data, parents=(), backward_fns=()):
+        parents, backward_fns = list(parents), list(backward_fns)
+        if len(backward_fns) != len(parents):
+            raise ValueError("parents and backward_fns differ in length")
+        self.data = np.array(data, dtype=np.float64)
+        self.grad = np.zeros(self.data.shape)
+        self.parents = tuple(parents)
+        self.backward_fns = tuple(backward_fns)
+
+
+def test_11_1_variant_passes(capsys) -> None:
+    lesson11.check_11_1(ValueWrittenDifferently)
+    assert "Exercise 11.1: correct." in capsys.readouterr().out
+
+
+def test_11_1_reference_value_passes(capsys) -> None:
+    lesson11.check_11_1(lesson11.Value)
+    assert "Exercise 11.1: correct." in capsys.readouterr().out
+
+
+def test_11_1_edge_cases_are_integers() -> None:
+    """Value(3) and Value([1, 2]): integer data, the edge that integer grads break on."""
+    with pytest.raises(CheckError, match=r"Value\(3\)\.data has dtype int"):
+        lesson11.check_11_1(_value_class(convert=np.asarray))
+
+
 # --------------------------------------------------------------------------- Exercise 11.2
 
-
-def add(a, b):
-    return Value(a.data + b.data, (a, b), (lambda g: g, lambda g: g))
+RefValue = lesson11.Value
 
 
-def mul(a, b):
-    return Value(a.data * b.data, (a, b), (lambda g: g * b.data, lambda g: g * a.data))
+def _bound(share, parents, out):
+    """The backward function g -> share(*parents' data, out, g)."""
+    return lambda g: share(*[p.data for p in parents], out, g)
 
 
-def tanh(a):
-    t = np.tanh(a.data)
-    return Value(t, (a,), (lambda g: g * (1 - t**2),))
+def _op(forward, *shares):
+    """An operation from a forward function and share functions (a, [b,] out, g) -> share."""
+
+    def op(*parents):
+        out = forward(*(p.data for p in parents))
+        return RefValue(out, parents, tuple(_bound(share, parents, out) for share in shares))
+
+    return op
 
 
-def mul_without_grad_output(a, b):
-    return Value(a.data * b.data, (a, b), (lambda g: b.data, lambda g: a.data))
+def _binary(forward, share_a, share_b):
+    return _op(forward, share_a, share_b)
 
 
-def mul_swapped(a, b):
-    return Value(a.data * b.data, (a, b), (lambda g: g * a.data, lambda g: g * b.data))
+sub = _binary(lambda a, b: a - b, lambda a, b, o, g: g, lambda a, b, o, g: -g)
+div = _binary(lambda a, b: a / b, lambda a, b, o, g: g / b, lambda a, b, o, g: -g * a / b**2)
+sigmoid = _op(lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: g * s * (1 - s))
 
 
-def mul_in_place(a, b):
-    def share_a(g):
-        g *= b.data
-        return g
-
-    return Value(a.data * b.data, (a, b), (share_a, lambda g: g * a.data))
+def sub_variant(a, b):
+    return RefValue(np.subtract(a.data, b.data), [a, b], [np.positive, np.negative])
 
 
-def tanh_of_input(a):
-    return Value(np.tanh(a.data), (a,), (lambda g: g * (1 - a.data**2),))
+def div_variant(a, b):
+    out = a.data / b.data
+    return RefValue(out, (a, b), (lambda g: g * (1 / b.data), lambda g: -(g * out) / b.data))
 
 
-def tanh_unsquared(a):
-    t = np.tanh(a.data)
-    return Value(t, (a,), (lambda g: g * (1 - t),))
-
-
-def tanh_without_grad_output(a):
-    t = np.tanh(a.data)
-    return Value(t, (a,), (lambda g: 1 - t**2,))
-
-
-def add_without_grad_output(a, b):
-    return Value(a.data + b.data, (a, b), (lambda g: np.ones_like(g), lambda g: np.ones_like(g)))
-
-
-def add_with_data_parents(a, b):
-    return Value(a.data + b.data, (a.data, b.data), (lambda g: g, lambda g: g))
-
-
-def add_as_array(a, b):
-    return a.data + b.data
+def sigmoid_variant(a):
+    e = np.exp(-a.data)
+    return RefValue(1 / (1 + e), (a,), (lambda g: g * e / (1 + e) ** 2,))
 
 
 def test_11_2_reference_passes(capsys) -> None:
-    lesson11.check_11_2(Value, add, mul, tanh)
+    lesson11.check_11_2(sub, div, sigmoid)
+    lesson11.check_11_2(lesson11.sub, lesson11.div, lesson11.sigmoid)
+    assert capsys.readouterr().out.count("Exercise 11.2: correct.") == 2
+
+
+def test_11_2_variant_passes(capsys) -> None:
+    lesson11.check_11_2(sub_variant, div_variant, sigmoid_variant)
     assert "Exercise 11.2: correct." in capsys.readouterr().out
+
+
+def sub_in_place(a, b):
+    def share_b(g):
+        g *= -1
+        return g
+
+    return RefValue(a.data - b.data, (a, b), (lambda g: g, share_b))
+
+
+def _with_fns(op, count):
+    def wrapped(*parents):
+        out = op(*parents)
+        out.backward_fns = out.backward_fns[:count]
+        return out
+
+    return wrapped
 
 
 @pytest.mark.parametrize(
     ("ops", "hint"),
     [
-        ((add, mul_without_grad_output, tanh), "the derivative alone: multiply it by grad_output"),
-        ((add, mul_swapped, tanh), "this parent's own data"),
-        ((add, mul_in_place, tanh), "changed grad_output in place"),
-        ((add, mul, tanh_of_input), "uses the input"),
-        ((add, mul, tanh_unsquared), "squared"),
-        ((add, mul, tanh_without_grad_output), "the derivative alone"),
-        ((add_without_grad_output, mul, tanh), "return grad_output itself"),
-        ((add_with_data_parents, mul, tanh), "the input Values themselves"),
-        ((add_as_array, mul, tanh), "return a new Value"),
+        # sub
+        (
+            (_binary(lambda a, b: a - b, lambda a, b, o, g: g, lambda a, b, o, g: g), div, sigmoid),
+            r"a sign error: a - b goes down when b goes up",
+        ),
+        (
+            (
+                _binary(lambda a, b: a - b, lambda a, b, o, g: -g, lambda a, b, o, g: -g),
+                div,
+                sigmoid,
+            ),
+            r"the minus belongs to b's share",
+        ),
+        (
+            (
+                _binary(
+                    lambda a, b: a - b,
+                    lambda a, b, o, g: np.ones_like(g),
+                    lambda a, b, o, g: -np.ones_like(g),
+                ),
+                div,
+                sigmoid,
+            ),
+            r"the local derivative alone: multiply it by grad_output",
+        ),
+        ((sub_in_place, div, sigmoid), "changed grad_output in place"),
+        ((_with_fns(sub, 1), div, sigmoid), "give one function per parent"),
+        ((lambda a, b: a.data - b.data, div, sigmoid), "return a new Value"),
+        (
+            (
+                lambda a, b: RefValue(
+                    a.data - b.data, (a.data, b.data), (lambda g: g, lambda g: -g)
+                ),
+                div,
+                sigmoid,
+            ),
+            "the input Values themselves",
+        ),
+        # div
+        (
+            (
+                sub,
+                _binary(
+                    lambda a, b: a / b, lambda a, b, o, g: g / b, lambda a, b, o, g: g * a / b**2
+                ),
+                sigmoid,
+            ),
+            r"a sign error: a/b = a·b⁻¹",
+        ),
+        (
+            (
+                sub,
+                _binary(
+                    lambda a, b: a / b, lambda a, b, o, g: g / b, lambda a, b, o, g: -g * a / b
+                ),
+                sigmoid,
+            ),
+            "that has b, not b²",
+        ),
+        (
+            (
+                sub,
+                _binary(lambda a, b: a / b, lambda a, b, o, g: g / b, lambda a, b, o, g: -g / b**2),
+                sigmoid,
+            ),
+            "that has lost the a",
+        ),
+        (
+            (
+                sub,
+                _binary(
+                    lambda a, b: a / b, lambda a, b, o, g: g * b, lambda a, b, o, g: -g * a / b**2
+                ),
+                sigmoid,
+            ),
+            "that is mul's rule",
+        ),
+        (
+            (
+                sub,
+                _binary(lambda a, b: a / b, lambda a, b, o, g: 1 / b, lambda a, b, o, g: -a / b**2),
+                sigmoid,
+            ),
+            "the local derivative alone",
+        ),
+        # sigmoid
+        (
+            (sub, div, _op(lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: g * (1 - s**2))),
+            "that is tanh's rule",
+        ),
+        (
+            (sub, div, _op(lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: g * s)),
+            r"the \(1 - σ\) is missing",
+        ),
+        (
+            (sub, div, _op(lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: g * (1 - s))),
+            "the σ factor is missing",
+        ),
+        (
+            (sub, div, _op(lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: g * a * (1 - a))),
+            "uses the input x where the output belongs",
+        ),
+        (
+            (sub, div, _op(lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: s * (1 - s))),
+            "the local derivative alone",
+        ),
+        ((sub, div, 1.0), "sigmoid should be a function"),
     ],
 )
 def test_11_2_mistakes(ops, hint) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson11.check_11_2(Value, *ops)
+        lesson11.check_11_2(*ops)
+
+
+def test_11_2_hidden_data_has_the_edge_cases() -> None:
+    """One Value as both parents (sub(a, a): a total gradient of exactly 0), a sigmoid at
+    0, and a zero in every vector grad_output (the check sets v[1] = 0)."""
+    labels = [label for _, label, _, _, _ in lesson11._OPS_112]
+    assert "sub(a, a)" in labels and "div(a, a)" in labels
+    sigmoid_inputs = [x for name, _, x, _, _ in lesson11._OPS_112 if name == "sigmoid"]
+    assert any(0.0 in np.ravel(x) for x in sigmoid_inputs)
+
+
+def test_11_2_same_parent_twice_is_checked_per_edge() -> None:
+    """sub(a, a) whose second closure forgets the minus: each edge's share is compared."""
+
+    def sub_a_a_slip(a, b):
+        if a is b:
+            return RefValue(a.data - b.data, (a, b), (lambda g: g, lambda g: g))
+        return sub(a, b)
+
+    with pytest.raises(CheckError, match=r"sub\(a, a\).*a sign error"):
+        lesson11.check_11_2(sub_a_a_slip, div, sigmoid)
 
 
 # --------------------------------------------------------------------------- Exercise 11.3
@@ -165,6 +321,30 @@ def backward(output):
                 ready.append(parent)
 
 
+def backward_variant(output):
+    """Correct, written differently: edge lists, a deque, += into fresh arrays, id() keys."""
+    from collections import deque
+
+    pending, order = {}, deque([output])
+    visited = {id(output)}
+    while order:
+        node = order.popleft()
+        for parent in node.parents:
+            pending[id(parent)] = pending.get(id(parent), 0) + 1
+            if id(parent) not in visited:
+                visited.add(id(parent))
+                order.append(parent)
+    output.grad = output.grad * 0 + 1.0
+    queue = deque([output])
+    while queue:
+        node = queue.popleft()
+        for parent, backward_fn in zip(node.parents, node.backward_fns):
+            parent.grad += backward_fn(node.grad)
+            pending[id(parent)] -= 1
+            if not pending[id(parent)]:
+                queue.append(parent)
+
+
 def backward_recursive(output):
     """micrograd's way: a topological order built by a recursive depth-first search."""
     order, seen = [], set()
@@ -183,7 +363,10 @@ def backward_recursive(output):
             parent.grad = parent.grad + backward_fn(node.grad)
 
 
-def backward_overwrites(output):
+def _walk(output, *, seed=True, add=True, skip_zero=False, leaf_return=False):
+    """The reference walk with one slip switched on."""
+    if leaf_return and not output.parents:
+        return
     consumers = {}
     stack, seen = [output], {output}
     while stack:
@@ -193,12 +376,16 @@ def backward_overwrites(output):
             if parent not in seen:
                 seen.add(parent)
                 stack.append(parent)
-    output.grad = np.ones_like(output.data)
+    if seed:
+        output.grad = np.ones_like(output.data)
     ready = [output]
     while ready:
         node = ready.pop()
+        if skip_zero and not np.any(node.grad):
+            continue  # the slip: its parents never lose this consumer
         for parent, backward_fn in zip(node.parents, node.backward_fns):
-            parent.grad = backward_fn(node.grad)  # the slip: = instead of +=
+            share = backward_fn(node.grad)
+            parent.grad = parent.grad + share if add else share
             consumers[parent] -= 1
             if consumers[parent] == 0:
                 ready.append(parent)
@@ -228,26 +415,6 @@ def backward_first_arrival(output):
                 queue.append(parent)
 
 
-def backward_without_seed(output):
-    consumers = {}
-    stack, seen = [output], {output}
-    while stack:
-        node = stack.pop()
-        for parent in node.parents:
-            consumers[parent] = consumers.get(parent, 0) + 1
-            if parent not in seen:
-                seen.add(parent)
-                stack.append(parent)
-    ready = [output]
-    while ready:
-        node = ready.pop()
-        for parent, backward_fn in zip(node.parents, node.backward_fns):
-            parent.grad = parent.grad + backward_fn(node.grad)
-            consumers[parent] -= 1
-            if consumers[parent] == 0:
-                ready.append(parent)
-
-
 def backward_resets_leaves(output):
     stack, seen = [output], {output}
     while stack:
@@ -261,7 +428,13 @@ def backward_resets_leaves(output):
 
 
 def test_11_3_reference_passes(capsys) -> None:
-    lesson11.check_11_3(Value, backward)
+    lesson11.check_11_3(backward)
+    lesson11.check_11_3(lesson11.backward)
+    assert capsys.readouterr().out.count("Exercise 11.3: correct.") == 2
+
+
+def test_11_3_variant_passes(capsys) -> None:
+    lesson11.check_11_3(backward_variant)
     assert "Exercise 11.3: correct." in capsys.readouterr().out
 
 
@@ -269,28 +442,75 @@ def test_11_3_reference_passes(capsys) -> None:
     ("answer", "hint"),
     [
         (backward_recursive, "recursion limit"),
-        (backward_overwrites, "half the right value"),
+        (lambda output: _walk(output, add=False), "half the right value"),
         (backward_every_time, "ran more than once"),
         (backward_first_arrival, "ran before all its consumers"),
-        (backward_without_seed, "output.grad = np.ones_like"),
+        (lambda output: _walk(output, seed=False), r"output.grad = np.ones_like"),
         (backward_resets_leaves, "backward reset x.grad"),
+        # the edge cases of the hidden data: a zero gradient, a leaf as the output
+        (lambda output: _walk(output, skip_zero=True), "whose gradient is zero still runs"),
+        (lambda output: _walk(output, leaf_return=True), "also when the output is a leaf"),
+        (RefValue, "not a class"),
+        ("backward", "backward should be a function"),
     ],
 )
 def test_11_3_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson11.check_11_3(Value, answer)
+        lesson11.check_11_3(answer)
 
 
 def test_11_3_recursion_hint_names_the_chain() -> None:
     with pytest.raises(CheckError, match="chain of 10,000 nodes"):
-        lesson11.check_11_3(Value, backward_recursive)
+        lesson11.check_11_3(backward_recursive)
+
+
+def test_11_3_does_not_need_the_learners_value() -> None:
+    """A wrong Exercise 11.1 cannot fail check 11.3: it builds its graphs itself."""
+    import inspect
+
+    assert list(inspect.signature(lesson11.check_11_3).parameters) == ["backward"]
+    assert list(inspect.signature(lesson11.check_11_2).parameters) == ["sub", "div", "sigmoid"]
 
 
 # --------------------------------------------------------------------------- Exercise 11.4
 
 
+def test_11_4_reference_passes(capsys) -> None:
+    lesson11.check_11_4(4.0, 36.0)
+    lesson11.check_11_4(4, np.float64(36))  # written differently: ints, a NumPy scalar
+    assert capsys.readouterr().out.count("Exercise 11.4: correct.") == 2
+
+
+def test_11_4_answer_is_what_the_reference_engine_does() -> None:
+    x, a, y = lesson11.twice_backward_graph()
+    lesson11.backward(y)
+    lesson11.backward(y)
+    assert (float(a.grad), float(x.grad)) == (4.0, 36.0)
+
+
+@pytest.mark.parametrize(
+    ("a_grad", "x_grad", "hint"),
+    [
+        (4.0, 24.0, "retain_graph=True"),
+        (4.0, 12.0, "x.grad after ONE backward"),
+        (4.0, 48.0, "if the seed were added as well"),
+        (2.0, 36.0, "a.grad after ONE backward"),
+        (6.0, 48.0, "if the seed were added; backward SETS"),
+        (4.0, 30.0, r"predicted_x_grad is 30, expected 36\.$"),
+        (None, None, "Exercise 11.4 is not written yet"),
+        ([4.0], 36.0, r"has shape \(1,\), expected \(\): write one number"),
+    ],
+)
+def test_11_4_mistakes(a_grad, x_grad, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson11.check_11_4(a_grad, x_grad)
+
+
+# --------------------------------------------------------------------------- Exercise 11.5
+
+
 def mlp_forward_backward(
-    x, labels, W1, b1, W2, b2, *, stable=True, mean=True, sum_bias=True, mask=True
+    x, labels, W1, b1, W2, b2, *, stable=True, mean=True, sum_bias=True, mask=True, relu_ge=False
 ):
     n = x.shape[0]
     z1 = x @ W1.T + b1
@@ -305,7 +525,7 @@ def mlp_forward_backward(
     d_logits[np.arange(n), labels] -= 1
     d_logits /= divide
     d_h = d_logits @ W2
-    d_z1 = d_h * (z1 > 0) if mask else d_h
+    d_z1 = (d_h * ((z1 >= 0) if relu_ge else (z1 > 0))) if mask else d_h
     reduce = (lambda g: g.sum(axis=0)) if sum_bias else (lambda g: g)
     return {
         "loss": loss,
@@ -327,12 +547,50 @@ def _slipped_mlp(**slip):
     return answer
 
 
-def test_11_4_reference_passes(capsys) -> None:
-    lesson11.check_11_4(mlp_forward_backward)
-    assert "Exercise 11.4: correct." in capsys.readouterr().out
+def test_11_5_reference_passes(capsys) -> None:
+    lesson11.check_11_5(mlp_forward_backward)
+    assert "Exercise 11.5: correct." in capsys.readouterr().out
 
 
-def test_11_4_reference_agrees_with_minigrad() -> None:
+def mlp_variant(x, labels, W1, b1, W2, b2):
+    """Correct, written differently: an explicit one-hot, a softmax from exp / sum."""
+    n, classes = x.shape[0], W2.shape[0]
+    onehot = np.eye(classes)[labels]
+    z1 = x @ W1.T + b1
+    h = z1 * (z1 > 0)
+    logits = h @ W2.T + b2
+    m = logits.max(axis=1, keepdims=True)
+    exps = np.exp(logits - m)
+    softmax = exps / exps.sum(axis=1, keepdims=True)
+    loss = np.mean(np.log(exps.sum(axis=1)) + m[:, 0] - (logits * onehot).sum(axis=1))
+    d_logits = (softmax - onehot) / n
+    d_h = d_logits @ W2
+    d_z1 = np.where(z1 > 0, d_h, 0.0)
+    return dict(
+        loss=loss,
+        logits=d_logits,
+        W2=d_logits.T @ h,
+        b2=np.sum(d_logits, 0),
+        h=d_h,
+        z1=d_z1,
+        W1=d_z1.T @ x,
+        b1=np.sum(d_z1, 0),
+        x=d_z1 @ W1,
+    )
+
+
+def test_11_5_variant_passes(capsys) -> None:
+    lesson11.check_11_5(mlp_variant)
+    assert "Exercise 11.5: correct." in capsys.readouterr().out
+
+
+def test_11_5_hidden_data_has_exact_zeros_in_z1() -> None:
+    case = lesson11._mlp_case_ties()
+    z1 = case["x"] @ case["W1"].T + case["b1"]
+    assert np.count_nonzero(z1 == 0) >= 2
+
+
+def test_11_5_reference_agrees_with_minigrad() -> None:
     inputs = lesson11._mlp_case(3)
     expected = lesson11.mlp_reference(**inputs)
     got = mlp_forward_backward(*inputs.values())
@@ -367,17 +625,18 @@ def _transposed_weight(x, labels, W1, b1, W2, b2):
         (_slipped_mlp(mean=False), r"batch size times the right value.*N = 5"),
         (_loss_summed, "the loss is the mean, divide by N"),
         (_slipped_mlp(mask=False), "without the ReLU's mask"),
+        (_slipped_mlp(relu_ge=True), "that masks with z1 >= 0"),
         (_transposed_weight, "did you forget a transpose"),
         (lambda *args: None, "return a dict"),
         (lambda *args: {"loss": 0.0}, "the dict has no 'logits'"),
     ],
 )
-def test_11_4_mistakes(answer, hint) -> None:
+def test_11_5_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson11.check_11_4(answer)
+        lesson11.check_11_5(answer)
 
 
-# --------------------------------------------------------------------------- Exercise 11.5
+# --------------------------------------------------------------------------- Exercise 11.6
 
 
 def train_by_hand(grad_fn, params, x, labels, lr, steps):
@@ -427,9 +686,82 @@ def train_every_key(grad_fn, params, x, labels, lr, steps):
     return params, losses
 
 
-def test_11_5_reference_passes(capsys) -> None:
-    lesson11.check_11_5(train_by_hand)
-    assert "Exercise 11.5: correct." in capsys.readouterr().out
+def train_one_step_short(grad_fn, params, x, labels, lr, steps):
+    return train_by_hand(grad_fn, params, x, labels, lr, steps - 1)
+
+
+def train_loss_after_update(grad_fn, params, x, labels, lr, steps):
+    """Records the loss after each update: every loss one step late."""
+    params = {name: value.copy() for name, value in params.items()}
+    losses = []
+    for _ in range(steps):
+        grads = grad_fn(x, labels, **params)
+        for name in params:
+            params[name] = params[name] - lr * grads[name]
+        losses.append(grad_fn(x, labels, **params)["loss"])
+    return params, losses
+
+
+def train_variant(grad_fn, params, x, labels, lr, steps):
+    """Correct, written differently: copies with np.array, -= on the copies, a tuple out."""
+    own = {name: np.array(params[name]) for name in params}
+    history = []
+    for _ in range(steps):
+        grads = grad_fn(x, labels, W1=own["W1"], b1=own["b1"], W2=own["W2"], b2=own["b2"])
+        history.append(float(grads["loss"]))
+        for name in ("W1", "b1", "W2", "b2"):
+            own[name] -= lr * grads[name]
+    return own, tuple(history)
+
+
+def test_11_6_variant_passes(capsys) -> None:
+    lesson11.check_11_6(train_variant)
+    assert "Exercise 11.6: correct." in capsys.readouterr().out
+
+
+def test_11_6_one_step_is_checked() -> None:
+    """The boundary run of 1 step: a loop of range(steps - 1) returns no loss at all."""
+    calls = []
+
+    def records_calls(grad_fn, params, x, labels, lr, steps):
+        calls.append(steps)
+        return (
+            train_one_step_short(grad_fn, params, x, labels, lr, steps)
+            if steps == 1
+            else (train_by_hand(grad_fn, params, x, labels, lr, steps))
+        )
+
+    with pytest.raises(CheckError, match=r"returned 0 loss value\(s\), expected 1"):
+        lesson11.check_11_6(records_calls)
+    assert calls == [8, 1]
+
+
+def test_train_or_reference_uses_the_learners_code_or_says_why_not() -> None:
+    inputs = lesson11._mlp_case(3)
+    params = {name: inputs[name] for name in lesson11.PARAMETER_NAMES}
+    x, labels = inputs["x"], inputs["labels"]
+    trained, losses, note = lesson11.train_or_reference(
+        train_by_hand, mlp_forward_backward, params, x, labels, 0.1, 3
+    )
+    assert note is None and len(losses) == 3
+
+    def unfinished(*args):
+        raise NotImplementedError("Exercise 11.6: write train_by_hand")
+
+    trained, losses, note = lesson11.train_or_reference(
+        unfinished, mlp_forward_backward, params, x, labels, 0.1, 3
+    )
+    assert note.startswith("Your train_by_hand or mlp_forward_backward raised NotImplementedError")
+    assert len(losses) == 3 and set(trained) == set(lesson11.PARAMETER_NAMES)
+    _, _, note = lesson11.train_or_reference(
+        lambda *args: ({}, []), mlp_forward_backward, params, x, labels, 0.1, 3
+    )
+    assert note is not None
+
+
+def test_11_6_reference_passes(capsys) -> None:
+    lesson11.check_11_6(train_by_hand)
+    assert "Exercise 11.6: correct." in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -439,22 +771,11 @@ def test_11_5_reference_passes(capsys) -> None:
         (train_uphill, "the loss goes up"),
         (train_rebinding, "only rebinds the loop variable"),
         (train_every_key, "Update only the names in params"),
+        (train_one_step_short, r"returned 7 loss value\(s\), expected 8"),
+        (train_loss_after_update, "every loss is one step late"),
         (lambda *args: [0.0], "return a pair"),
     ],
 )
-def test_11_5_mistakes(answer, hint) -> None:
+def test_11_6_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson11.check_11_5(answer)
-
-
-def test_unwritten_value_is_named_in_later_checks() -> None:
-    class Stub:
-        def __init__(self, data, parents=(), backward_fns=()):
-            raise NotImplementedError("Exercise 11.1: write the Value class")
-
-    with pytest.raises(CheckError, match="write Exercise 11.1 first"):
-        lesson11.check_11_2(Stub, add, mul, tanh)
-    with pytest.raises(CheckError, match="write Exercise 11.1 first"):
-        lesson11.check_11_3(Stub, backward)
-    with pytest.raises(CheckError, match="Exercise 11.1 is not written yet"):
-        lesson11.check_11_1(Stub)
+        lesson11.check_11_6(answer)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from collections.abc import Callable
 
 import pytest
@@ -13,60 +16,95 @@ from minigrad.text import feedback as language
 # --------------------------------------------------------------------------- Exercise 7.1
 
 
-def _note(x: minigrad.Variable, feedback: minigrad.Variable) -> str:
-    return f"For the {x.role}, before shouting: {feedback.data}"
+def _restate(line: str, times: int, at_most: Callable, at_least: Callable) -> str:
+    """A line of feedback on the repeated text, its word limit restated by the two rules
+    given (each maps (k, n, times) to the limit for x)."""
+    parsed = language.parse(line)
+    kind = parsed[0].kind if parsed else None
+    if kind not in ("at_most", "at_least"):
+        return line
+    limit, whole = parsed[0].argument
+    if kind == "at_most":
+        return language.at_most_words(at_most(limit, whole, times), whole // times)
+    return language.at_least_words(at_least(limit, whole, times), whole // times)
 
 
-def _shout(
-    forward: Callable = lambda x, times: minigrad.Variable(
-        x.data.upper() + "!" * times, role=x.role
-    ),
+FLOOR = lambda k, n, t: k // t  # noqa: E731 - the right rules, as lambdas to swap out
+CEIL = lambda k, n, t: -(-k // t)  # noqa: E731
+
+
+def _repeat(
+    forward: Callable = lambda x, times: minigrad.Variable(" ".join([x.data] * times), role=x.role),
     backward: Callable | None = None,
+    at_most: Callable = FLOOR,
+    at_least: Callable = CEIL,
 ) -> type:
-    """A Shout whose forward returns forward(x, times) and whose backward returns
-    backward(x, feedback); by default the reference answer."""
+    """A Repeat whose forward returns forward(x, times) and whose backward returns
+    backward(x, feedback, times); by default the reference answer with the limit rules."""
     if backward is None:
 
-        def backward(x, feedback):
-            return minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}"), None
+        def backward(x, feedback, times):
+            lines = [
+                _restate(line, times, at_most, at_least) for line in feedback.data.splitlines()
+            ]
+            return minigrad.Variable("\n".join(lines), role=f"feedback to {x.role}"), None
 
-    class Shout(minigrad.Function):
+    class Repeat(minigrad.Function):
         @staticmethod
         def forward(ctx, x, times):
             ctx.save_for_backward(x)
+            ctx.times = times
             return forward(x, times)
 
         @staticmethod
         def backward(ctx, feedback):
             (x,) = ctx.saved_variables
-            return backward(x, feedback)
+            return backward(x, feedback, ctx.times)
 
-    return Shout
+    return Repeat
 
 
-class ShoutAfnioStyle(minigrad.Function):
-    """Assigns x.grad and returns the same Variable, as in afnio's documentation."""
+def _note(x, feedback, times):
+    lines = [_restate(line, times, FLOOR, CEIL) for line in feedback.data.splitlines()]
+    return "\n".join(lines)
+
+
+class RepeatAfnioStyle(minigrad.Function):
+    """Assigns x.grad and returns the same Variable, as in afnio's documentation; rounds
+    with math.floor and math.ceil and rewrites the number in the line with a regex."""
 
     @staticmethod
     def forward(ctx, x, times):
-        ctx.save_for_backward(x)
-        return minigrad.Variable(x.data.upper() + "!" * times, role=x.role, requires_grad=True)
+        ctx.save_for_backward(x, times)
+        return minigrad.Variable(
+            " ".join(x.data for _ in range(times)), role=x.role, requires_grad=True
+        )
 
     @staticmethod
     def backward(ctx, feedback):
-        (x,) = ctx.saved_variables
-        x.grad = minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}")
+        x, times = ctx.saved_variables
+        own = len(x.data.split())
+        lines = []
+        for line in feedback.data.splitlines():
+            match = re.match(r"(Shorten|Lengthen) the text to at (most|least) (\d+) words", line)
+            if match:
+                share = int(match.group(3)) / times
+                limit = math.floor(share) if match.group(2) == "most" else math.ceil(share)
+                verb, bound = match.group(1), match.group(2)
+                line = f"{verb} the text to at {bound} {limit} words (it has {own})."
+            lines.append(line)
+        x.grad = minigrad.Variable("\n".join(lines), role=f"feedback to {x.role}")
         return x.grad, None
 
 
-def _assign_another(x, feedback):
+def _assign_another(x, feedback, times):
     """Assigns x.grad one Variable and returns an equal but different one."""
-    x.grad = minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}")
-    return minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}"), None
+    x.grad = minigrad.Variable(_note(x, feedback, times), role=f"feedback to {x.role}")
+    return minigrad.Variable(_note(x, feedback, times), role=f"feedback to {x.role}"), None
 
 
-def _assign_and_return_none(x, feedback):
-    x.grad = minigrad.Variable(_note(x, feedback), role=f"feedback to {x.role}")
+def _assign_and_return_none(x, feedback, times):
+    x.grad = minigrad.Variable(_note(x, feedback, times), role=f"feedback to {x.role}")
     return None, None
 
 
@@ -75,79 +113,153 @@ def _variable(text: str, role: str | None) -> minigrad.Variable:
 
 
 def test_7_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
-    lesson07.check_7_1(_shout())
+    lesson07.check_7_1(_repeat())
     assert "Exercise 7.1: correct." in capsys.readouterr().out
 
 
-def test_7_1_afnio_style_passes(capsys: pytest.CaptureFixture) -> None:
-    lesson07.check_7_1(ShoutAfnioStyle)
+def test_7_1_library_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_1(lesson07.Repeat)
     assert "Exercise 7.1: correct." in capsys.readouterr().out
+
+
+def test_7_1_afnio_style_with_a_regex_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_1(RepeatAfnioStyle)
+    assert "Exercise 7.1: correct." in capsys.readouterr().out
+
+
+def test_7_1_hidden_data_has_ties_and_times_one() -> None:
+    """An evenly divisible limit (where floor and ceil agree) and times = 1 (the identity)."""
+    cases = lesson07.REPEAT_CASES
+    assert any(times == 1 for _, _, times, _ in cases)
+    limits = [
+        (language.parse(line)[0].argument[0], times)
+        for _, _, times, lines in cases
+        for line in lines
+        if language.parse(line)[0].kind == "at_most"
+    ]
+    assert any(k % t == 0 for k, t in limits) and any(k % t for k, t in limits)
 
 
 @pytest.mark.parametrize(
-    ("shout", "hint"),
+    ("repeat", "hint"),
     [
-        (_shout(lambda x, t: _variable(x.data + "!" * t, x.role)), "not in capitals"),
-        (_shout(lambda x, t: _variable(x.data.upper(), x.role)), "exclamation marks are missing"),
-        (_shout(lambda x, t: _variable(x.data.upper() + "!", x.role)), "but times is 3"),
-        (_shout(lambda x, t: x.data.upper() + "!" * t), "has role None, expected 'slogan'"),
-        (_shout(lambda x, t: x.upper() + "!" * t), r"x.data.upper\(\)"),
+        # The word limit, the part to derive.
+        (_repeat(at_most=lambda k, n, t: k), "that is the limit for the whole repeated text"),
         (
-            _shout(backward=lambda x, f: (_note(x, f), None)),
+            _repeat(at_most=lambda k, n, t: max(n // t - (n - k), 0)),
+            "gives one copy the whole excess",
+        ),
+        (_repeat(at_most=CEIL), r"rounded the wrong way: 3 words per copy make 9 > 7; round down"),
+        (_repeat(at_least=FLOOR), r"rounded the wrong way: 4 words per copy make 8 < 9; round up"),
+        (
+            _repeat(
+                backward=lambda x, f, t: (
+                    _variable(
+                        _note(x, f, t).replace("(it has 3)", "(it has 9)"), f"feedback to {x.role}"
+                    ),
+                    None,
+                )
+            ),
+            "the line for x says it has 9 words; x itself has 3",
+        ),
+        (
+            _repeat(
+                backward=lambda x, f, t: (
+                    _variable(
+                        "\n".join(
+                            line
+                            for line in _note(x, f, t).splitlines()
+                            if language.parse(line)[0].kind != "note"
+                        ),
+                        f"feedback to {x.role}",
+                    ),
+                    None,
+                )
+            ),
+            "the line 'Make it calmer.' is missing",
+        ),
+        (
+            _repeat(
+                backward=lambda x, f, t: (
+                    _variable(f.data + "\n" + _note(x, f, t), f"feedback to {x.role}"),
+                    None,
+                )
+            ),
+            "replace the limit on the whole by the one for x",
+        ),
+        (
+            _repeat(
+                backward=lambda x, f, t: (
+                    _variable(
+                        f.data.replace("at most 7", f"at most {7 / t:.2f}"),
+                        f"feedback to {x.role}",
+                    ),
+                    None,
+                )
+            ),
+            "no readable word limit",
+        ),
+        # forward
+        (_repeat(lambda x, t: _variable(x.data * t, x.role)), "the copies run into each other"),
+        (_repeat(lambda x, t: _variable("\n".join([x.data] * t), x.role)), "on separate lines"),
+        (_repeat(lambda x, t: _variable(" ".join([x.data] * (t + 1)), x.role)), "4 copies"),
+        (_repeat(lambda x, t: " ".join([x.data] * t)), "has role None, expected 'slogan'"),
+        (
+            _repeat(lambda x, t: _variable(" ".join([x.strip()] * t), x.role)),
+            r"x is a Variable, not a str: its text is x.data",
+        ),
+        # what backward returns
+        (
+            _repeat(backward=lambda x, f, t: (_note(x, f, t), None)),
             "returned a str for x; return a text Variable with a role",
         ),
         (
-            _shout(backward=lambda x, f: _variable(_note(x, f), f"feedback to {x.role}")),
+            _repeat(backward=lambda x, f, t: _variable(_note(x, f, t), f"feedback to {x.role}")),
             "returns two values: the feedback for x, then None for times",
         ),
         (
-            _shout(backward=lambda x, f: [_variable(_note(x, f), f"feedback to {x.role}"), None]),
+            _repeat(
+                backward=lambda x, f, t: [_variable(_note(x, f, t), f"feedback to {x.role}"), None]
+            ),
             "return a tuple",
         ),
         (
-            _shout(backward=lambda x, f: (_variable(_note(x, f), None), _variable("2", None))),
+            _repeat(
+                backward=lambda x, f, t: (_variable(_note(x, f, t), None), _variable("2", None))
+            ),
             "return None in its place",
         ),
-        (_shout(backward=lambda x, f: (_variable(_note(x, f), None), None)), "it has no role"),
+        (_repeat(backward=lambda x, f, t: (_variable(_note(x, f, t), None), None)), "no role"),
         (
-            _shout(backward=lambda x, f: (_variable(_note(x, f), x.role), None)),
+            _repeat(backward=lambda x, f, t: (_variable(_note(x, f, t), x.role), None)),
             "that is the input's own role",
         ),
         (
-            _shout(
-                backward=lambda x, f: (
-                    _variable(f"For the {x.role}: {f.grad}", f"feedback to {x.role}"),
-                    None,
-                )
-            ),
-            r"feedback.data \(feedback.grad is None\)",
+            _repeat(backward=lambda x, f, t: (minigrad.Variable(1.0), None)),
+            "backward returned a number for x, which is text",
         ),
-        (
-            _shout(backward=lambda x, f: (_variable(f.data, f"feedback to {x.role}"), None)),
-            "should name the input's role",
-        ),
-        (
-            _shout(
-                backward=lambda x, f: (
-                    _variable(f"For the {x.role}: {f.data.upper()}", f"feedback to {x.role}"),
-                    None,
-                )
-            ),
-            "you shouted the feedback too",
-        ),
-        (_shout(backward=lambda x, f: (minigrad.Variable(1.0), None)), "a text Variable"),
-        (_shout(backward=_assign_another), "holds a feedback twice"),
-        (_shout(backward=_assign_and_return_none), "returned None for x"),
+        (_repeat(backward=_assign_another), "holds a feedback twice"),
+        (_repeat(backward=_assign_and_return_none), "returned None for x"),
     ],
 )
-def test_7_1_mistakes_get_a_hint(shout: type, hint: str) -> None:
+def test_7_1_mistakes_get_a_hint(repeat: type, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson07.check_7_1(shout)
+        lesson07.check_7_1(repeat)
+
+
+def test_7_1_restated_line_rules() -> None:
+    assert lesson07.restated_line("Shorten the text to at most 10 words (it has 12).", 3) == (
+        "Shorten the text to at most 3 words (it has 4)."
+    )
+    assert lesson07.restated_line("Lengthen the text to at least 10 words (it has 6).", 3) == (
+        "Lengthen the text to at least 4 words (it has 2)."
+    )
+    assert lesson07.restated_line("Make it warmer.", 3) == "Make it warmer."
 
 
 def test_7_1_wrong_kind_of_answer() -> None:
-    with pytest.raises(CheckError, match="not `Shout.apply`"):
-        lesson07.check_7_1(_shout().apply)
+    with pytest.raises(CheckError, match="not `Repeat.apply`"):
+        lesson07.check_7_1(_repeat().apply)
     with pytest.raises(CheckError, match="should subclass minigrad.Function"):
         lesson07.check_7_1(str)
     with pytest.raises(CheckError, match="should be a class"):
@@ -155,17 +267,17 @@ def test_7_1_wrong_kind_of_answer() -> None:
 
 
 def test_7_1_unwritten_stub() -> None:
-    class Shout(minigrad.Function):
+    class Repeat(minigrad.Function):
         @staticmethod
         def forward(ctx, x, times):
-            raise NotImplementedError("Exercise 7.1: write Shout")
+            raise NotImplementedError("Exercise 7.1: write Repeat")
 
         @staticmethod
         def backward(ctx, feedback):
-            raise NotImplementedError("Exercise 7.1: write Shout")
+            raise NotImplementedError("Exercise 7.1: write Repeat")
 
     with pytest.raises(CheckError, match="not written yet"):
-        lesson07.check_7_1(Shout)
+        lesson07.check_7_1(Repeat)
 
 
 # --------------------------------------------------------------------------- Exercise 7.2
@@ -305,3 +417,69 @@ def test_7_2_counting_letters_without_the_spaces_gets_its_own_hint() -> None:
     )
     with pytest.raises(CheckError, match="leave out the spaces between words"):
         lesson07.check_7_2(rule)
+
+
+def test_7_2_accumulate_answer_passes(capsys: pytest.CaptureFixture) -> None:
+    """Written differently: the lengths of the prefixes with itertools.accumulate."""
+
+    class MaxCharacters(minigrad.text.Rule):
+        def __init__(self, limit):
+            self.limit = limit
+
+        def judge(self, text):
+            if len(text) <= self.limit:
+                return 1.0, []
+            words = text.split()
+            # prefix k joined by spaces has sum(len) + (k - 1) characters
+            lengths = itertools.accumulate(len(word) + 1 for word in words)
+            fit = sum(1 for length in lengths if length - 1 <= self.limit)
+            return self.limit / len(text), [language.at_most_words(fit, len(words))]
+
+    lesson07.check_7_2(MaxCharacters)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_7_2_hidden_data_has_the_tie_and_no_word_fitting() -> None:
+    cases = lesson07.MAX_CHARACTER_CASES
+    assert any(len(text) == limit for limit, text, _, _ in cases)
+    assert any(wanted is not None and wanted[0] == 0 for _, _, _, wanted in cases)
+
+
+def test_7_2_strict_comparison_at_the_limit_is_caught() -> None:
+    """`len(text) < limit` treats a text of exactly `limit` characters as too long."""
+
+    class MaxCharacters(minigrad.text.Rule):
+        def __init__(self, limit):
+            self.limit = limit
+
+        def judge(self, text):
+            if len(text) < self.limit:
+                return 1.0, []
+            fit = _words_that_fit(text, self.limit)
+            score = min(1.0, self.limit / len(text))
+            return score, [language.at_most_words(fit, len(text.split()))]
+
+    with pytest.raises(CheckError, match="within the limit 12: nothing needs to change"):
+        lesson07.check_7_2(MaxCharacters)
+
+
+def test_7_2_first_word_assumed_to_fit_is_caught() -> None:
+    """Counting from 1, as if the first word always fitted: only a text whose first word is
+    longer than the limit shows it."""
+    rule = _max_characters(
+        lines=lambda t, n: [language.at_most_words(max(_words_that_fit(t, n), 1), len(t.split()))]
+    )
+    with pytest.raises(CheckError, match="asks for at most 1 words, expected 0: one word too many"):
+        lesson07.check_7_2(rule)
+
+
+def test_7_2_constructor_without_the_limit_is_named_from_its_signature() -> None:
+    class MaxCharacters(minigrad.text.Rule):
+        def __init__(self):
+            self.limit = 30
+
+        def judge(self, text):
+            return 1.0, []
+
+    with pytest.raises(CheckError, match=r"MaxCharacters\(\) cannot be called as MaxCharacters"):
+        lesson07.check_7_2(MaxCharacters)

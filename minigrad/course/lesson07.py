@@ -1,22 +1,22 @@
 """Checks for lesson 07 (textual feedback).
 
-7.1 `Shout`, a text Function whose backward passes feedback through, naming the input's
-role; 7.2 `MaxCharacters`, a Rule whose instructions the RuleBasedEngine can act on. Each
-check runs the learner's answer on texts of its own and compares with what it computes
-here; nothing leaves the machine (the default engine is the offline RuleBasedEngine).
+7.1 `Repeat`, a text Function whose backward restates a word limit on the repeated text in
+the terms of its input (the learner works out the share of each copy); 7.2 `MaxCharacters`,
+a Rule whose instructions the RuleBasedEngine can act on. Each check runs the learner's
+answer on texts of its own and compares with what it computes here; nothing leaves the
+machine (the default engine is the offline RuleBasedEngine). Errors are told apart by type
+and fields, and by what the learner's code returned (minigrad.course.function_checks).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any
 
-from minigrad.autodiff.errors import (
-    GradientCountError,
-    GradientForNonVariableError,
-)
 from minigrad.autodiff.function import Function
 from minigrad.course import check
+from minigrad.course import function_checks as run
 from minigrad.text import feedback as language
 from minigrad.text.evaluate import Rule
 from minigrad.text.rule_based import RuleBasedEngine
@@ -25,10 +25,50 @@ from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- Exercise 7.1
 
-SHOUT_CASES = (
-    ("keep it simple", "slogan", 1, "Make it calmer."),
-    ("good morning, team", "greeting", 3, 'Remove the word "team".'),
+# (text, role, times, feedback lines). Limits that divide evenly by times and limits that do
+# not, both directions, times = 1, and lines that must pass unchanged.
+REPEAT_CASES = (
+    (
+        "keep it simple",
+        "slogan",
+        3,
+        ("Shorten the text to at most 7 words (it has 9).", "Make it calmer."),
+    ),
+    (
+        "good morning team",
+        "greeting",
+        2,
+        ("Lengthen the text to at least 9 words (it has 6).", 'Remove the word "team".'),
+    ),
+    ("buy now", "call to action", 3, ("Shorten the text to at most 3 words (it has 6).",)),
+    (
+        "hello there",
+        "opening",
+        1,
+        ("Say who you are.", "Shorten the text to at most 1 words (it has 2)."),
+    ),
 )
+
+
+def repeated(text: str, times: int) -> str:
+    """What Repeat.apply(x, times) holds: x's text `times` times, joined by single spaces."""
+    return " ".join([text] * times)
+
+
+def restated_line(line: str, times: int) -> str:
+    """One line of feedback on the repeated text, in the terms of x (the text repeated).
+
+    A word limit k on the whole (n = times · m words) is a limit on each copy: at most
+    floor(k / times) words, at least ceil(k / times); every other line is unchanged."""
+    instructions = language.parse(line)
+    if not instructions or instructions[0].kind not in ("at_most", "at_least"):
+        return line
+    kind = instructions[0].kind
+    limit, whole = instructions[0].argument
+    words = whole // times
+    if kind == "at_most":
+        return language.at_most_words(limit // times, words)
+    return language.at_least_words(-(-limit // times), words)
 
 
 def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
@@ -36,56 +76,29 @@ def _function_class(exercise: str, fn: Any, name: str) -> type[Function]:
     return check.function_class(exercise, fn, name, "ctx, feedback")
 
 
-def _spy(cls: type[Function], returned: list) -> type[Function]:
-    """A subclass of `cls` that records what its backward returns."""
-
-    def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        result = cls.backward(ctx, *grad_outputs)
-        returned.append(result)
-        return result
-
-    spy = type(cls.__name__, (cls,), {"backward": staticmethod(backward)})
-    spy.__qualname__ = cls.__qualname__
-    return spy
-
-
-def _shout_hints() -> list[check.HintRule]:
+def _text_hints() -> list[check.HintRule]:
     return [
         (
             AttributeError,
-            "upper",
-            "x is a Variable, not a str: its text is x.data, so write x.data.upper().",
-        ),
-        (
-            TypeError,
-            "can only concatenate",
-            "build the text from x.data (a str), e.g. x.data.upper() + '!' * times.",
+            lambda error: (
+                isinstance(getattr(error, "obj", None), Variable) and hasattr(str, error.name)
+            ),
+            "x is a Variable, not a str: its text is x.data, so call str methods on x.data.",
         ),
     ]
 
 
-def _apply_shout(
-    exercise: str, cls: type[Function], x: Variable, times: int, returned: list
+def _apply_repeat(
+    exercise: str, cls: type[Function], x: Variable, times: int, seen: run.Spied
 ) -> Variable:
-    """Shout.apply(x, times) through a spy; its output checked to be one text Variable."""
-    call = f"Shout.apply(x, {times})"
-    try:
-        output = _spy(cls, returned).apply(x, times)
-    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-        if isinstance(error, TypeError) and "returned None" in str(error):
-            check.fail(exercise, f"{call}: forward returned None; did you forget `return`?")
-        if isinstance(error, TypeError) and "positional argument" in str(error):
-            check.fail(
-                exercise,
-                f"{call} raised TypeError: {error}. forward takes ctx first, then the two "
-                f"inputs: forward(ctx, x, times).",
-            )
-        check.explain_error(exercise, call, error, _shout_hints())
+    """Repeat.apply(x, times) through a spy; its output checked to be one text Variable."""
+    call = f"Repeat.apply(x, {times})"
+    output = run.apply(exercise, cls, (x, times), call, seen, _text_hints())
     if isinstance(output, tuple):
         check.fail(
             exercise,
-            f"{call} returned a tuple of {len(output)}; forward has one output, the shouted "
-            f"text: return it alone.",
+            f"{call} returned a tuple of {run.count(len(output), 'value')}; forward has one "
+            f"output, the repeated text: return it alone.",
         )
     if not isinstance(output, Variable) or not output.is_text:
         check.fail(
@@ -94,23 +107,21 @@ def _apply_shout(
     return output
 
 
-def _check_shouted(exercise: str, output: Variable, text: str, role: str, times: int) -> None:
-    """The forward value and role of Shout.apply(x, times)."""
-    call = f"Shout.apply(x, {times}) with x = {text!r}"
-    expected = text.upper() + "!" * times
+def _check_repeated(exercise: str, output: Variable, text: str, role: str, times: int) -> None:
+    """The forward value and role of Repeat.apply(x, times)."""
+    call = f"Repeat.apply(x, {times}) with x = {text!r}"
+    expected = repeated(text, times)
     got = output.data
     if got != expected:
-        if got == text + "!" * times:
-            hint = "the text is not in capitals: use x.data.upper()."
-        elif got == text.upper():
-            hint = "the exclamation marks are missing: add '!' * times."
-        elif got.rstrip("!") == text.upper():
-            count = len(got) - len(got.rstrip("!"))
-            hint = f"it ends with {count} '!' but times is {times}: add '!' * times."
-        elif got == text[::-1].upper() + "!" * times or got == text[::-1]:
-            hint = "the text is reversed: that was Reverse; Shout keeps the order."
+        if got == text * times:
+            hint = "the copies run into each other: join them with single spaces."
+        elif got == "\n".join([text] * times):
+            hint = "the copies are on separate lines; join them with single spaces."
+        elif got == repeated(text, times + 1) or got == repeated(text, times - 1):
+            count = len(got.split()) // max(len(text.split()), 1)
+            hint = f"it holds {count} copies, times is {times}."
         else:
-            hint = "Shout returns x.data.upper() followed by times exclamation marks."
+            hint = "forward returns x's text times times, joined by single spaces."
         check.fail(exercise, f"{call} gave {got!r}, expected {expected!r}: {hint}")
     if output.role != role:
         check.fail(
@@ -121,50 +132,47 @@ def _check_shouted(exercise: str, output: Variable, text: str, role: str, times:
     if output.grad_fn is None:
         check.fail(
             exercise,
-            "the output has no grad_fn, so nothing was recorded: call Shout.apply(x, times), "
-            "never Shout.forward directly.",
+            "the output has no grad_fn, so nothing was recorded: call Repeat.apply(x, times), "
+            "never Repeat.forward directly.",
         )
 
 
-def _run_backward(exercise: str, output: Variable, advice: str, returned: list) -> None:
+def _run_backward(exercise: str, output: Variable, advice: str, seen: run.Spied) -> None:
     """output.backward(feedback); the engine's complaints become hints."""
+    returned = seen.backward
     try:
-        output.backward(Variable(advice))
-    except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
-        if check.is_stub(error):
-            check.not_written(exercise)
-        if returned and isinstance(returned[-1], list):
-            check.fail(
-                exercise,
-                "backward returned a list: return a tuple, `return feedback_for_x, None`.",
-            )
-        text = str(error)
-        if isinstance(error, GradientCountError):
-            check.fail(
-                exercise,
-                f"{text} Shout.forward has two inputs, x and times, so backward returns two "
-                f"values: the feedback for x, then None for times.",
-            )
-        if isinstance(error, GradientForNonVariableError):
-            check.fail(
-                exercise,
+        run.run_backward(
+            exercise,
+            output,
+            Variable(advice),
+            seen,
+            returns="feedback_for_x, None",
+            count_hint=(
+                "Repeat.forward has two inputs, x and times, so backward returns two values: "
+                "the feedback for x, then None for times."
+            ),
+            number_hint=(
                 "backward returned feedback for times, which is a plain int, not a Variable: "
-                "return None in its place (`return feedback_for_x, None`).",
-            )
-        if "numeric gradient" in text:
+                "return None in its place (`return feedback_for_x, None`)."
+            ),
+        )
+    except check.CheckError:
+        returned = seen.backward
+        first = returned[0] if isinstance(returned, tuple) and returned else returned
+        if isinstance(first, Variable) and not first.is_text:
             check.fail(
                 exercise,
                 "backward returned a number for x, which is text: the feedback for a text is "
-                "a text Variable.",
+                "a text Variable, Variable(note, role=f'feedback to {x.role}').",
             )
-        check.explain_error(exercise, "backward", error)
+        raise
 
 
-def _returned_feedback(exercise: str, returned: list, role: str, advice: str) -> str:
-    """The feedback backward returned for x: a text Variable with the right role and text."""
-    if not returned:
+def _returned_feedback(exercise: str, seen: run.Spied, role: str) -> Variable:
+    """The feedback backward returned for x: a text Variable with the right role."""
+    result = seen.backward
+    if result is run.NOTHING:
         check.fail(exercise, "backward was never called.")
-    result = returned[-1]
     first = result[0] if isinstance(result, tuple) and result else result
     if first is None:
         check.fail(
@@ -195,29 +203,100 @@ def _returned_feedback(exercise: str, returned: list, role: str, advice: str) ->
             exercise,
             f"the feedback for x has role {first.role!r}, expected {wanted_role!r}: {hint}",
         )
-    note = first.data
-    if advice not in note:
-        if advice.upper() in note:
-            hint = "you shouted the feedback too: pass its text through unchanged."
-        elif "None" in note:
-            hint = (
-                "it says 'None' where the feedback belongs: the text of the feedback "
-                "Variable is feedback.data (feedback.grad is None)."
+    return first
+
+
+def _limit_mistake(got: int, line: str, times: int) -> str | None:
+    """The name of the slip that turns a limit k on the whole into `got` for one copy."""
+    kind = language.parse(line)[0].kind
+    limit, whole = language.parse(line)[0].argument
+    words = whole // times
+    floor, ceil = limit // times, -(-limit // times)
+    shorten = kind == "at_most"
+    known = [
+        (
+            limit,
+            f"that is the limit for the whole repeated text; x appears {times} times in it, "
+            f"so each copy gets a share of the limit.",
+        ),
+        (
+            words - (whole - limit) if shorten else words + (limit - whole),
+            "that gives one copy the whole excess (or shortfall), as route does for the parts "
+            "of a join; here every copy of x changes with x, so the limit is shared by all "
+            f"{times} copies.",
+        ),
+        (
+            ceil if shorten else floor,
+            f"{limit} / {times} rounded the wrong way: "
+            + (
+                f"{ceil} words per copy make {ceil * times} > {limit}; round down."
+                if shorten
+                else f"{floor} words per copy make {floor * times} < {limit}; round up."
+            ),
+        ),
+    ]
+    for value, hint in known:
+        if got == value and got != (floor if shorten else ceil):
+            return hint
+    return None
+
+
+def _check_restated(
+    exercise: str, note: str, lines: tuple[str, ...], times: int, what: str
+) -> None:
+    """The feedback for x holds every line, word limits restated for one copy."""
+    got_lines = [line for line in note.splitlines() if line.strip()]
+    got_limits = [
+        (line, language.parse(line)[0])
+        for line in got_lines
+        if language.parse(line) and language.parse(line)[0].kind in ("at_most", "at_least")
+    ]
+    for line in lines:
+        wanted = restated_line(line, times)
+        if wanted == line and not language.parse(line)[0].kind.startswith("at_"):
+            if not any(line in got for got in got_lines):
+                check.fail(
+                    exercise,
+                    f"{what}: the feedback for x is {note!r}; the line {line!r} is missing. "
+                    f"Lines other than word limits concern x as they are: pass them on "
+                    f"unchanged.",
+                )
+            continue
+        kind = language.parse(line)[0].kind
+        same_kind = [(text, ins) for text, ins in got_limits if ins.kind == kind]
+        if not same_kind:
+            check.fail(
+                exercise,
+                f"{what}: the feedback for x is {note!r}; it has no readable word limit for "
+                f"{line!r}. Write the restated line with minigrad.text.feedback."
+                f"{'at_most_words' if kind == 'at_most' else 'at_least_words'}(k, m), with "
+                f"whole numbers, so the rule-based engine can act on it.",
             )
-        else:
-            hint = "include the text it received, feedback.data."
-        check.fail(
-            exercise,
-            f"the feedback for x is {note!r}; it should contain the feedback given to the "
-            f"shouted text, {advice!r}: {hint}",
-        )
-    if role not in note:
-        check.fail(
-            exercise,
-            f"the feedback for x is {note!r}; it should name the input's role, {role!r}, e.g. "
-            f"f'For the {{x.role}}: {{feedback.data}}'.",
-        )
-    return note
+        if len(same_kind) > 1:
+            check.fail(
+                exercise,
+                f"{what}: the feedback for x holds {len(same_kind)} word limits of this kind, "
+                f"{[text for text, _ in same_kind]}; replace the limit on the whole by the one "
+                f"for x, do not add it.",
+            )
+        got_text, instruction = same_kind[0]
+        want = language.parse(wanted)[0].argument
+        got_limit, got_count = instruction.argument
+        if got_limit != want[0]:
+            mistake = _limit_mistake(got_limit, line, times)
+            check.fail(
+                exercise,
+                f"{what}: for {line!r} x was asked for {got_text!r}, expected {wanted!r}"
+                + (f": {mistake}" if mistake else ".")
+                + " Work it out: the repeated text has times · m words when x has m.",
+            )
+        if got_count != want[1]:
+            check.fail(
+                exercise,
+                f"{what}: for {line!r} the line for x says it has {got_count} words; x itself "
+                f"has {want[1]} (the whole text's {language.parse(line)[0].argument[1]} words "
+                f"are {times} copies of x).",
+            )
 
 
 def _check_grad(exercise: str, x: Variable, expected: str, role: str, when: str) -> None:
@@ -250,40 +329,64 @@ def _check_grad(exercise: str, x: Variable, expected: str, role: str, when: str)
     check.fail(exercise, f"x.grad is {got!r} {when}, expected {expected!r}.")
 
 
-def check_7_1(shout: Any) -> None:
-    """Shout(x, times): x.data.upper() + '!' * times; backward passes feedback to x, named."""
+def check_7_1(repeat: Any) -> None:
+    """Repeat(x, times): x's text times times; backward restates word limits for x."""
     exercise = "7.1"
-    cls = _function_class(exercise, shout, "Shout")
-    for text, role, times, advice in SHOUT_CASES:
+    cls = _function_class(exercise, repeat, "Repeat")
+    seen = run.Spied()
+    for text, role, times, lines in REPEAT_CASES:
         x = Variable(text, role=role, requires_grad=True)
-        returned: list = []
-        output = _apply_shout(exercise, cls, x, times, returned)
-        _check_shouted(exercise, output, text, role, times)
-        _run_backward(exercise, output, advice, returned)
-        note = _returned_feedback(exercise, returned, role, advice)
-        _check_grad(exercise, x, note, role, "after one backward")
+        output = _apply_repeat(exercise, cls, x, times, seen)
+        _check_repeated(exercise, output, text, role, times)
+        advice = "\n".join(lines)
+        _run_backward(exercise, output, advice, seen)
+        feedback = _returned_feedback(exercise, seen, role)
+        what = f"Repeat.apply(x, {times}) with x = {text!r}"
+        _check_restated(exercise, feedback.data, lines, times, what)
+        _check_grad(exercise, x, feedback.data, role, "after one backward")
 
-    # One input, two Shouts: the two feedbacks are joined on x.grad, each once.
+    # One input, two Repeats: the two feedbacks are joined on x.grad, each once.
     role = "call to action"
     x = Variable("buy now", role=role, requires_grad=True)
     notes = []
-    for times, advice in ((1, "Say please."), (2, "Say why it is worth it.")):
-        returned = []
-        output = _apply_shout(exercise, cls, x, times, returned)
-        _run_backward(exercise, output, advice, returned)
-        notes.append(_returned_feedback(exercise, returned, role, advice))
+    for times, advice in (
+        (2, "Say please."),
+        (3, "Shorten the text to at most 4 words (it has 6)."),
+    ):
+        output = _apply_repeat(exercise, cls, x, times, seen)
+        _run_backward(exercise, output, advice, seen)
+        notes.append(_returned_feedback(exercise, seen, role).data)
     _check_grad(exercise, x, "\n\n".join(notes), role, "after two backward passes")
     check.passed(exercise)
+
+
+class Repeat(Function):
+    """The reference: x's text `times` times; backward restates word limits for one copy."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Variable, times: int) -> Variable:
+        ctx.save_for_backward(x)
+        ctx.times = times
+        return Variable(repeated(x.data, times), role=x.role)
+
+    @staticmethod
+    def backward(ctx: Any, feedback: Variable) -> tuple[Variable, None]:
+        (x,) = ctx.saved_variables
+        lines = [restated_line(line, ctx.times) for line in feedback.data.splitlines()]
+        return Variable("\n".join(lines), role=f"feedback to {x.role}"), None
 
 
 # --------------------------------------------------------------------------- Exercise 7.2
 
 # (limit, text, expected score, expected (k, words) of the instruction or None)
+# "Keep calm ok" has exactly 12 characters (the tie: within the limit), and no word of
+# "Extraordinary mug" fits in 8 (k = 0).
 MAX_CHARACTER_CASES = (
     (30, "A sturdy mug that keeps your coffee hot for hours.", 30 / 50, (6, 10)),
     (30, "Handmade ceramic mug.", 1.0, None),
     (12, "Keep calm and carry on", 12 / 22, (2, 5)),
     (12, "Keep calm ok", 1.0, None),
+    (8, "Extraordinary mug", 8 / 17, (0, 2)),
 )
 
 
@@ -469,24 +572,29 @@ def _check_in_use(exercise: str, cls: type) -> None:
         )
 
 
+def _check_constructor(exercise: str, cls: type) -> None:
+    """MaxCharacters(limit) must be a valid call: read from the class's signature."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):  # no signature to read: the call itself will tell
+        return
+    try:
+        signature.bind(30)
+    except TypeError:
+        check.fail(
+            exercise,
+            f"MaxCharacters{signature} cannot be called as MaxCharacters(30): it takes the "
+            f"limit, `def __init__(self, limit):`, and keeps it (`self.limit = limit`).",
+        )
+
+
 def check_7_2(max_characters: Any) -> None:
     """MaxCharacters(limit): score min(1, limit/len), one at_most_words instruction."""
     exercise = "7.2"
     cls = _rule_class(exercise, max_characters)
+    _check_constructor(exercise, cls)
     for limit, text, _, wanted in MAX_CHARACTER_CASES:
-        rule = check.call(
-            exercise,
-            f"MaxCharacters({limit})",
-            cls,
-            limit,
-            hints=[
-                (
-                    TypeError,
-                    "argument",
-                    "MaxCharacters takes the limit: def __init__(self, limit).",
-                )
-            ],
-        )
+        rule = check.call(exercise, f"MaxCharacters({limit})", cls, limit)
         what = f"MaxCharacters({limit}).judge({text!r})"
         score, lines = _judged(exercise, rule, text, limit)
         _check_score(exercise, what, score, text, limit)

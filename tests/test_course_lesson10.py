@@ -165,142 +165,324 @@ def test_10_1_a_return_inside_the_loop() -> None:
         lesson10.check_10_1(returns_inside_the_loop)
 
 
+def replay_slicing_inputs(tape, example_inputs):
+    """Copies each input with buffer[:] = value, which a 0-d buffer does not allow."""
+    buffers = {slot: np.array(value, copy=True) for slot, value in enumerate(example_inputs)}
+    for function, slots, output in tape:
+        buffers[output] = function(*[buffers[slot] for slot in slots])
+
+    def replay(*inputs):
+        for slot, value in enumerate(inputs):
+            buffers[slot][:] = value
+        for function, slots, output in tape:
+            function(*[buffers[slot] for slot in slots], out=buffers[output])
+        return buffers[tape[-1][2]]
+
+    return replay
+
+
+def test_10_1_hidden_tapes_have_a_0d_input() -> None:
+    assert any(() in shapes for _, _, shapes in lesson10._TAPES)
+
+
+def test_10_1_slicing_a_0d_buffer_is_named() -> None:
+    with pytest.raises(CheckError, match=r"raised IndexError: .* has no axis to slice"):
+        lesson10.check_10_1(replay_slicing_inputs)
+
+
 # --------------------------------------------------------------------------- Exercise 10.2
 
-
-def same_signature(args_a, args_b):
-    for position, (a, b) in enumerate(zip(args_a, args_b)):
-        kind_a = "Variable" if isinstance(a, minigrad.Variable) else type(a).__name__
-        kind_b = "Variable" if isinstance(b, minigrad.Variable) else type(b).__name__
-        if kind_a != kind_b:
-            return position, "kind"
-        if kind_a == "Variable":
-            for what in ("shape", "dtype", "requires_grad"):
-                if getattr(a, what) != getattr(b, what):
-                    return position, what
-        elif a != b:
-            return position, "value"
-    if len(args_a) != len(args_b):
-        return min(len(args_a), len(args_b)), "count"
-    return None
+RIGHT_10_2 = {"a": False, "b": True, "c": True, "d": True, "e": True, "f": True, "g": False,
+              "h": True}  # fmt: skip
 
 
-def _with(answer_change):
-    """The reference answer with one piece changed by `answer_change(position, a, b)`,
-    which returns a result to use, or False to go on with the reference logic."""
+def test_10_2_reference_passes(capsys) -> None:
+    lesson10.check_10_2(dict(RIGHT_10_2))
+    assert "Exercise 10.2: correct." in capsys.readouterr().out
 
-    def answer(args_a, args_b):
-        for position, (a, b) in enumerate(zip(args_a, args_b)):
-            changed = answer_change(position, a, b)
-            if changed is not False:
-                if changed is not None:
-                    return changed
-                continue
-            found = same_signature([a], [b])
-            if found is not None:
-                return position, found[1]
-        if len(args_a) != len(args_b):
-            return min(len(args_a), len(args_b)), "count"
-        return None
 
-    return answer
+def test_10_2_numpy_bools_in_another_order_pass(capsys) -> None:
+    answer = {letter: np.bool_(RIGHT_10_2[letter]) for letter in sorted(RIGHT_10_2, reverse=True)}
+    lesson10.check_10_2(answer)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_10_2_answers_agree_with_minigrad_compile() -> None:
+    """The expected predictions are what minigrad.compile does with each changed call."""
+    minigrad.manual_seed(0)
+    rng = np.random.default_rng(0)
+    model = minigrad.nn.Sequential(minigrad.nn.Linear(6, 5), minigrad.nn.ReLU(),
+                                   minigrad.nn.Linear(5, 3))  # fmt: skip
+    optimizer = minigrad.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x, onehot, scale):
+        optimizer.zero_grad()
+        loss = -(model(x).log_softmax(1) * onehot).sum() * scale / x.shape[0]
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    x_data = rng.standard_normal((8, 6))
+    onehot = minigrad.Variable(np.eye(3)[rng.integers(0, 3, size=8)])
+    x = minigrad.Variable(x_data)
+    compiled = minigrad.compile(step)
+    for _ in range(3):
+        compiled(x, onehot, 1.0)
+    calls = {
+        "a": (minigrad.Variable(rng.standard_normal((8, 6))), onehot, 1.0),
+        "b": (minigrad.Variable(x_data[:4]), minigrad.Variable(onehot.data[:4]), 1.0),
+        "c": (minigrad.Variable(x_data.astype(np.float32)), onehot, 1.0),
+        "d": (minigrad.Variable(x_data, requires_grad=True), onehot, 1.0),
+        "e": (x, onehot, 0.5),
+        "f": (x, onehot, 1),
+        "g": (x, onehot, sum([0.25] * 4)),
+        "h": (x, onehot, 1.0),
+    }
+    for letter, args in calls.items():
+        before = compiled.replays
+        if letter == "h":
+            with minigrad.no_grad(), pytest.raises(minigrad.autodiff.errors.NoGradFnError):
+                compiled(*args)
+        else:
+            compiled(*args)
+        assert (compiled.replays == before) == RIGHT_10_2[letter], letter
+        compiled(x, onehot, 1.0) if letter != "h" else None
+
+
+@pytest.mark.parametrize(
+    ("change", "hint"),
+    [
+        ({"a": True}, r"a \(the next batch.*\): the replay serves it, .*would never replay"),
+        ({"c": False}, r"c \(the same batch as float32\): must trace again, because the dtypes"),
+        ({"f": False}, "keyed by its type as well as by its value"),
+        ({"g": True}, "not with `is`"),
+        ({"h": False}, "Grad mode is part of what a replay assumed"),
+        ({"b": False, "d": False}, r"2 of the 8 predictions are off:\n- b .*\n- d "),
+        (dict.fromkeys(RIGHT_10_2, True), "every call is predicted to need a new trace"),
+        (dict.fromkeys(RIGHT_10_2, False), "no call is predicted to need a new trace"),
+    ],
+)
+def test_10_2_mistakes(change, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson10.check_10_2({**RIGHT_10_2, **change})
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ([False, True], "must_trace should be a dict"),
+        ({k: v for k, v in RIGHT_10_2.items() if k != "h"}, "no prediction for 'h'"),
+        ({**RIGHT_10_2, "i": True}, "entries for 'i', which are not among the calls"),
+        ({**RIGHT_10_2, "b": "yes"}, r"must_trace\['b'\] should be True .* got a str"),
+        ({**RIGHT_10_2, "b": 1}, r"must_trace\['b'\] should be True .* got an int"),
+    ],
+)
+def test_10_2_badly_formed_answers(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson10.check_10_2(answer)
+
+
+# --------------------------------------------------------------------------- Exercise 10.3
+
+
+def needs_new_trace(traced_args, new_args):
+    if len(traced_args) != len(new_args):
+        return True
+    for a, b in zip(traced_args, new_args):
+        if isinstance(a, minigrad.Variable) != isinstance(b, minigrad.Variable):
+            return True
+        if isinstance(a, minigrad.Variable):
+            if (a.shape, a.dtype, a.requires_grad) != (b.shape, b.dtype, b.requires_grad):
+                return True
+        elif type(a) is not type(b) or a != b:
+            return True
+    return False
+
+
+def needs_new_trace_by_keys(traced_args, new_args):
+    """Written differently: one key per argument, the lists of keys compared."""
+
+    def key(value):
+        if isinstance(value, minigrad.Variable):
+            return ("Variable", tuple(value.shape), str(value.dtype), value.requires_grad)
+        return (type(value).__name__, value)
+
+    return [key(a) for a in traced_args] != [key(b) for b in new_args]
+
+
+def test_10_3_reference_passes(capsys) -> None:
+    lesson10.check_10_3(needs_new_trace)
+    assert "Exercise 10.3: correct." in capsys.readouterr().out
+
+
+def test_10_3_keys_pass(capsys) -> None:
+    lesson10.check_10_3(needs_new_trace_by_keys)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_10_3_numpy_bool_passes(capsys) -> None:
+    lesson10.check_10_3(lambda a, b: np.bool_(needs_new_trace(a, b)))
+    assert "correct" in capsys.readouterr().out
+
+
+def test_10_3_hidden_cases_have_the_edges() -> None:
+    cases = lesson10._guard_cases(np.random.default_rng(0))
+    labels = " | ".join(label for label, *_ in cases)
+    assert "0-d" in labels and "1, then 1.0" in labels and "True, then 1" in labels
+    equal_objects = [
+        (a, b) for _, traced, new, _, _ in cases for a, b in zip(traced, new)
+        if type(a) is float and type(b) is float and a == b and a is not b
+    ]  # fmt: skip
+    assert equal_objects, "a pair of equal numbers in different objects"
 
 
 def _variables(a, b) -> bool:
     return isinstance(a, minigrad.Variable) and isinstance(b, minigrad.Variable)
 
 
-def compares_data(position, a, b):
-    if _variables(a, b) and a.shape == b.shape and not np.array_equal(a.data, b.data):
-        return position, "value"
-    return False
+def _replacing(rule):
+    """The reference with one comparison replaced: rule(a, b) returns True/False to decide
+    that pair, or None to leave it to the reference."""
+
+    def answer(traced_args, new_args):
+        if len(traced_args) != len(new_args):
+            return True
+        for a, b in zip(traced_args, new_args):
+            decided = rule(a, b)
+            if decided is None:
+                decided = needs_new_trace([a], [b])
+            if decided:
+                return True
+        return False
+
+    return answer
 
 
-def ignores_dtype(position, a, b):
-    if _variables(a, b) and a.shape == b.shape and a.requires_grad == b.requires_grad:
-        return None
-    return False
-
-
-def ignores_requires_grad(position, a, b):
-    if _variables(a, b) and a.shape == b.shape and a.dtype == b.dtype:
-        return None
-    return False
-
-
-def values_with_equality_only(position, a, b):
-    if not isinstance(a, minigrad.Variable) and not isinstance(b, minigrad.Variable):
-        return (position, "value") if a != b else None
-    return False
-
-
-def numbers_ignored(position, a, b):
-    if not isinstance(a, minigrad.Variable) and type(a) is type(b):
-        return None
-    return False
-
-
-def no_kind_check(args_a, args_b):
-    for position, (a, b) in enumerate(zip(args_a, args_b)):
-        for what in ("shape", "dtype", "requires_grad"):
-            if getattr(a, what) != getattr(b, what):  # a float has no .shape
-                return position, what
+def compares_data(a, b):
+    if _variables(a, b):
+        return needs_new_trace([a], [b]) or not np.array_equal(a.data, b.data)
     return None
 
 
-def ignores_count(args_a, args_b):
-    return same_signature(args_a[: len(args_b)], args_b[: len(args_a)])
+def variables_by_identity(a, b):
+    return (a is not b) if _variables(a, b) else None
 
 
-def last_difference(args_a, args_b):
-    found = None
-    for position in range(min(len(args_a), len(args_b))):
-        here = same_signature([args_a[position]], [args_b[position]])
-        if here is not None:
-            found = position, here[1]
-    if found is None and len(args_a) != len(args_b):
-        return min(len(args_a), len(args_b)), "count"
-    return found
+def variables_with_not_equal(a, b):
+    if _variables(a, b):
+        if a != b:  # elementwise, then bool() of a Variable
+            return True
+        return needs_new_trace([a], [b])
+    return None
 
 
-def dtype_before_shape(args_a, args_b):
-    for position, (a, b) in enumerate(zip(args_a, args_b)):
-        if _variables(a, b) and a.dtype != b.dtype:
-            return position, "dtype"
-        here = same_signature([a], [b])
-        if here is not None:
-            return position, here[1]
-    return same_signature(args_a, args_b)
+def ndim_not_shape(a, b):
+    if _variables(a, b):
+        return (a.ndim, a.dtype, a.requires_grad) != (b.ndim, b.dtype, b.requires_grad)
+    return None
 
 
-def test_10_2_reference_passes(capsys) -> None:
-    lesson10.check_10_2(same_signature)
-    assert "Exercise 10.2: correct." in capsys.readouterr().out
+def size_not_shape(a, b):
+    if _variables(a, b):
+        return (a.data.size, a.dtype, a.requires_grad) != (b.data.size, b.dtype, b.requires_grad)
+    return None
 
 
-def test_10_2_list_answer_passes(capsys) -> None:
-    lesson10.check_10_2(lambda a, b: None if (r := same_signature(a, b)) is None else list(r))
-    assert "correct" in capsys.readouterr().out
+def len_not_shape(a, b):
+    if _variables(a, b):
+        return (len(a), a.dtype, a.requires_grad) != (len(b), b.dtype, b.requires_grad)
+    return None
+
+
+def ignores_dtype(a, b):
+    if _variables(a, b):
+        return (a.shape, a.requires_grad) != (b.shape, b.requires_grad)
+    return None
+
+
+def ignores_requires_grad(a, b):
+    if _variables(a, b):
+        return (a.shape, a.dtype) != (b.shape, b.dtype)
+    return None
+
+
+def _numbers(a, b) -> bool:
+    return not isinstance(a, minigrad.Variable) and not isinstance(b, minigrad.Variable)
+
+
+def ignores_numbers(a, b):
+    return (type(a) is not type(b)) if _numbers(a, b) else None
+
+
+def numbers_by_identity(a, b):
+    return (a is not b) if _numbers(a, b) else None
+
+
+def numbers_by_value_only(a, b):
+    return (a != b) if _numbers(a, b) else None
+
+
+def float_or_not(a, b):
+    """Kinds by isinstance(..., float): True and 1 are both 'not a float'."""
+    if _numbers(a, b):
+        return isinstance(a, float) != isinstance(b, float) or a != b
+    return None
+
+
+def no_kind_check(traced_args, new_args):
+    if len(traced_args) != len(new_args):
+        return True
+    for a, b in zip(traced_args, new_args):
+        if (a.shape, a.dtype, a.requires_grad) != (b.shape, b.dtype, b.requires_grad):
+            return True
+    return False
+
+
+def kinds_by_getattr(traced_args, new_args):
+    """No kind check, numbers compared with != even against a Variable."""
+    if len(traced_args) != len(new_args):
+        return True
+    for a, b in zip(traced_args, new_args):
+        if isinstance(a, minigrad.Variable):
+            if (a.shape, a.dtype, a.requires_grad) != tuple(
+                getattr(b, name, None) for name in ("shape", "dtype", "requires_grad")
+            ):
+                return True
+        elif a != b or type(a) is not type(b):  # != first: a Variable in b compares elementwise
+            return True
+    return False
+
+
+def ignores_count(traced_args, new_args):
+    return needs_new_trace(traced_args[: len(new_args)], new_args[: len(traced_args)])
 
 
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (_with(compares_data), "a Variable's numbers are not part of the signature"),
-        (_with(ignores_dtype), r"the dtypes differ \(float64 vs float32\)"),
-        (_with(ignores_requires_grad), "requires_grad differs"),
-        (_with(values_with_equality_only), "1 == 1.0 in Python"),
-        (_with(numbers_ignored), "a Python number is baked into the trace"),
-        (no_kind_check, "A plain number has no .shape or .dtype"),
-        (ignores_count, "zip\\(\\) stops at the shorter list"),
-        (last_difference, "that is the last difference"),
-        (dtype_before_shape, "check shape first"),
-        (lambda a, b: "argument 1 changed", "return None, or a pair"),
+        (_replacing(compares_data), r"next batch.* returned True, expected False: .*differ only"),
+        (_replacing(variables_by_identity), r"returned True, expected False: .*`a is b`"),
+        (_replacing(variables_with_not_equal), r"raised RuntimeError: .*compares numbers elem"),
+        (_replacing(ndim_not_shape), r"8 rows, then one of 5 rows.* compare \.shape"),
+        (_replacing(size_not_shape), r"\(\) and \(1,\) hold one number each"),
+        (_replacing(len_not_shape), r"raised TypeError: .* has no len\(\): compare \.shape"),
+        (_replacing(ignores_dtype), r"the dtypes differ \(float64, then float32\)"),
+        (_replacing(ignores_requires_grad), "requires_grad differs"),
+        (_replacing(ignores_numbers), r"0.1, then 0.05 .*a Python number gets no buffer"),
+        (_replacing(numbers_by_identity), r"`is` asks about the objects"),
+        (_replacing(numbers_by_value_only), r"1, then 1.0 returned False.*1 == 1.0 in Python"),
+        (_replacing(float_or_not), r"True, then 1 returned False.*bool is a subclass of int"),
+        (no_kind_check, r"raised AttributeError: .*A plain number has no \.shape"),
+        (kinds_by_getattr, r"raised RuntimeError: .*compares numbers element by element"),
+        (ignores_count, r"2 and 3 arguments: zip\(\) stops at the shorter list"),
+        (lambda a, b: None, r"returned None; return True .* without `return` gives None"),
+        (lambda a, b: (0, "shape"), "returned a tuple; return a plain True or False"),
+        (lambda a, b: "no", "returned a str; return a plain True or False"),
     ],
 )
-def test_10_2_mistakes(answer, hint) -> None:
+def test_10_3_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson10.check_10_2(answer)
+        lesson10.check_10_3(answer)
 
 
 # --------------------------------------------------------------------------- errors in the answers
@@ -315,7 +497,7 @@ def _stub(exercise: str):
 
 @pytest.mark.parametrize(
     ("check", "exercise"),
-    [(lesson10.check_10_1, "10.1"), (lesson10.check_10_2, "10.2")],
+    [(lesson10.check_10_1, "10.1"), (lesson10.check_10_3, "10.3")],
 )
 def test_unwritten_exercises_say_so(check, exercise: str) -> None:
     pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"

@@ -3,7 +3,10 @@
 Each check builds fresh inputs of its own. Exercise 10.1 hands the learner's replay a tape
 of NumPy functions that report every call (which step, and whether it wrote into `out`),
 so a replay that allocates, reorders or reads stale inputs is named as such. Exercise
-10.2 compares the learner's guard with pairs of calls that differ in one known way.
+10.2 compares the learner's predictions (which changed calls need a new trace) with what
+a replay can and cannot serve, each with its reason. Exercise 10.3 runs the learner's
+guard condition on pairs of calls that differ in one known way each, edge cases included
+(0-d Variables, 1 against 1.0 and True, equal numbers in different objects).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import conversions
 from minigrad.course import check
 from minigrad.variable import Variable
 
@@ -72,7 +76,21 @@ _TAPES: list[tuple[str, list[tuple[np.ufunc, tuple[int, ...], int]], list[tuple]
         ],
         [(4, 3), (3, 2)],
     ),
+    (
+        "an SGD update w - lr * g with a 0-d learning rate lr (slot 2, shape ())",
+        [
+            (np.multiply, (2, 1), 3),  # lr * g
+            (np.subtract, (0, 3), 4),  # w - lr * g
+        ],
+        [(3,), (3,), ()],
+    ),
 ]
+
+_SLICED_0D_HINT = (
+    "If you copied an input with `buffer[:] = value`: a 0-d buffer (the learning rate of "
+    "this tape, shape ()) has no axis to slice. np.copyto(buffer, value) or "
+    "buffer[...] = value work for every shape."
+)
 
 
 def _evaluate(tape: list, inputs: list[np.ndarray]) -> np.ndarray:
@@ -98,7 +116,8 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
             (_Spy(function, number, log), slots, output)
             for number, (function, slots, output) in enumerate(plain_tape)
         ]
-        examples = [rng.standard_normal(shape) for shape in shapes]
+        examples = [np.asarray(rng.standard_normal(shape)) for shape in shapes]
+        has_0d = any(shape == () for shape in shapes)
         kept = [array.copy() for array in examples]
         what = f"build_replay(tape, example_inputs) for {label}"
         replay = check.call(exercise, what, build_replay, tape, examples)
@@ -108,13 +127,14 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
                 f"{what} returned {check.with_article(replay)}; return the function replay "
                 f"(define it inside build_replay and `return replay`, without calling it).",
             )
-        calls = [[rng.standard_normal(shape) for shape in shapes] for _ in range(3)]
+        calls = [[np.asarray(rng.standard_normal(shape)) for shape in shapes] for _ in range(3)]
         results = []
         for number, inputs in enumerate(calls, start=1):
             del log[:]
             call_what = f"replay(*inputs), call {number}, for {label}"
             passed = [a.copy() for a in inputs]
-            result = check.call(exercise, call_what, replay, *passed)
+            hints = [(IndexError, _SLICED_0D_HINT)] if has_0d else []
+            result = check.call(exercise, call_what, replay, *passed, hints=hints)
             _check_log(exercise, call_what, log, plain_tape)
             for spy, _, _ in tape:
                 if any(arg is array for arg in getattr(spy, "arguments", ()) for array in passed):
@@ -191,160 +211,338 @@ def _check_log(exercise: str, what: str, log: list, tape: list) -> None:
 
 # --------------------------------------------------------------------------- Exercise 10.2
 
-KINDS = ("count", "kind", "shape", "dtype", "requires_grad", "value")
+# Each changed call of Exercise 10.2: (what changes, must trace again?, why). The step was
+# traced and replays for step(x, onehot, 1.0): x and onehot float64 Variables of 32 rows
+# that do not require grad, 1.0 a Python float that scales the loss.
+CALLS_10_2: dict[str, tuple[str, bool, str]] = {
+    "a": (
+        "the next batch: same shapes and dtypes, other numbers",
+        False,
+        "the replay copies each call's numbers into its input buffers (np.copyto), and "
+        "whatever the step does with them goes through operations the replay repeats. If "
+        "new numbers needed a new trace, a training loop would never replay.",
+    ),
+    "b": (
+        "the last batch of the epoch, 16 rows instead of 32",
+        True,
+        "the buffers were allocated for 32 rows: 16 rows do not fit them (np.copyto cannot "
+        "stretch (16, 64) to (32, 64)), and every intermediate array of the step would "
+        "have another shape too.",
+    ),
+    "c": (
+        "the same batch as float32",
+        True,
+        "the dtypes fix every buffer and what NumPy computes: np.copyto would quietly turn "
+        "the float32 numbers into the float64 buffer, and the replay would compute in "
+        "float64 where an eager run of some other step (a float32 model, say) computes in "
+        "float32. The replay is only known to be right for the dtypes it was traced with.",
+    ),
+    "d": (
+        "x with requires_grad=True, to get the gradient for the input",
+        True,
+        "the trace ran no backward into x: eager minigrad would now give x a .grad, and the "
+        "replay's fixed list of calls never computes it.",
+    ),
+    "e": (
+        "scale 0.5 instead of 1.0",
+        True,
+        "a Python number gets no buffer: the trace recorded the NumPy calls Python made "
+        "with 1.0 in them, as a constant. Another value needs another trace.",
+    ),
+    "f": (
+        "scale 1 (an int) instead of 1.0",
+        True,
+        "1 == 1.0, but the step's Python code now gets an int, and code can act on the type "
+        "(range(scale), np.array(scale) makes an integer array, isinstance). A number is "
+        "keyed by its type as well as by its value.",
+    ),
+    "g": (
+        "scale sum([0.25] * 4): 1.0 again, computed at run time (another float object)",
+        False,
+        "the value and the type are those of the trace; which object holds the number "
+        "cannot change what the step computes, so compare numbers with ==, not with `is`.",
+    ),
+    "h": (
+        "the same call, made inside `with minigrad.no_grad():`",
+        True,
+        "under no_grad eager minigrad records no graph, so the step's backward() raises; "
+        "the replay, which needs no graph, would update the weights anyway. Grad mode is "
+        "part of what a replay assumed.",
+    ),
+}
 
 
-def _variable(rng: np.random.Generator, shape: tuple, dtype: Any = np.float64, grad=False):
-    return Variable(rng.standard_normal(shape).astype(dtype), requires_grad=grad)
+def check_10_2(must_trace: Any) -> None:
+    """must_trace maps each letter of CALLS_10_2 to True (trace again) or False (replay)."""
+    exercise = "10.2"
+    example = "{'a': False, 'b': True, ...}"
+    if not isinstance(must_trace, dict):
+        check.fail(
+            exercise,
+            f"must_trace should be a dict such as {example}; got {check.with_article(must_trace)}.",
+        )
+    missing = [letter for letter in CALLS_10_2 if letter not in must_trace]
+    if missing:
+        check.fail(
+            exercise,
+            f"must_trace has no prediction for {', '.join(repr(m) for m in missing)}; give one "
+            f"for each of the calls a to h.",
+        )
+    extra = [repr(key) for key in must_trace if key not in CALLS_10_2]
+    if extra:
+        check.fail(
+            exercise,
+            f"must_trace has entries for {', '.join(extra)}, which are not among the calls a to h.",
+        )
+    for letter in CALLS_10_2:
+        value = must_trace[letter]
+        if not isinstance(value, (bool, np.bool_)):
+            check.fail(
+                exercise,
+                f"must_trace[{letter!r}] should be True (trace again) or False (the replay "
+                f"serves it); got {check.with_article(value)} ({value!r}).",
+            )
+    wrong = [
+        f"- {letter} ({what}): {'must trace again' if expected else 'the replay serves it'}, "
+        f"because {why}"
+        for letter, (what, expected, why) in CALLS_10_2.items()
+        if bool(must_trace[letter]) != expected
+    ]
+    if not wrong:
+        check.passed(exercise)
+        return
+    if all(must_trace[letter] for letter in CALLS_10_2):
+        lead = (
+            "every call is predicted to need a new trace, yet some changes leave a replay "
+            "exactly right. "
+        )
+    elif not any(must_trace[letter] for letter in CALLS_10_2):
+        lead = (
+            "no call is predicted to need a new trace, yet some changes would make a replay wrong. "
+        )
+    else:
+        lead = ""
+    verb = "is" if len(wrong) == 1 else "are"
+    check.fail(
+        exercise,
+        f"{lead}{len(wrong)} of the 8 predictions {verb} off:\n" + "\n".join(wrong),
+    )
 
 
-def _signature_cases(rng: np.random.Generator) -> list[tuple[str, list, list, Any, dict]]:
-    """(what the pair is, args_a, args_b, the answer, {wrong answer: hint})."""
-    v = lambda *shape, **kw: _variable(rng, shape, **kw)  # noqa: E731 - a short local helper
+# --------------------------------------------------------------------------- Exercise 10.3
+
+
+def _raised_in(error: BaseException, function: Any) -> bool:
+    """Whether the innermost frame of the error's traceback is `function`'s code."""
+    traceback = error.__traceback__
+    if traceback is None:
+        return False
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback.tb_frame.f_code is function.__code__
+
+
+def _number_has_no_attribute(error: BaseException) -> bool:
+    """An AttributeError raised by reading an attribute (.shape, .dtype, ...) of a number."""
+    obj = getattr(error, "obj", None)
+    return type(obj) in (bool, int, float) and getattr(error, "name", None) is not None
+
+
+_GUARD_HINTS: list[check.HintRule] = [
+    (
+        AttributeError,
+        _number_has_no_attribute,
+        "A plain number has no .shape, .dtype or .requires_grad: find out first whether "
+        "each argument is a Variable or a number, and when the two calls differ in that, "
+        "the replay cannot serve the call.",
+    ),
+    (
+        RuntimeError,
+        lambda error: _raised_in(error, conversions.__bool__),
+        "`==` or `!=` with a Variable compares numbers element by element and gives a "
+        "Variable, which has no single truth value. A Variable's numbers are copied into "
+        "the replay's buffers on every call, so do not compare them: compare what the "
+        "buffers and the trace were made for.",
+    ),
+    (
+        TypeError,
+        lambda error: _raised_in(error, conversions.__len__),
+        "a 0-d Variable (a single number, shape ()) has no len(): compare .shape, which "
+        "works for any number of dimensions.",
+    ),
+]
+
+
+def _guard_cases(rng: np.random.Generator) -> list[tuple[str, list, list, bool, str]]:
+    """(what the two calls are, traced_args, new_args, the answer, why, for a wrong answer)."""
+
+    def v(*shape: int, dtype: Any = np.float64, grad: bool = False) -> Variable:
+        return Variable(np.asarray(rng.standard_normal(shape)).astype(dtype), requires_grad=grad)
+
+    x, y, scale = v(8, 3), v(8, 1), 0.1
+    numbers_only = (
+        "the two calls differ only in the numbers inside their Variables: did you compare "
+        "the Variables themselves (`a is b`, `a == b`) or their .data? The replay copies "
+        "each call's numbers into its input buffers, so new numbers never need a new trace "
+        "(or a training loop would never replay)."
+    )
+    count = (
+        "the calls have {} and {} arguments: zip() stops at the shorter list, so compare "
+        "the lengths as well."
+    )
     return [
         (
-            "two batches of the same shape with different numbers, and the same lr",
-            [v(8, 3), v(8, 1), 0.1],
-            [v(8, 3), v(8, 1), 0.1],
-            None,
-            {
-                (0, "value"): "a Variable's numbers are not part of the signature: a replay "
-                "copies each call's data into its input buffer. Compare only shape, dtype "
-                "and requires_grad of Variables.",
-            },
+            "the very same arguments again",
+            [x, y, scale],
+            [x, y, scale],
+            False,
+            "nothing changed at all, so the replay serves the call.",
         ),
         (
-            "a batch of 8 rows, then a batch of 5 rows",
-            [v(8, 3), v(8, 1), 0.1],
-            [v(8, 3), v(5, 1), 0.1],
-            (1, "shape"),
-            {
-                None: "the shapes differ, and a buffer allocated for (8, 1) cannot hold "
-                "(5, 1): compare .shape.",
-            },
+            "the next batch: new Variables of the same shapes and dtypes with other numbers, "
+            "and the same number 0.1",
+            [x, y, scale],
+            [v(8, 3), v(8, 1), scale],
+            False,
+            numbers_only,
         ),
         (
-            "a float64 batch, then a float32 batch",
+            "two 0-d Variables (shape ()) holding other numbers",
+            [v(), 2],
+            [v(), 2],
+            False,
+            numbers_only,
+        ),
+        (
+            "a batch of 8 rows, then one of 5 rows",
+            [x, y, scale],
+            [v(5, 3), v(5, 1), scale],
+            True,
+            "the shapes differ, and buffers allocated for 8 rows cannot hold 5 (nor would "
+            "the step's other arrays have the traced shapes): compare .shape.",
+        ),
+        (
+            "a 0-d Variable (shape ()), then one of shape (1,)",
+            [v(), v(4)],
+            [v(1), v(4)],
+            True,
+            "() and (1,) hold one number each but are different shapes: a replay built for () "
+            "makes ()-shaped results where eager makes (1,)-shaped ones. Compare .shape "
+            "itself, not the number of entries.",
+        ),
+        (
+            "a float64 Variable, then a float32 one of the same shape",
             [v(4, 2), 0.5],
             [v(4, 2, dtype=np.float32), 0.5],
-            (0, "dtype"),
-            {
-                None: "the dtypes differ (float64 vs float32): a float64 buffer would "
-                "silently compute in the wrong precision. Compare .dtype.",
-            },
+            True,
+            "the dtypes differ (float64, then float32): the buffers and every NumPy call "
+            "were made for float64, and np.copyto would quietly convert the numbers. "
+            "Compare .dtype.",
         ),
         (
-            "an input that requires grad, then one that does not",
-            [v(3), v(3, grad=True)],
+            "an input that does not require grad, then one that does",
             [v(3), v(3)],
-            (1, "requires_grad"),
-            {
-                None: "requires_grad differs: the trace computed a gradient for that input, "
-                "the new call must not. Compare .requires_grad.",
-            },
+            [v(3), v(3, grad=True)],
+            True,
+            "requires_grad differs: the trace computed no gradient for that input, and an "
+            "eager run would now give it a .grad. Compare .requires_grad.",
         ),
         (
-            "a learning rate of 0.1, then 0.05",
-            [v(6), v(6), 0.1],
-            [v(6), v(6), 0.05],
-            (2, "value"),
-            {
-                None: "a Python number is baked into the trace as a constant, so a new value "
-                "needs a new trace: compare numbers by value.",
-            },
+            "the number 0.1, then 0.05",
+            [v(6), 0.1],
+            [v(6), 0.05],
+            True,
+            "a Python number gets no buffer: the trace recorded the NumPy calls made with "
+            "0.1 in them as a constant, so another value needs another trace. Compare "
+            "numbers by value.",
         ),
         (
-            "the number 1, then the number 1.0",
+            "the number 0.1, then 0.1 again, computed at run time (an equal value in "
+            "another float object)",
+            [v(6), 0.1],
+            [v(6), float("0.1")],
+            False,
+            "the numbers are equal (==) but are two objects, and `is` asks about the objects. "
+            "What the step computes depends on the value and the type, so compare with ==.",
+        ),
+        (
+            "the number 1, then 1.0",
             [v(2), 1],
             [v(2), 1.0],
-            (1, "kind"),
-            {
-                None: "1 == 1.0 in Python, yet an int and a float are different kinds (an "
-                "int times an integer array stays integer): compare type(a).__name__ before "
-                "comparing values.",
-                (1, "value"): "the values 1 and 1.0 are equal; what differs is the kind (int "
-                "vs float), and the kind is compared first.",
-            },
+            True,
+            "1 == 1.0 in Python, but the step would get a float where it was traced with an "
+            "int, and Python code can act on the type (range(n), np.array(n) makes an integer "
+            "array): compare type(a) is type(b) as well as the values.",
+        ),
+        (
+            "True, then 1",
+            [v(2), True],
+            [v(2), 1],
+            True,
+            "True == 1 in Python, and isinstance(True, int) is True too (bool is a subclass "
+            "of int); they are still two types: compare type(a) is type(b).",
         ),
         (
             "a Variable, then a plain number in its place",
             [v(2, 2), 0.1],
             [0.5, 0.1],
-            (0, "kind"),
-            {},
+            True,
+            "a Variable was replaced by a number: the replay has a buffer there, the step "
+            "would now get a number. When one argument is a Variable and the other is not, "
+            "the replay cannot serve the call.",
         ),
         (
-            "two arguments, then the same two and one more",
-            [v(4), 0.1],
-            [v(4), 0.1, True],
-            (2, "count"),
-            {
-                None: "the calls have 2 and 3 arguments: zip() stops at the shorter list, so "
-                "compare the lengths after the loop.",
-                (0, "count"): "the position of a 'count' difference is where the shorter "
-                "list ends, min(len(args_a), len(args_b)), here 2.",
-            },
+            "a plain number, then a Variable in its place",
+            [0.5, 0.1],
+            [v(2, 2), 0.1],
+            True,
+            "a number was replaced by a Variable: the trace has no buffer there and baked the "
+            "number in as a constant. When one argument is a Variable and the other is not, "
+            "the replay cannot serve the call.",
         ),
         (
-            "a dtype change in argument 0 and a shape change in argument 2",
-            [v(3, 3), 0.1, v(4)],
-            [v(3, 3, dtype=np.float32), 0.1, v(7)],
-            (0, "dtype"),
-            {
-                (2, "shape"): "that is the last difference: return the first one, as soon "
-                "as you find it.",
-            },
+            "two arguments, then the same two and a third",
+            [x, scale],
+            [x, scale, True],
+            True,
+            count.format(2, 3),
         ),
         (
-            "a Variable whose shape and dtype both change",
-            [v(4, 4)],
-            [v(2, 4, dtype=np.float32)],
-            (0, "shape"),
-            {
-                (0, "dtype"): "both shape and dtype differ: check shape first, then dtype, "
-                "then requires_grad.",
-            },
+            "three arguments, then only the first two",
+            [x, y, scale],
+            [x, y],
+            True,
+            count.format(3, 2),
         ),
     ]
 
 
-def _not_a_variable_hint(error: BaseException) -> str | None:
-    if isinstance(error, AttributeError) and any(
-        f"'{name}' object has no attribute" in str(error) for name in ("float", "int", "bool")
-    ):
-        return (
-            "A plain number has no .shape or .dtype: compare the kinds first ('Variable', or "
-            "type(a).__name__ for a number) and return (position, 'kind') when they differ."
-        )
-    return None
-
-
-def check_10_2(same_signature: Callable[[list, list], Any]) -> None:
-    """same_signature(args_a, args_b): None, or (position, what) for the first difference."""
-    exercise = "10.2"
-    if not callable(same_signature):
+def check_10_3(needs_new_trace: Callable[[list, list], Any]) -> None:
+    """needs_new_trace(traced_args, new_args) -> True when a replay traced with traced_args
+    cannot serve a call with new_args (each argument a Variable or a bool, int or float)."""
+    exercise = "10.3"
+    if not callable(needs_new_trace):
         check.fail(
             exercise,
-            f"same_signature should be a function; got {check.with_article(same_signature)}.",
+            f"needs_new_trace should be a function; got {check.with_article(needs_new_trace)}.",
         )
-    rng = np.random.default_rng(2020)
-    for label, args_a, args_b, expected, mistakes in _signature_cases(rng):
-        what = f"same_signature(args_a, args_b) for {label}"
+    rng = np.random.default_rng(3030)
+    for label, traced, new, expected, why in _guard_cases(rng):
+        what = f"needs_new_trace(traced_args, new_args) for {label}"
         got = check.call(
-            exercise, what, same_signature, list(args_a), list(args_b), hints=[_not_a_variable_hint]
+            exercise, what, needs_new_trace, list(traced), list(new), hints=_GUARD_HINTS
         )
-        if isinstance(got, list):
-            got = tuple(got)
-        if got is not None and not (isinstance(got, tuple) and len(got) == 2 and got[1] in KINDS):
+        if got is None:
             check.fail(
                 exercise,
-                f"{what} returned {got!r}; return None, or a pair (position, what) with what "
-                f"one of {', '.join(repr(kind) for kind in KINDS)}.",
+                f"{what} returned None; return True (trace again) or False (the replay "
+                f"serves the call). A function that ends without `return` gives None.",
             )
-        if got == expected:
-            continue
-        expected_text = "None" if expected is None else repr(expected)
-        if got in mistakes:
-            check.fail(exercise, f"{what} is {got!r}, expected {expected_text}: {mistakes[got]}")
-        check.fail(exercise, f"{what} is {got!r}, expected {expected_text}.")
+        if not isinstance(got, (bool, np.bool_)):
+            check.fail(
+                exercise,
+                f"{what} returned {check.with_article(got)}; return a plain True or False.",
+            )
+        if bool(got) != expected:
+            check.fail(exercise, f"{what} returned {bool(got)}, expected {expected}: {why}")
     check.passed(exercise)

@@ -410,3 +410,219 @@ def test_4_3_forgot_the_mean():
     ) as info:
         lesson04.check_4_3(no_mean)
     assert "gradient" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- variants and edges
+
+
+def test_4_1_another_right_answer_passes(capsys):
+    """Written differently: a decorated helper and map."""
+
+    def evaluate_with_decorator(model_fn, xs):
+        @minigrad.no_grad()
+        def predict_all():
+            return list(map(model_fn, xs))
+
+        return predict_all()
+
+    _passes(lesson04.check_4_1, evaluate_with_decorator, capsys)
+
+
+def test_4_1_hidden_data_ends_with_a_single_input():
+    """The edge: a list of one input. An answer that drops the last input is caught there
+    (and earlier), one that only works for several inputs fails on it."""
+
+    seen = []
+
+    def records_lengths(model_fn, xs):
+        seen.append(len(xs))
+        with minigrad.no_grad():
+            return [model_fn(x) for x in xs]
+
+    lesson04.check_4_1(records_lengths)
+    assert seen == [3, 2, 1]
+
+
+def test_4_2_the_lessons_draft_is_caught():
+    """The draft of the lesson: rebinds the loop variable, so nothing changes."""
+
+    def sgd_step_draft(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                p = p - lr * p.grad  # noqa: PLW2901 - the planted bug
+                p.grad = None
+
+    # It also forgets to skip a parameter without a gradient: that is named first...
+    with pytest.raises(CheckError, match=r"A parameter the loss did not use \(params\[2\]\)"):
+        lesson04.check_4_2(sgd_step_draft)
+
+    def draft_that_skips(params, lr):
+        with minigrad.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p = p - lr * p.grad  # noqa: PLW2901 - the planted bug
+                    p.grad = None
+
+    # ...and once that is fixed, the rebinding.
+    with pytest.raises(CheckError, match="did not change: did you rebind the loop variable"):
+        lesson04.check_4_2(draft_that_skips)
+
+
+def test_4_2_another_right_answer_passes(capsys):
+    """Written differently: another loop name, a filtered list, zero_() after an in-place mul."""
+
+    def sgd_step_filtered(params, lr):
+        with minigrad.no_grad():
+            for param in [q for q in params if q.grad is not None]:
+                param.sub_(param.grad * lr)
+                param.grad.zero_()
+
+    _passes(lesson04.check_4_2, sgd_step_filtered, capsys)
+
+
+def test_4_2_hidden_data_has_a_scalar_with_a_zero_gradient():
+    """params[3] is a 0-d Parameter whose gradient is exactly 0: the step must leave it as
+    it is, and resetting its zero gradient (or not) is both fine."""
+    shapes = []
+
+    def records(params, lr):
+        shapes.extend(p.shape for p in params)
+        sgd_step(params, lr)
+        assert params[3].grad is None
+
+    lesson04.check_4_2(records)
+    assert shapes[:4] == [(3, 2), (2,), (2,), ()]
+
+
+def test_4_2_the_missing_gradient_is_found_whatever_the_loop_variable_is_called():
+    def no_skip(params, lr):
+        with minigrad.no_grad():
+            for param in params:
+                param -= lr * param.grad
+                param.grad = None
+
+    with pytest.raises(CheckError, match=r"A parameter the loss did not use \(params\[2\]\)"):
+        lesson04.check_4_2(no_skip)
+
+
+def test_4_3_another_right_answer_passes(capsys):
+    """Written differently: a helper for the residual, pow and mean as methods."""
+
+    def mse_helper(w, xs, ys, training):
+        def residual():
+            return xs @ w - ys
+
+        with minigrad.set_grad_enabled(training):
+            return residual().pow(2).mean()
+
+    _passes(lesson04.check_4_3, mse_helper, capsys)
+
+
+def test_4_3_hidden_data_ends_with_one_sample():
+    """The edge N = 1: the mean of one squared residual is that square."""
+    sizes = []
+
+    def records(w, xs, ys, training):
+        sizes.append(xs.shape[0])
+        return mse(w, xs, ys, training)
+
+    lesson04.check_4_3(records)
+    assert sizes[-1] == 1
+
+
+# --------------------------------------------------------------------------- Exercise 4.4
+
+
+def saved_bytes(layers, batch, width, itemsize):
+    return (2 * layers - 1) * batch * width * itemsize
+
+
+def test_4_4_reference_passes(capsys):
+    _passes(lesson04.check_4_4, saved_bytes, capsys)
+
+
+def test_4_4_another_right_answer_passes(capsys):
+    """Written differently: count the arrays node by node, in a loop, and return a float."""
+
+    def by_nodes(layers, batch, width, itemsize):
+        arrays = 0
+        for layer in range(layers):
+            arrays += 1  # SinBackward keeps u = h @ W
+            if layer < layers - 1:
+                arrays += 1  # the next MatMulBackward keeps h = sin(u)
+        return float(arrays * batch * width * itemsize)
+
+    _passes(lesson04.check_4_4, by_nodes, capsys)
+
+
+def test_4_4_reference_matches_a_measurement():
+    """The formula against graph_size's way of counting, on the check's own sizes."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    dtypes = {2: np.float16, 4: np.float32, 8: np.float64}
+    for layers, batch, width, itemsize in lesson04.CONFIGS_44:
+        dtype = dtypes[itemsize]
+        weights = [minigrad.Parameter(rng.standard_normal((width, width)).astype(dtype))]
+        weights *= layers
+        h = minigrad.Variable(rng.standard_normal((batch, width)).astype(dtype))
+        for weight in weights:
+            h = (h @ weight).sin()
+        out = h.sum()
+        kept, seen, stack = {}, set(), [out.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            for value in getattr(node, "saved_tensors", ()):
+                if isinstance(value, minigrad.Variable) and not value.is_leaf:
+                    kept[id(value.data)] = value.data.nbytes
+            stack.extend(n for n, _ in node.next_functions)
+        assert sum(kept.values()) == lesson04.saved_bytes_reference(layers, batch, width, itemsize)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda n, b, w, s: n * b * w * s, "one array per layer, the count for tanh"),
+        (lambda n, b, w, s: 2 * n * b * w * s, "two arrays for every layer, one too many"),
+        (lambda n, b, w, s: (2 * n + 1) * b * w * s, "counts the input x and the last output"),
+        (
+            lambda n, b, w, s: (2 * n - 1) * b * w * s + n * w * w * s,
+            "counts the weights too",
+        ),
+        (lambda n, b, w, s: (2 * n - 1) * b * w * 8, "8 bytes per number, float64's size"),
+        (lambda n, b, w, s: (2 * n - 1) * w * s, "one row per array"),
+        (lambda n, b, w, s: (2 * n - 1) * b * w, "a count of numbers, not of bytes"),
+        (lambda n, b, w, s: 0, r"is 0, expected 294912\.$"),  # the edge: nothing
+        (lambda n, b, w, s: None, "returned None: did you forget `return`"),
+        (lambda n, b, w, s: "294912", "should return a number of bytes; got a str"),
+        ("saved_bytes", "pass the function itself"),
+    ],
+)
+def test_4_4_mistakes_get_a_hint(answer, hint):
+    with pytest.raises(CheckError, match=hint):
+        lesson04.check_4_4(answer)
+
+
+def test_4_4_hidden_data_has_one_layer_and_a_batch_of_one():
+    """The edges: with one layer only sin's input is kept (so the tanh count, one array per
+    layer, is right there), and a batch and width of 1."""
+    configs = lesson04.CONFIGS_44
+    assert any(layers == 1 for layers, *_ in configs)
+    assert any(batch == 1 and width == 1 for _, batch, width, _ in configs)
+
+    def right_for_one_layer_only(layers, batch, width, itemsize):
+        return layers * batch * width * itemsize if layers == 1 else 0
+
+    with pytest.raises(CheckError, match=r"saved_bytes\(5, 64, 128, 4\) is 0"):
+        lesson04.check_4_4(right_for_one_layer_only)
+
+
+def test_4_4_an_error_is_reported_as_it_is():
+    def divides(layers, batch, width, itemsize):
+        return (2 * layers - 1) * batch * width * itemsize // 0
+
+    with pytest.raises(CheckError, match=r"raised ZeroDivisionError"):
+        lesson04.check_4_4(divides)

@@ -1,4 +1,5 @@
-"""Checks for lesson 04 (grad modes): `evaluate`, `sgd_step` and a `set_grad_enabled` toggle.
+"""Checks for lesson 04 (grad modes): `evaluate`, `sgd_step`, a `set_grad_enabled` toggle,
+and `saved_bytes`, the memory a graph keeps, counted by hand.
 
 Every check runs with grad mode on (and restores the caller's mode afterwards), calls the
 learner's function on inputs of its own, compares with values computed here with NumPy,
@@ -16,6 +17,7 @@ import numpy as np
 from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.course import check
 from minigrad.course.check import as_array, expect_close, fail, passed
+from minigrad.course.raised import is_leaf_in_place_error, learner_locals
 from minigrad.variable import Parameter, Variable
 
 
@@ -80,6 +82,12 @@ def check_4_1(evaluate: Callable) -> None:
             "a `with minigrad.no_grad():` block does that for you.",
         )
     _expect_predictions(exercise, predictions, more, w, b, modes_seen)
+
+    # The edge: a list of one input.
+    single = [Variable(rng.standard_normal((1, 3)))]
+    modes_seen.clear()
+    predictions, _ = _call(exercise, "evaluate(model_fn, xs)", evaluate, model_fn, single)
+    _expect_predictions(exercise, predictions, single, w, b, modes_seen)
     passed(exercise)
 
 
@@ -149,10 +157,11 @@ def check_4_2(sgd_step: Callable) -> None:
         Parameter(rng.standard_normal((3, 2))),
         Parameter(rng.standard_normal(2)),
         Parameter(rng.standard_normal(2)),  # unused by the loss: its .grad stays None
+        Parameter(0.5),  # a scalar the loss multiplies by 0: its gradient is exactly 0
     ]
     x = Variable(rng.standard_normal((5, 3)))
     for lr in (0.1, 0.05):
-        loss = ((x @ params[0] + params[1]) ** 2).mean()
+        loss = ((x @ params[0] + params[1]) ** 2).mean() + 0.0 * params[3]
         loss.backward()
         _expect_step(exercise, sgd_step, params, lr)
     passed(exercise)
@@ -162,28 +171,38 @@ def _expect_step(exercise: str, sgd_step: Callable, params: list[Parameter], lr:
     before = [p.data.copy() for p in params]
     grads = [None if p.grad is None else p.grad.data.copy() for p in params]
     handed_over = list(params)
-    in_place = (
-        RuntimeError,
-        "in-place",
-        "Did you forget no_grad? A parameter may be changed in place only inside "
-        "`with minigrad.no_grad():`, so that the update itself is not recorded.",
-    )
+
+    def in_place(error: BaseException) -> str | None:
+        if not is_leaf_in_place_error(error):
+            return None
+        return (
+            "Did you forget no_grad? A parameter may be changed in place only inside "
+            "`with minigrad.no_grad():`, so that the update itself is not recorded."
+        )
 
     def about_none(error: BaseException) -> str | None:
-        # Blame a missing gradient only when the error is about None and a parameter's
-        # .grad really is None: reset before its update, or never set by the loss.
-        if not isinstance(error, (TypeError, AttributeError)) or "NoneType" not in str(error):
+        # An error on a None (an attribute of None, or a TypeError) is blamed on a missing
+        # gradient only when the parameter sgd_step was working on (a local of its frame)
+        # really has .grad None: reset before its update, or never set by the loss.
+        on_none = isinstance(error, AttributeError) and error.name is not None
+        if not ((on_none and error.obj is None) or isinstance(error, TypeError)):
             return None
-        for index, (param, grad, original) in enumerate(zip(params, grads, before)):
-            if grad is not None and param.grad is None and np.array_equal(param.data, original):
+        frames = learner_locals(error, sgd_step)
+        working_on = [
+            index
+            for index, param in enumerate(params)
+            if any(value is param for local in frames for value in local.values())
+        ]
+        for index in working_on:
+            if params[index].grad is not None:
+                continue
+            if grads[index] is not None:
                 return (
                     f"The gradient params[{index}].grad was reset before the update used it: "
                     f"update p first, then reset p.grad."
                 )
-        unused = [f"params[{index}]" for index, grad in enumerate(grads) if grad is None]
-        if unused:
             return (
-                f"A parameter the loss did not use ({', '.join(unused)}) has .grad None; skip "
+                f"A parameter the loss did not use (params[{index}]) has .grad None; skip "
                 f"it (`if p.grad is None: continue`)."
             )
         return None
@@ -332,6 +351,14 @@ def check_4_3(mse: Callable) -> None:
             "set_grad_enabled(training) switches recording on as well as off; an "
             "`if not training:` around no_grad leaves the caller's mode in charge instead.",
         )
+
+    # The edge: a single sample (N = 1), where a mean and a sum agree.
+    one_x, one_y = Variable(xs.data[:1]), Variable(ys.data[:1])
+    w = Variable(w_data.copy(), requires_grad=True)
+    loss, _ = _call(
+        exercise, "mse(w, xs, ys, training=False) on one sample", mse, w, one_x, one_y, False
+    )
+    _expect_loss(exercise, loss, float(residual[0] ** 2), residual[:1])
     passed(exercise)
 
 
@@ -356,3 +383,79 @@ def _expect_loss(exercise: str, loss: Any, expected: float, residual: np.ndarray
             "first, then take the mean.": np.mean(residual) ** 2,
         },
     )
+
+
+# --------------------------------------------------------------------------- Exercise 4.4
+
+# (layers, batch, width, bytes per number): the lesson's network first, then the edges:
+# one layer (nothing but sin's input is kept), and a batch and width of 1.
+CONFIGS_44 = ((5, 64, 128, 4), (1, 32, 16, 8), (3, 1, 1, 2), (8, 16, 32, 4))
+
+
+def saved_bytes_reference(layers: int, batch: int, width: int, itemsize: int) -> int:
+    """Bytes of intermediate results the graph of sin_mlp keeps for backward.
+
+    Layer k computes u_k = h_(k-1) @ W_k, then h_k = sin(u_k). SinBackward keeps u_k (its
+    derivative cos(u_k) needs the input); the next layer's MatMulBackward keeps h_k. The
+    last h_L is only summed (SumBackward keeps no value), the input x and the weights
+    exist anyway: 2·layers - 1 arrays of batch × width numbers.
+    """
+    return (2 * layers - 1) * batch * width * itemsize
+
+
+def _slips_44(layers: int, batch: int, width: int, itemsize: int) -> dict[str, int]:
+    """What the usual miscounts give, hint -> bytes."""
+    one_array = batch * width * itemsize
+    right = (2 * layers - 1) * one_array
+    return {
+        "that is one array per layer, the count for tanh, whose derivative is written with "
+        "its output. sin's derivative cos(u) needs sin's input u = h @ W, so SinBackward "
+        "keeps u, and the next layer's MatMulBackward keeps sin's output h: two arrays per "
+        "layer.": layers * one_array,
+        "that is two arrays for every layer, one too many: the last layer's output is only "
+        "summed (SumBackward keeps no value), and the input x is data that exists anyway.": (
+            2 * layers * one_array
+        ),
+        "that counts the input x and the last output as well; neither is kept by the graph "
+        "alone (x exists anyway, and SumBackward keeps nothing).": (2 * layers + 1) * one_array,
+        "that counts the weights too: parameters exist whether or not a graph is recorded, "
+        "so only intermediate results count.": right + layers * width * width * itemsize,
+        "that counts 8 bytes per number, float64's size: use `itemsize`, the size of one "
+        "number in these arrays.": (2 * layers - 1) * batch * width * 8,
+        "that is one row per array: each array has `batch` rows of `width` numbers.": (
+            (2 * layers - 1) * width * itemsize
+        ),
+        "that is a count of numbers, not of bytes: multiply by `itemsize`.": (
+            (2 * layers - 1) * batch * width
+        ),
+    }
+
+
+def check_4_4(saved_bytes: Callable) -> None:
+    """`saved_bytes(layers, batch, width, itemsize)`: the bytes sin_mlp's graph keeps."""
+    exercise = "4.4"
+    if not callable(saved_bytes):
+        fail(
+            exercise,
+            f"pass the function itself, saved_bytes; got {check.with_article(saved_bytes)}.",
+        )
+    for layers, batch, width, itemsize in CONFIGS_44:
+        call = f"saved_bytes({layers}, {batch}, {width}, {itemsize})"
+        got = check.call(exercise, call, saved_bytes, layers, batch, width, itemsize)
+        if got is None:
+            fail(exercise, f"{call} returned None: did you forget `return`?")
+        if isinstance(got, (bool, np.bool_)) or not isinstance(
+            got, (int, float, np.integer, np.floating)
+        ):
+            fail(
+                exercise, f"{call} should return a number of bytes; got {check.with_article(got)}."
+            )
+        expected = saved_bytes_reference(layers, batch, width, itemsize)
+        slips = _slips_44(layers, batch, width, itemsize)
+        if got == expected:
+            continue
+        for hint, wrong in slips.items():
+            if got == wrong and wrong != expected:
+                fail(exercise, f"{call} is {got:g}, expected {expected}: {hint}")
+        fail(exercise, f"{call} is {got:g}, expected {expected}.")
+    passed(exercise)

@@ -48,6 +48,22 @@ def local_of(error: BaseException, function: Callable, name: str) -> Any:
     return None
 
 
+def learner_locals(error: BaseException, function: Callable) -> list[dict[str, Any]]:
+    """The local variables of every frame `error` went through that runs code from the
+    same file as `function` (the learner's cell or module: their function, and any helper
+    or comprehension written beside it), innermost last."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return []
+    found = []
+    traceback = error.__traceback__
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == code.co_filename:
+            found.append(dict(traceback.tb_frame.f_locals))
+        traceback = traceback.tb_next
+    return found
+
+
 def _same_kind(error: BaseException, reference: tuple[type, CodeType | None]) -> bool:
     kind, site = reference
     return type(error) is kind and site is not None and raise_site(error) is site

@@ -1324,3 +1324,16 @@ def test_set_default_engine_checks_its_argument():
 def test_set_default_engine_rejects_a_class():
     with pytest.raises(TypeError):
         set_default_engine(RuleBasedEngine)
+
+
+def test_a_lone_dash_or_bar_is_not_a_word_for_wordcount_or_the_engine() -> None:
+    """WordCount and the rule-based engine's shortening count words the same way: a token
+    with no letter or digit ("-", "|", "--") is no word, a hyphenated word is one."""
+    assert language.words_of("fast - cheap | well-known -- it's") == [
+        "fast",
+        "cheap",
+        "well-known",
+        "it's",
+    ]
+    score, lines = WordCount(max_words=2)("fast - cheap")
+    assert (score, lines) == (1.0, [])

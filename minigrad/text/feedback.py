@@ -96,8 +96,9 @@ def parse(feedback: str) -> list[Instruction]:
 
 
 def words_of(text: str) -> list[str]:
-    """The words of a text: runs of letters, digits, apostrophes and hyphens."""
-    return re.findall(r"[\w'-]+", text)
+    """The words of a text: runs of letters, digits, apostrophes and hyphens that hold at
+    least one letter or digit ("well-known" is one word; a lone "-" or "|" is none)."""
+    return re.findall(r"[\w'-]*\w[\w'-]*", text)
 
 
 def contains_word(text: str, word: str) -> bool:

@@ -1335,5 +1335,5 @@ def test_a_lone_dash_or_bar_is_not_a_word_for_wordcount_or_the_engine() -> None:
         "well-known",
         "it's",
     ]
-    score, lines = WordCount(max_words=2)("fast - cheap")
+    score, lines = WordCount(max_words=2).judge("fast - cheap")
     assert (score, lines) == (1.0, [])

@@ -13,119 +13,154 @@ from minigrad.course import CheckError, lesson08
 
 
 @cuda.jit
-def scale_kernel(out, x, factor):
-    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-    if i < x.size:
-        out[i] = factor * x[i]
-
-
-@cuda.jit
-def scale_with_grid(out, x, factor):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        out[i] = x[i] * factor
-
-
-def scale_not_decorated(out, x, factor):
-    i = cuda.grid(1)
-    if i < len(x):
-        out[i] = factor * x[i]
-
-
-@cuda.jit
-def scale_without_guard(out, x, factor):
-    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-    out[i] = factor * x[i]
-
-
-@cuda.jit
-def scale_guard_less_equal(out, x, factor):
-    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-    if i <= x.size:
-        out[i] = factor * x[i]
-
-
-@cuda.jit
-def scale_guard_minus_one(out, x, factor):
+def diff_kernel(out, x):
     i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     if i < x.size - 1:
-        out[i] = factor * x[i]
+        out[i] = x[i + 1] - x[i]
 
 
 @cuda.jit
-def scale_thread_index_only(out, x, factor):
+def diff_with_grid_and_out_size(out, x):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = -x[i] + x[i + 1]
+
+
+def diff_not_decorated_neighbour_guard(out, x):
+    i = cuda.grid(1)
+    if i + 1 < len(x):
+        out[i] = x[i + 1] - x[i]
+
+
+@cuda.jit
+def diff_guard_of_the_map(out, x):
+    """The lesson's map guard copied: thread n - 1 reads x[n]."""
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i + 1] - x[i]
+
+
+@cuda.jit
+def diff_without_guard(out, x):
+    i = cuda.grid(1)
+    out[i] = x[i + 1] - x[i]
+
+
+@cuda.jit
+def diff_guard_two_short(out, x):
+    i = cuda.grid(1)
+    if i < x.size - 2:
+        out[i] = x[i + 1] - x[i]
+
+
+@cuda.jit
+def diff_reversed(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] - x[i + 1]
+
+
+@cuda.jit
+def diff_backward_difference(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] - x[i - 1]
+
+
+@cuda.jit
+def diff_thread_index_only(out, x):
     i = cuda.threadIdx.x
-    if i < x.size:
-        out[i] = factor * x[i]
+    if i < out.size:
+        out[i] = x[i + 1] - x[i]
 
 
 @cuda.jit
-def scale_grid_dim(out, x, factor):
+def diff_grid_dim(out, x):
     i = cuda.blockIdx.x * cuda.gridDim.x + cuda.threadIdx.x
-    if i < x.size:
-        out[i] = factor * x[i]
+    if i < out.size:
+        out[i] = x[i + 1] - x[i]
 
 
 @cuda.jit
-def scale_block_plus_thread(out, x, factor):
+def diff_block_plus_thread(out, x):
     i = cuda.blockIdx.x + cuda.threadIdx.x
-    if i < x.size:
-        out[i] = factor * x[i]
+    if i < out.size:
+        out[i] = x[i + 1] - x[i]
 
 
 @cuda.jit
-def scale_forgets_factor(out, x, factor):
+def diff_undefined_n(out, x):
     i = cuda.grid(1)
-    if i < x.size:
-        out[i] = x[i]
+    if i < n - 1:  # noqa: F821 - the mistake under test: n is not an argument
+        out[i] = x[i + 1] - x[i]
 
 
 @cuda.jit
-def scale_undefined_n(out, x, factor):
+def diff_arguments_swapped(x, out):
     i = cuda.grid(1)
-    if i < n:  # noqa: F821 - the mistake under test: n is not an argument
-        out[i] = factor * x[i]
+    if i < out.size - 1:
+        out[i] = x[i + 1] - x[i]
 
 
 @cuda.jit
-def scale_arguments_swapped(x, out, factor):
-    i = cuda.grid(1)
-    if i < x.size:
-        out[i] = factor * x[i]
-
-
-@cuda.jit
-def scale_stub(out, x, factor):
-    raise NotImplementedError("Exercise 8.1: write scale_kernel")
+def diff_stub(out, x):
+    raise NotImplementedError("Exercise 8.1: write diff_kernel")
 
 
 @cuda.jit(device=True)
-def scale_as_device_function(out, x, factor):
+def diff_as_device_function(out, x):
     i = cuda.grid(1)
-    if i < x.size:
-        out[i] = factor * x[i]
+    if i < out.size:
+        out[i] = x[i + 1] - x[i]
 
 
-@pytest.mark.parametrize("kernel", [scale_kernel, scale_with_grid, scale_not_decorated])
+@cuda.jit
+def diff_three_arguments(out, x, n):
+    i = cuda.grid(1)
+    if i < n - 1:
+        out[i] = x[i + 1] - x[i]
+
+
+def diff_imports_cuda_inside(out, x):
+    from numba import cuda as local_cuda
+
+    i = local_cuda.grid(1)
+    if i < x.size - 1:
+        out[i] = x[i + 1] - x[i]
+
+
+@pytest.mark.parametrize(
+    "kernel", [diff_kernel, diff_with_grid_and_out_size, diff_not_decorated_neighbour_guard]
+)
 def test_8_1_accepts_correct_kernels(kernel, capsys) -> None:
     lesson08.check_8_1(kernel)
     assert "Exercise 8.1: correct." in capsys.readouterr().out
 
 
+def test_8_1_hidden_data_has_the_boundaries() -> None:
+    """A full block with no spare thread, one output, and no output at all."""
+    cases = lesson08.DIFF_CASES
+    assert any((n - 1) % threads == 0 and n > 2 for n, threads in cases)
+    assert any(n == 2 for n, _ in cases) and any(n == 1 for n, _ in cases)
+
+
 @pytest.mark.parametrize(
     ("kernel", "hint"),
     [
-        (scale_without_guard, r"IndexError in thread .*forget|`if i < n:` \(strictly less"),
-        (scale_guard_less_equal, r"`if i < n:` \(strictly less: x\[n\] is already past"),
-        (scale_guard_minus_one, r"not `if i < n - 1:`"),
-        (scale_thread_index_only, r"uses threadIdx.x alone"),
-        (scale_grid_dim, r"multiplies blockIdx.x by gridDim.x"),
-        (scale_block_plus_thread, r"i = blockIdx.x \+ threadIdx.x makes block 1 start"),
-        (scale_forgets_factor, r"copied x into out: multiply by factor"),
-        (scale_undefined_n, r"NameError.*n = x.size"),
-        (scale_arguments_swapped, r"changed x: write only into out"),
-        (scale_stub, r"Exercise 8.1 is not written yet"),
-        (scale_as_device_function, r"device function.*plain @cuda.jit"),
+        (diff_guard_of_the_map, r"in thread 4 of block 2 \(i = 2·16 \+ 4 = 36\).*i = n - 1 = 36"),
+        (diff_without_guard, r"IndexError in thread"),
+        (diff_guard_two_short, r"left the last output.*not `if i < n - 2:`"),
+        (diff_reversed, r"the sign is reversed"),
+        (diff_backward_difference, r"gave x\[i\] - x\[i - 1\]"),
+        (diff_thread_index_only, r"uses threadIdx.x alone"),
+        (diff_grid_dim, r"multiplies blockIdx.x by gridDim.x"),
+        (diff_block_plus_thread, r"i = blockIdx.x \+ threadIdx.x makes block 1 start"),
+        (diff_undefined_n, r"NameError: name 'n' is not defined.*n = x.size"),
+        (diff_arguments_swapped, r"i < n - 1 = 36.*the order of the arguments, \(out, x\)"),
+        (diff_stub, r"Exercise 8.1 is not written yet"),
+        (diff_as_device_function, r"device function.*plain @cuda.jit"),
+        (diff_three_arguments, r"does not fit the call diff_kernel\(out, x\)"),
+        (diff_imports_cuda_inside, r"not one imported inside a function"),
     ],
 )
 def test_8_1_names_the_mistake(kernel, hint) -> None:
@@ -136,11 +171,6 @@ def test_8_1_names_the_mistake(kernel, hint) -> None:
 def test_8_1_refuses_what_is_not_a_function() -> None:
     with pytest.raises(CheckError, match="decorated with @cuda.jit; got a float"):
         lesson08.check_8_1(2.5)
-
-
-def test_8_1_missing_guard_names_the_thread() -> None:
-    with pytest.raises(CheckError, match=r"in thread \d+ of block \d+ \(i = "):
-        lesson08.check_8_1(scale_without_guard)
 
 
 # --------------------------------------------------------------------------- Exercise 8.2
@@ -272,7 +302,7 @@ def test_8_2_accepts_correct_loads(function, capsys) -> None:
         (load_tile_unscaled, r"did you forget to multiply by T\?"),
         (load_tile_stub, r"Exercise 8.2 is not written yet"),
         (load_tile_as_kernel, r"decorated as a kernel.*@cuda.jit\(device=True\)"),
-        (load_tile_extra_argument, r"TypeError.*takes four arguments"),
+        (load_tile_extra_argument, r"does not fit the call load_tile.*takes 4 arguments"),
     ],
 )
 def test_8_2_names_the_mistake(function, hint) -> None:
@@ -287,3 +317,44 @@ def test_8_2_reference_tile_pads_with_zeros() -> None:
         tile,
         [[1804, 1805, 1806, 0], [1904, 1905, 1906, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
     )
+
+
+@cuda.jit(device=True)
+def load_tile_clamped_read(tile, matrix, tile_row, tile_col):
+    """Written differently: reads a clamped element, then multiplies by an inside flag."""
+    ty, tx = cuda.threadIdx.y, cuda.threadIdx.x
+    row = tile_row * tile.shape[0] + ty
+    col = tile_col * tile.shape[1] + tx
+    inside = row < matrix.shape[0] and col < matrix.shape[1]
+    safe_row = min(row, matrix.shape[0] - 1)
+    safe_col = min(col, matrix.shape[1] - 1)
+    tile[ty, tx] = matrix[safe_row, safe_col] if inside else 0.0
+
+
+def test_8_2_clamped_read_passes(capsys) -> None:
+    lesson08.check_8_2(load_tile_clamped_read)
+    assert "Exercise 8.2: correct." in capsys.readouterr().out
+
+
+def test_8_2_hidden_data_has_the_edges() -> None:
+    """A 1 x 1 matrix, a tile entirely inside, and tiles that stick out at the bottom and
+    at the right."""
+    cases = lesson08.LOAD_CASES
+    tile = lesson08.TILE
+    assert ((1, 1), (0, 0)) in cases
+    inside = [(r + 1) * tile <= m and (c + 1) * tile <= n for (m, n), (r, c) in cases]
+    assert any(inside) and not all(inside)
+    assert any((r + 1) * tile > m for (m, n), (r, c) in cases)
+    assert any((c + 1) * tile > n for (m, n), (r, c) in cases)
+
+
+def test_8_2_undefined_tile_size_is_named_from_the_code() -> None:
+    @cuda.jit(device=True)
+    def load_tile_global_size(tile, matrix, tile_row, tile_col):
+        ty, tx = cuda.threadIdx.y, cuda.threadIdx.x
+        row = tile_row * TILE_SIZE + ty  # noqa: F821 - the mistake under test
+        col = tile_col * TILE_SIZE + tx  # noqa: F821
+        tile[ty, tx] = matrix[row, col] if row < matrix.shape[0] and col < matrix.shape[1] else 0
+
+    with pytest.raises(CheckError, match="TILE_SIZE is neither an argument of the kernel"):
+        lesson08.check_8_2(load_tile_global_size)

@@ -1,10 +1,16 @@
 """Checks for lesson 08 (CUDA kernels), run in Numba's CUDA simulator or on a GPU.
 
 Each check launches the learner's kernel or device function on inputs of its own, at
-sizes that are not multiples of the block or the tile, and compares with NumPy. The
-arrays handed to a kernel are views into larger buffers: in the simulator an index past
+sizes that are and are not multiples of the block or the tile, and compares with NumPy.
+The arrays handed to a kernel are views into larger buffers: in the simulator an index past
 the end raises IndexError, and on a GPU (which does not check) a stray write lands in the
 padding, where the check sees it.
+
+Errors are told apart by type and by what the learner's code is, never by the wording of
+a message: the simulator re-raises an error from a kernel thread as a new exception of the
+same type (its fields are lost), so the thread that raised is read from the simulator's
+thread object in the traceback, and a NameError or AttributeError is explained from the
+names the learner's function uses (its bytecode and globals).
 
 This module imports numba: the lesson has chosen the simulator (NUMBA_ENABLE_CUDASIM=1)
 before its check cells import it.
@@ -12,8 +18,9 @@ before its check cells import it.
 
 from __future__ import annotations
 
+import builtins
+import dis
 import inspect
-import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -23,31 +30,131 @@ from numba import cuda  # module level: the simulator finds `cuda` in the kernel
 
 from minigrad.course import check
 
-# The simulator prefixes an error raised inside a kernel with the thread that raised it.
-_THREAD_PREFIX = re.compile(r"^tid=\[(\d+), (\d+), (\d+)\] ctaid=\[(\d+), (\d+), (\d+)\]: ")
 PAD = 64  # extra elements around every array a kernel gets, to catch stray writes on a GPU
 
 
-def _split_thread(error: BaseException) -> tuple[str, tuple[int, int] | None]:
-    """The error's message without the simulator's prefix, and (threadIdx.x, blockIdx.x)."""
+def _thread_of(error: BaseException) -> tuple[int, int, int, int] | None:
+    """(threadIdx.x, threadIdx.y, blockIdx.x, blockIdx.y) of the simulator thread that
+    raised `error`, read from the simulator's thread object in the traceback (None on a GPU
+    or when no such frame is there)."""
+    traceback = error.__traceback__
+    while traceback is not None:
+        thread = traceback.tb_frame.f_locals.get("self")
+        if hasattr(thread, "threadIdx") and hasattr(thread, "blockIdx"):
+            t, b = thread.threadIdx, thread.blockIdx
+            return int(t.x), int(t.y), int(b.x), int(b.y)
+        traceback = traceback.tb_next
+    return None
+
+
+def _without_thread_prefix(error: BaseException) -> str:
+    """The message without the "tid=[...] ctaid=[...]: " the simulator puts in front."""
     text = str(error)
-    match = _THREAD_PREFIX.match(text)
-    if match is None:
-        return text, None
-    return text[match.end() :], (int(match.group(1)), int(match.group(4)))
+    where = _thread_of(error)
+    if where is None:
+        return text
+    traceback = error.__traceback__
+    while traceback is not None:
+        thread = traceback.tb_frame.f_locals.get("self")
+        if hasattr(thread, "threadIdx"):
+            prefix = f"tid={list(thread.threadIdx)} ctaid={list(thread.blockIdx)}: "
+            return text.removeprefix(prefix)
+        traceback = traceback.tb_next
+    return text
 
 
-def _raise_stub_or(exercise: str, what: str, error: BaseException, hints: list) -> NoReturn:
+def _globals_used(function: Callable) -> list[tuple[str, str | None]]:
+    """(global name, the attribute read from it right after, or None) for each global
+    `function` reads, from its bytecode."""
+    used = []
+    instructions = list(dis.get_instructions(function))
+    for index, instruction in enumerate(instructions):
+        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            name = str(instruction.argval).removeprefix("NULL + ").removesuffix(" + NULL")
+            following = instructions[index + 1] if index + 1 < len(instructions) else None
+            attribute = (
+                str(following.argval).removeprefix("NULL|self + ")
+                if following is not None and following.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                else None
+            )
+            used.append((name, attribute))
+    return used
+
+
+def _undefined_names(function: Callable) -> list[str]:
+    """The globals `function` reads that exist neither in its module nor among builtins."""
+    scope = getattr(function, "__globals__", {})
+    return [
+        name
+        for name, _ in _globals_used(function)
+        if name not in scope and not hasattr(builtins, name)
+    ]
+
+
+def _imports_inside(function: Callable) -> bool:
+    return any(ins.opname == "IMPORT_NAME" for ins in dis.get_instructions(function))
+
+
+def _name_rules(function: Callable) -> list[check.HintRule]:
+    """Hint rules for the learner's kernel, matched by error type and by what the
+    function's own code reads."""
+
+    def undefined(error: BaseException) -> str | None:
+        if not isinstance(error, NameError):
+            return None
+        missing = _undefined_names(function)
+        if "n" in missing:
+            return (
+                "Inside a kernel only its arguments exist, and n is not one of them: take "
+                "the length from an array, n = x.size (or x.shape[0])."
+            )
+        if "cuda" in missing:
+            return (
+                "Import it once at the top of the notebook, `from numba import cuda`: the "
+                "simulator replaces that global while a kernel runs."
+            )
+        if missing:
+            return (
+                f"{', '.join(missing)} is neither an argument of the kernel nor defined at "
+                f"the top of the notebook."
+            )
+        return None
+
+    def cuda_reached_otherwise(error: BaseException) -> str | None:
+        if not isinstance(error, AttributeError):
+            return None
+        if _imports_inside(function) or ("numba", "cuda") in _globals_used(function):
+            return (
+                "Use the `cuda` imported at the top of the notebook (`from numba import "
+                "cuda`), not one imported inside a function or reached as numba.cuda: the "
+                "simulator swaps only that global for its stand-in that knows the thread."
+            )
+        return None
+
+    return [undefined, cuda_reached_otherwise]
+
+
+def _raise_stub_or(
+    exercise: str, what: str, error: BaseException, hints: list[check.HintRule]
+) -> NoReturn:
     """Turn an error raised inside a kernel into a CheckError (the unwritten stub first)."""
-    message, _ = _split_thread(error)
+    message = _without_thread_prefix(error)
     if isinstance(error, NotImplementedError) and message.startswith("Exercise "):
         check.not_written(exercise)
     plain = error
     if message != str(error):
+        # The same type and traceback, without the thread prefix (which the hint names).
         try:
-            plain = type(error)(message)
+            plain = type(error)(message).with_traceback(error.__traceback__)
         except Exception:  # noqa: BLE001 - an exception type with another signature
             plain = error
+    where = _thread_of(error)
+    if where is not None:
+        tx, ty, bx, by = where
+        if ty == 0 and by == 0:
+            what = f"{what}, in thread {tx} of block {bx},"
+        else:
+            what = f"{what}, in thread (y={ty}, x={tx}) of block (y={by}, x={bx}),"
     check.explain_error(exercise, what, plain, hints)
 
 
@@ -77,42 +184,49 @@ def _padded(host: np.ndarray, fill: float) -> tuple[Any, Any]:
     return device, device[tuple(slice(0, size) for size in host.shape)]
 
 
-NAME_HINTS = [
-    (
-        NameError,
-        "'n'",
-        "Inside a kernel only its arguments exist: take the length from an array, "
-        "n = x.size (or x.shape[0]).",
-    ),
-    (
-        NameError,
-        "'cuda'",
-        "Import it once at the top of the notebook, `from numba import cuda`: the "
-        "simulator replaces that global while a kernel runs.",
-    ),
-    (
-        AttributeError,
-        "threadIdx",
-        "Use the `cuda` imported at the top of the notebook (`from numba import cuda`), "
-        "not one imported inside a function or under another name.",
-    ),
-]
+def _check_parameters(exercise: str, function: Callable, name: str, params: str) -> None:
+    """The learner's function must take exactly the arguments it is called with."""
+    wanted = [part.strip() for part in params.split(",")]
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # nothing to read: the launch will tell
+        return
+    try:
+        signature.bind(*wanted)
+    except TypeError:
+        check.fail(
+            exercise,
+            f"{name}{signature} does not fit the call {name}({params}): it takes "
+            f"{len(wanted)} arguments, in that order"
+            + (
+                ", and reads the thread's position from cuda.threadIdx inside."
+                if name == "load_tile"
+                else "."
+            ),
+        )
 
 
 # --------------------------------------------------------------------------- Exercise 8.1
 
-# (n, threads per block, factor): n is never a multiple of the block except in the last.
-SCALE_CASES = ((37, 16, 2.5), (5, 4, -3.0), (1, 16, 0.5), (24, 8, 1.5))
+# (n, threads per block): out has n - 1 elements, one thread each. 37 and 16 leave 12 spare
+# threads; 17 and 16 give exactly one full block (no spare thread: the last thread is the
+# boundary); 2 gives one output; 1 gives none at all (the check still launches one block).
+DIFF_CASES = ((37, 16), (17, 16), (2, 4), (1, 4), (9, 4))
 
 
-def _written_by(index: Callable[[int, int, int, int], int], n: int, threads: int) -> np.ndarray:
-    """Which elements a guarded kernel with this index formula writes (a bool mask)."""
-    blocks = -(-n // threads)
-    mask = np.zeros(n, dtype=bool)
+def diff_reference(x: np.ndarray) -> np.ndarray:
+    """out[i] = x[i + 1] - x[i] for i = 0 .. n - 2 (np.diff)."""
+    return x[1:] - x[:-1]
+
+
+def _written_by(index: Callable[[int, int, int, int], int], size: int, threads: int) -> np.ndarray:
+    """Which outputs a guarded kernel with this index formula writes (a bool mask)."""
+    blocks = max(1, -(-size // threads))
+    mask = np.zeros(size, dtype=bool)
     for block in range(blocks):
         for thread in range(threads):
             i = index(block, thread, threads, blocks)
-            if 0 <= i < n:
+            if 0 <= i < size:
                 mask[i] = True
     return mask
 
@@ -122,7 +236,7 @@ def _written_by(index: Callable[[int, int, int, int], int], n: int, threads: int
 INDEX_MISTAKES: tuple[tuple[Callable[[int, int, int, int], int], str], ...] = (
     (
         lambda b, t, B, G: t,
-        "only the first {threads} elements were written: the index uses threadIdx.x alone, "
+        "only the first {threads} outputs were written: the index uses threadIdx.x alone, "
         "so every block writes the same elements. Add the block's start: "
         "i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x (or i = cuda.grid(1)).",
     ),
@@ -137,128 +251,149 @@ INDEX_MISTAKES: tuple[tuple[Callable[[int, int, int, int], int], str], ...] = (
         "the blocks overlap: i = blockIdx.x + threadIdx.x makes block 1 start at element 1. "
         "Multiply by the block size: i = blockIdx.x * blockDim.x + threadIdx.x.",
     ),
-    (
-        lambda b, t, B, G: b * B,
-        "only the first element of each block was written: add threadIdx.x, "
-        "i = blockIdx.x * blockDim.x + threadIdx.x.",
-    ),
-    (
-        lambda b, t, B, G: b,
-        "only the first few elements were written, one per block: the index uses blockIdx.x "
-        "alone. i = blockIdx.x * blockDim.x + threadIdx.x.",
-    ),
 )
 
 
-def _launch_scale(kernel: Any, n: int, threads: int, factor: float, x_host: np.ndarray) -> tuple:
-    """Launch kernel[blocks, threads](out, x, factor); return (out buffer, x buffer) on host."""
-    out_big, out = _padded(np.full(n, np.nan), np.nan)
+def _launch_diff(kernel: Any, n: int, threads: int, x_host: np.ndarray) -> tuple:
+    """kernel[blocks, threads](out, x) with one thread per output (at least one block);
+    returns the out and x buffers, padding included, on the host."""
+    size = n - 1
+    out_big, out = _padded(np.full(size, np.nan), np.nan)
     x_big, x = _padded(x_host, -7.0)
-    blocks = -(-n // threads)
-    kernel[blocks, threads](out, x, factor)
+    blocks = max(1, -(-size // threads))
+    kernel[blocks, threads](out, x)
     cuda.synchronize()
     return out_big.copy_to_host(), x_big.copy_to_host()
 
 
-def check_8_1(scale_kernel: Any) -> None:
-    """scale_kernel(out, x, factor): out[i] = factor * x[i], one thread per element, guarded."""
+def _index_error(exercise: str, launch: str, error: IndexError, n: int, threads: int) -> NoReturn:
+    """The CheckError for a thread that indexed past an array."""
+    message = _without_thread_prefix(error)
+    where = _thread_of(error)
+    hint = (
+        "The grid is rounded up to whole blocks, so some threads have an index past the "
+        f"last output. Each output i reads x[i + 1], so the last valid i is n - 2 = {n - 2}: "
+        "guard with `if i < out.size:` (out.size = n - 1), not `if i < x.size:`."
+    )
+    place = ""
+    if where is not None:
+        thread, _, block, _ = where
+        i = block * threads + thread
+        place = f" in thread {thread} of block {block} (i = {block}·{threads} + {thread} = {i})"
+        if i == n - 1:
+            hint = (
+                f"That thread has i = n - 1 = {i}: it passed a guard `i < n` (or `i < x.size`) "
+                f"and read x[i + 1] = x[{n}], one past the end. A thread that reads its right "
+                f"neighbour must stop one earlier: `if i < out.size:` (= n - 1), or "
+                f"`if i + 1 < x.size:`."
+            )
+        elif i < n - 1:
+            hint = (
+                f"That thread's own index is a valid output (i < n - 1 = {n - 1}), so it "
+                "went outside an array another way: check the index formula, i = "
+                "cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x, the reads x[i] and "
+                "x[i + 1], and the order of the arguments, (out, x)."
+            )
+    check.fail(exercise, f"{launch} raised IndexError{place}: {message}. {hint}")
+
+
+def check_8_1(diff_kernel: Any) -> None:
+    """diff_kernel(out, x): out[i] = x[i + 1] - x[i] for i < n - 1, one thread per output,
+    guarded so that no thread reads past x or writes past out."""
     exercise = "8.1"
-    function, device = _python_function(exercise, "scale_kernel", scale_kernel)
+    function, device = _python_function(exercise, "diff_kernel", diff_kernel)
     if device:
         check.fail(
             exercise,
-            "scale_kernel is a device function (@cuda.jit(device=True)), which only other "
+            "diff_kernel is a device function (@cuda.jit(device=True)), which only other "
             "GPU code can call. A kernel is launched from the host with "
             "kernel[blocks, threads](...): decorate it with plain @cuda.jit.",
         )
-    kernel = cuda.jit(function) if device is None else scale_kernel
+    _check_parameters(exercise, function, "diff_kernel", "out, x")
+    kernel = cuda.jit(function) if device is None else diff_kernel
     rng = np.random.default_rng(81)
-    for n, threads, factor in SCALE_CASES:
-        x_host = rng.uniform(0.5, 2.0, size=n) * rng.choice([-1.0, 1.0], size=n)
-        expected = factor * x_host
-        blocks = -(-n // threads)
-        launch = f"scale_kernel[{blocks}, {threads}](out, x, {factor}) with n = {n}"
+    for n, threads in DIFF_CASES:
+        x_host = np.round(rng.normal(size=n) * 10.0, 3)
+        expected = diff_reference(x_host)
+        size = n - 1
+        blocks = max(1, -(-size // threads))
+        launch = (
+            f"diff_kernel[{blocks}, {threads}](out, x) with n = {n} ({size} output"
+            f"{'' if size == 1 else 's'})"
+        )
         try:
-            out_big, x_big = _launch_scale(kernel, n, threads, factor, x_host)
+            out_big, x_big = _launch_diff(kernel, n, threads, x_host)
         except IndexError as error:
-            message, where = _split_thread(error)
-            place = ""
-            hint = (
-                "The grid is rounded up to whole blocks, so some threads have i >= n: "
-                "each thread must test `if i < n:` (strictly less: x[n] is already past "
-                "the end) before it touches x[i] or out[i]."
-            )
-            if where is not None:
-                thread, block = where
-                i = block * threads + thread
-                place = (
-                    f" in thread {thread} of block {block} (i = {block}·{threads} + {thread} = {i})"
-                )
-                if i < n:
-                    hint = (
-                        "That thread's own index is inside the array, so the index formula "
-                        "is off: i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x."
-                    )
-            check.fail(exercise, f"{launch} raised IndexError{place}: {message}. {hint}")
+            _index_error(exercise, launch, error, n, threads)
         except Exception as error:  # noqa: BLE001 - the learner's kernel may raise anything
-            _raise_stub_or(exercise, launch, error, NAME_HINTS)
-        got = out_big[:n]
-        if not np.all(np.isnan(out_big[n:])):
+            _raise_stub_or(exercise, launch, error, _name_rules(function))
+        got = out_big[:size]
+        if not np.all(np.isnan(out_big[size:])):
             check.fail(
                 exercise,
-                f"{launch} wrote past the end of out: threads with i >= n must do nothing. "
-                f"Did you forget the guard `if i < n:` (or write `i <= n`)?",
+                f"{launch} wrote past the end of out: a thread with i >= n - 1 = {size} wrote "
+                f"out[i]. Guard with `if i < out.size:`.",
             )
         if not np.array_equal(x_big[:n], x_host):
             check.fail(
                 exercise,
-                f"{launch} changed x: write only into out (the arguments come in the "
-                f"order out, x, factor).",
+                f"{launch} changed x: write only into out (the arguments come in the order "
+                f"out, x).",
             )
         if np.allclose(got, expected, rtol=1e-12, atol=0.0):
             continue
-        _diagnose_scale(exercise, launch, got, expected, x_host, n, threads, factor)
+        _diagnose_diff(exercise, launch, got, expected, x_host, threads)
     check.passed(exercise)
 
 
-def _diagnose_scale(
+def _diagnose_diff(
     exercise: str,
     launch: str,
     got: np.ndarray,
     expected: np.ndarray,
     x_host: np.ndarray,
-    n: int,
     threads: int,
-    factor: float,
 ) -> None:
     """Name the likely mistake behind a wrong out (NaN marks an element never written)."""
+    size = len(expected)
     missing = np.isnan(got)
     if missing.all():
         check.fail(
             exercise,
             f"{launch} wrote nothing into out (the check fills it with nan first). Is the "
             f"body written, with the `raise NotImplementedError` line gone, and are the "
-            f"arguments in the order (out, x, factor)?",
+            f"arguments in the order (out, x)?",
         )
-    if missing[-1] and not missing[:-1].any():
+    if size > 1 and missing[-1] and not missing[:-1].any():
         check.fail(
             exercise,
-            f"{launch} left the last element, out[{n - 1}], unwritten: the guard must be "
-            f"`if i < n:`, not `if i < n - 1:`.",
+            f"{launch} left the last output, out[{size - 1}] = x[{size}] - x[{size - 1}], "
+            f"unwritten: that thread reads x[n - 1], the last element, which exists. The "
+            f"guard is `if i < n - 1:` (i.e. i < out.size), not `if i < n - 2:`.",
         )
     for index, hint in INDEX_MISTAKES:
-        written = _written_by(index, n, threads)
+        written = _written_by(index, size, threads)
         if np.array_equal(~missing, written) and np.allclose(got[written], expected[written]):
             check.fail(exercise, f"{launch}: {hint.format(threads=threads)}")
     written = ~missing
-    if np.allclose(got[written], x_host[written]):
-        check.fail(exercise, f"{launch} copied x into out: multiply by factor.")
+    if np.allclose(got[written], -expected[written]):
+        check.fail(
+            exercise,
+            f"{launch} gave x[i] - x[i + 1]: the sign is reversed; out[i] = x[i + 1] - x[i].",
+        )
+    backward = np.concatenate(([x_host[0] - x_host[-1]], expected[:-1]))
+    if np.allclose(got[written], backward[written]):
+        check.fail(
+            exercise,
+            f"{launch} gave x[i] - x[i - 1] (and out[0] reads x[-1], the last element: NumPy "
+            f"and Numba wrap negative indices): out[i] = x[i + 1] - x[i].",
+        )
     if missing.any():
         first = int(np.flatnonzero(missing)[0])
         check.fail(
             exercise,
-            f"{launch} left {int(missing.sum())} of {n} elements unwritten (the first is "
-            f"out[{first}]): each i from 0 to n - 1 needs exactly one thread, "
+            f"{launch} left {int(missing.sum())} of {size} outputs unwritten (the first is "
+            f"out[{first}]): each i from 0 to n - 2 needs exactly one thread, "
             f"i = blockIdx.x * blockDim.x + threadIdx.x.",
         )
     check.expect_close(exercise, f"out after {launch}", got, expected, rtol=1e-12, atol=0.0)
@@ -350,17 +485,6 @@ def _matmul_harness(load_tile: Any) -> Any:
     return matmul_harness
 
 
-LOAD_HINTS = [
-    (
-        TypeError,
-        "positional argument",
-        "load_tile takes four arguments, (tile, matrix, tile_row, tile_col), and reads the "
-        "thread's position from cuda.threadIdx inside.",
-    ),
-    *NAME_HINTS,
-]
-
-
 def check_8_2(load_tile: Any) -> None:
     """load_tile(tile, matrix, tile_row, tile_col): thread (ty, tx) copies
     matrix[tile_row*T + ty, tile_col*T + tx] into tile[ty, tx], or 0 outside matrix."""
@@ -372,18 +496,25 @@ def check_8_2(load_tile: Any) -> None:
             "load_tile is decorated as a kernel (@cuda.jit). It is called by every thread "
             "of another kernel, so it is a device function: @cuda.jit(device=True).",
         )
+    _check_parameters(exercise, function, "load_tile", "tile, matrix, tile_row, tile_col")
+    hints = _name_rules(function)
     device_function = cuda.jit(device=True)(function) if device is None else load_tile
     harness = _load_harness(device_function)
     for shape, (tile_row, tile_col) in LOAD_CASES:
         matrix = labelled_matrix(*shape)
-        got = _run_load(exercise, harness, matrix, tile_row, tile_col)
+        got = _run_load(exercise, harness, matrix, tile_row, tile_col, hints)
         _diagnose_tile(exercise, got, matrix, tile_row, tile_col)
-    _check_in_matmul(exercise, _matmul_harness(device_function))
+    _check_in_matmul(exercise, _matmul_harness(device_function), hints)
     check.passed(exercise)
 
 
 def _run_load(
-    exercise: str, harness: Any, matrix: np.ndarray, tile_row: int, tile_col: int
+    exercise: str,
+    harness: Any,
+    matrix: np.ndarray,
+    tile_row: int,
+    tile_col: int,
+    hints: list[check.HintRule],
 ) -> np.ndarray:
     """The tile the learner's load_tile leaves in shared memory, as a NumPy array."""
     rows, cols = matrix.shape
@@ -394,7 +525,7 @@ def _run_load(
         harness[1, (TILE, TILE)](out, view, tile_row, tile_col, MARKER)
         cuda.synchronize()
     except IndexError as error:
-        message, _ = _split_thread(error)
+        message = _without_thread_prefix(error)
         check.fail(
             exercise,
             f"{launch} raised IndexError: {message}. A thread read outside the matrix: "
@@ -403,7 +534,7 @@ def _run_load(
             f"shape[0], the columns shape[1]), and store 0 otherwise.",
         )
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        _raise_stub_or(exercise, launch, error, LOAD_HINTS)
+        _raise_stub_or(exercise, launch, error, hints)
     return out.copy_to_host()
 
 
@@ -477,7 +608,7 @@ def _unscaled_tile(matrix: np.ndarray, tile_row: int, tile_col: int) -> np.ndarr
     return tile
 
 
-def _check_in_matmul(exercise: str, harness: Any) -> None:
+def _check_in_matmul(exercise: str, harness: Any, hints: list[check.HintRule]) -> None:
     """Run the tiled matmul built on load_tile and compare with NumPy."""
     rng = np.random.default_rng(82)
     for a_shape, b_shape in MATMUL_SHAPES:
@@ -489,5 +620,5 @@ def _check_in_matmul(exercise: str, harness: Any) -> None:
             harness[grid, (TILE, TILE)](c, cuda.to_device(a), cuda.to_device(b))
             cuda.synchronize()
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            _raise_stub_or(exercise, launch, error, LOAD_HINTS)
+            _raise_stub_or(exercise, launch, error, hints)
         check.expect_close(exercise, f"C from {launch}", c.copy_to_host(), a @ b, rtol=1e-10)

@@ -8,7 +8,213 @@ import pytest
 import minigrad
 from minigrad.course import CheckError, lesson13
 
+# --------------------------------------------------------------------------- references
+
+
+def test_owner_follows_views_to_the_buffer() -> None:
+    m = np.zeros((4, 3))
+    assert lesson13.owner(m) is m
+    assert lesson13.owner(m.T) is m
+    assert lesson13.owner(m.T[1:]) is m
+    assert lesson13.owner(m.reshape(12)) is m
+
+
+def test_distinct_bytes_counts_each_buffer_once_and_weights_apart() -> None:
+    h, x = np.zeros((4, 8)), np.ones((2, 4))
+    weight, bias = np.ones((3, 4)), np.zeros(3)
+    assert lesson13.distinct_bytes([]) == (0, 0)
+    assert lesson13.distinct_bytes([h, h, h.T, h[:1]]) == (h.nbytes, 0)
+    assert lesson13.distinct_bytes([x, weight.T, h], [weight, bias]) == (
+        x.nbytes + h.nbytes,
+        weight.nbytes,
+    )
+
+
+def test_distinct_bytes_agrees_with_what_a_linear_tanh_mlp_keeps() -> None:
+    # Per block: the Linear's input and weight.T, the Tanh's output (the next input).
+    arrays, parameters = lesson13._saved_by_small_mlp()
+    assert len(arrays) == 3 * 3 + 2  # and (h * h) saves h twice
+    block_output = 5 * 3 * 4  # float32
+    assert lesson13.distinct_bytes(arrays, parameters) == (4 * block_output, 3 * 3 * 3 * 4)
+
+
 # --------------------------------------------------------------------------- Exercise 13.1
+
+
+def distinct_bytes(arrays, parameters):
+    def owner(array):
+        while isinstance(array.base, np.ndarray):
+            array = array.base
+        return array
+
+    weights = {id(owner(p)) for p in parameters}
+    seen, activations, kept_weights = set(), 0, 0
+    for array in arrays:
+        buffer = owner(array)
+        if id(buffer) in seen:
+            continue
+        seen.add(id(buffer))
+        if id(buffer) in weights:
+            kept_weights += buffer.nbytes
+        else:
+            activations += buffer.nbytes
+    return activations, kept_weights
+
+
+def test_13_1_reference_passes(capsys) -> None:
+    lesson13.check_13_1(distinct_bytes)
+    assert "Exercise 13.1: correct." in capsys.readouterr().out
+
+
+def test_13_1_the_lessons_reference_passes(capsys) -> None:
+    lesson13.check_13_1(lesson13.distinct_bytes)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_13_1_shares_memory_with_identity_list_passes(capsys) -> None:
+    # Written differently: a list of owners compared with `is`, np.shares_memory for the
+    # weights; floats and a list returned.
+    def by_sharing(arrays, parameters):
+        owners = []
+        for array in arrays:
+            while array.base is not None:
+                array = array.base
+            if not any(array is known for known in owners):
+                owners.append(array)
+        weight = [o for o in owners if any(np.shares_memory(o, p) for p in parameters)]
+        rest = [o for o in owners if not any(o is w for w in weight)]
+        return [float(sum(o.nbytes for o in rest)), float(sum(o.nbytes for o in weight))]
+
+    lesson13.check_13_1(by_sharing)
+    assert "correct" in capsys.readouterr().out
+
+
+def _every_reference(arrays, parameters):
+    return sum(a.nbytes for a in arrays), 0
+
+
+def _weights_apart_but_every_reference(arrays, parameters):
+    weights = {id(lesson13.owner(p)) for p in parameters}
+    act = sum(a.nbytes for a in arrays if id(lesson13.owner(a)) not in weights)
+    return act, sum(a.nbytes for a in arrays if id(lesson13.owner(a)) in weights)
+
+
+def _distinct_objects_no_base(arrays, parameters):
+    distinct = {id(a): a for a in arrays}
+    return sum(a.nbytes for a in distinct.values()), 0
+
+
+def _by_value(arrays, parameters):
+    kept = []
+    for a in arrays:
+        if not any(k.shape == a.shape and np.array_equal(k, a) for k in kept):
+            kept.append(a)
+    return lesson13.distinct_bytes(kept, parameters)
+
+
+def _view_bytes(arrays, parameters):
+    first = {}
+    for a in arrays:
+        first.setdefault(id(lesson13.owner(a)), a)
+    weights = {id(lesson13.owner(p)) for p in parameters}
+    return (
+        sum(a.nbytes for k, a in first.items() if k not in weights),
+        sum(a.nbytes for k, a in first.items() if k in weights),
+    )
+
+
+def _eight_bytes(arrays, parameters):
+    owners = {id(b): b for b in map(lesson13.owner, arrays)}
+    weights = {id(lesson13.owner(p)) for p in parameters}
+    return (
+        sum(8 * b.size for k, b in owners.items() if k not in weights),
+        sum(8 * b.size for k, b in owners.items() if k in weights),
+    )
+
+
+def _weights_by_identity(arrays, parameters):
+    # Follows .base for sharing, but compares the arrays themselves with the parameters.
+    weights = {id(p) for p in parameters}
+    owners = {}
+    for a in arrays:
+        owners.setdefault(id(lesson13.owner(a)), (a, lesson13.owner(a)))
+    act = sum(o.nbytes for a, o in owners.values() if id(a) not in weights)
+    return act, sum(o.nbytes for a, o in owners.values() if id(a) in weights)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (
+            _every_reference,
+            r"\[h, h\]`\ is \(512, 0\), expected \(256, 0\): one buffer was counted ",
+        ),
+        (_weights_apart_but_every_reference, "one buffer was counted once per array"),
+        (_distinct_objects_no_base, r"`\[m, m.T\]` is \(320, 0\).*a view was counted"),
+        (_by_value, r"both hold zeros.*equal numbers are still two buffers"),
+        (_view_bytes, r"big\[:1\]\]` is \(16, 0\).*the view's own `.nbytes`"),
+        (_eight_bytes, r"is \(192, 0\), expected \(96, 0\): that is 8 bytes per number"),
+        (_weights_by_identity, r"is \(160, 0\).*the weight was counted as an activation"),
+        (
+            lambda arrays, parameters: (
+                (
+                    lesson13.distinct_bytes(arrays, [])[0] - 0,
+                    0,
+                )
+                if parameters
+                else lesson13.distinct_bytes(arrays, parameters)
+            ),
+            "the weight was counted as an activation",
+        ),
+        (
+            lambda arrays, parameters: (
+                lesson13.distinct_bytes(arrays, parameters)[0],
+                sum(p.nbytes for p in parameters),
+            ),
+            r"is \(64, 120\), expected \(64, 96\): that counts every parameter",
+        ),
+        (
+            lambda arrays, parameters: lesson13.distinct_bytes(arrays, parameters)[::-1],
+            r"\[h, h\]` is \(0, 256\).*swapped",
+        ),
+        (lambda arrays, parameters: sum(a.nbytes for a in arrays), "returned an int; return two"),
+        (lambda arrays, parameters: (0, 0, 0), "returned 3 values; return two numbers"),
+        (lambda arrays, parameters: ("0", 0), "returned a str among its two values"),
+        (lambda arrays, parameters: (max(a.nbytes for a in arrays), 0), "start each sum at 0"),
+        (
+            lambda arrays, parameters: (sum(a.data.base.nbytes for a in arrays), 0),
+            r"The arguments are NumPy arrays already",
+        ),
+        (
+            lambda arrays, parameters: (sum(a.nbytes for a in arrays) + 1, 0),
+            r"no arrays at all is \(1, 0\), expected \(0, 0\) \(activation bytes, parameter "
+            r"bytes\)\. Count each",
+        ),
+        ("not a function", "should be a function; got a str"),
+    ],
+)
+def test_13_1_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson13.check_13_1(answer)
+
+
+def test_13_1_hidden_data_has_edge_cases() -> None:
+    cases = {what: (arrays, parameters) for what, arrays, parameters in lesson13._cases_13_1()}
+    assert any(not arrays for arrays, _ in cases.values())  # nothing saved: (0, 0)
+    # two buffers with equal numbers: a tie that identity, not value, tells apart
+    equal = [a for a, _ in cases.values() if len(a) == 2 and np.array_equal(a[0], a[1])]
+    assert any(x is not y for x, y in equal)
+
+
+def test_13_1_unwritten_exercise_says_so() -> None:
+    def stub(arrays, parameters):
+        raise NotImplementedError("Exercise 13.1: write distinct_bytes")
+
+    with pytest.raises(CheckError, match="not written yet"):
+        lesson13.check_13_1(stub)
+
+
+# --------------------------------------------------------------------------- Exercise 13.2
 
 
 class Checkpoint(minigrad.Function):
@@ -99,12 +305,12 @@ class ReturnsGradOutput(Checkpoint):
         return (None, *[grad_output for _ in ctx.saved_tensors])
 
 
-def test_13_1_reference_passes(capsys) -> None:
-    lesson13.check_13_1(Checkpoint)
-    assert "Exercise 13.1: correct." in capsys.readouterr().out
+def test_13_2_reference_passes(capsys) -> None:
+    lesson13.check_13_2(Checkpoint)
+    assert "Exercise 13.2: correct." in capsys.readouterr().out
 
 
-def test_13_1_explicit_no_grad_in_forward_passes(capsys) -> None:
+def test_13_2_explicit_no_grad_in_forward_passes(capsys) -> None:
     class WithNoGrad(Checkpoint):
         @staticmethod
         def forward(ctx, block, *inputs):
@@ -113,7 +319,7 @@ def test_13_1_explicit_no_grad_in_forward_passes(capsys) -> None:
             with minigrad.no_grad():
                 return block(*inputs)
 
-    lesson13.check_13_1(WithNoGrad)
+    lesson13.check_13_2(WithNoGrad)
     assert "correct" in capsys.readouterr().out
 
 
@@ -124,19 +330,19 @@ def test_13_1_explicit_no_grad_in_forward_passes(capsys) -> None:
         (RecordsInForward, r"saved 4 values .* no `enable_grad\(\)` in forward"),
         (KeepsInputsAsAttribute, "saved nothing with ctx.save_for_backward"),
         (RecomputesWithoutGraph, r"recompute the block inside `with minigrad.enable_grad\(\):`"),
-        (ForgetsToDetach, r"not a leaf, which is None: you should backpropagate .*\*detached\*"),
+        (ForgetsToDetach, r"block 1 was recomputed from its saved input itself.*\*detached\*"),
         (NoNoneForTheBlock, r"return None for it first.*\(None, \*grads\)"),
         (ReturnsGradOutput, "got no gradient: backward must call"),
         (Checkpoint.apply, r"pass the class itself"),
         (lambda block, x: block(x), "should be a class"),
     ],
 )
-def test_13_1_mistakes(answer, hint) -> None:
+def test_13_2_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
-        lesson13.check_13_1(answer)
+        lesson13.check_13_2(answer)
 
 
-def test_13_1_forgotten_detach_without_the_warning_gets_the_detach_hint() -> None:
+def test_13_2_forgotten_detach_without_the_warning_gets_the_detach_hint() -> None:
     # retain_grad() silences the non-leaf warning; the inner backward then runs through the
     # graph before the block, which the outer backward reaches again later.
     class RetainsInsteadOfDetaching(Checkpoint):
@@ -151,90 +357,18 @@ def test_13_1_forgotten_detach_without_the_warning_gets_the_detach_hint() -> Non
             return (None, *[x.grad for x in inputs])
 
     with pytest.raises(CheckError, match=r"second time.*\*detached\* copies"):
-        lesson13.check_13_1(RetainsInsteadOfDetaching)
-
-
-# --------------------------------------------------------------------------- Exercise 13.2
-
-
-def _hooks(pack_array, unpack_value, count=lambda half, variable: half.nbytes):
-    sizes: list[int] = []
-
-    def pack_half(variable):
-        half = variable.data.astype(np.float16)
-        sizes.append(count(half, variable))
-        return pack_array(half, variable)
-
-    def unpack_half(packed):
-        return unpack_value(packed)
-
-    return pack_half, unpack_half, sizes
-
-
-REFERENCE = (
-    lambda half, variable: (half, variable.dtype),
-    lambda packed: minigrad.Variable(packed[0].astype(packed[1])),
-)
-
-
-def test_13_2_reference_passes(capsys) -> None:
-    lesson13.check_13_2(*_hooks(*REFERENCE))
-    assert "Exercise 13.2: correct." in capsys.readouterr().out
-
-
-def test_13_2_dict_form_passes(capsys) -> None:
-    lesson13.check_13_2(
-        *_hooks(
-            lambda half, variable: {"half": half, "dtype": variable.dtype},
-            lambda packed: minigrad.Variable(packed["half"].astype(packed["dtype"])),
-        )
-    )
-    assert "correct" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize(
-    ("answer", "hint"),
-    [
-        (
-            _hooks(REFERENCE[0], lambda packed: packed[0].astype(packed[1])),
-            "returned a NumPy array",
-        ),
-        (_hooks(REFERENCE[0], lambda packed: packed), "must return a Variable"),
-        (_hooks(REFERENCE[0], lambda packed: minigrad.Variable(packed[0])), r"\.astype\(dtype\)"),
-        (
-            _hooks(REFERENCE[0], lambda packed: minigrad.Variable(packed[0].astype(np.float64))),
-            "do not assume float64",
-        ),
-        (_hooks(lambda half, variable: variable, REFERENCE[1]), "no float16 array"),
-        (
-            _hooks(*REFERENCE, count=lambda half, variable: variable.data.nbytes),
-            "the size of the original",
-        ),
-        (_hooks(*REFERENCE, count=lambda half, variable: 0), "expected"),
-    ],
-)
-def test_13_2_mistakes(answer, hint) -> None:
-    with pytest.raises(CheckError, match=hint):
-        lesson13.check_13_2(*answer)
+        lesson13.check_13_2(RetainsInsteadOfDetaching)
 
 
 def test_13_2_unwritten_exercise_says_so() -> None:
-    def pack_half(variable):
-        raise NotImplementedError("Exercise 13.2: write pack_half and unpack_half")
-
-    with pytest.raises(CheckError, match="not written yet"):
-        lesson13.check_13_2(pack_half, REFERENCE[1], [])
-
-
-def test_13_1_unwritten_exercise_says_so() -> None:
     class Stub(minigrad.Function):
         @staticmethod
         def forward(ctx, block, *inputs):
-            raise NotImplementedError("Exercise 13.1: write Checkpoint")
+            raise NotImplementedError("Exercise 13.2: write Checkpoint")
 
         @staticmethod
         def backward(ctx, grad_output):
-            raise NotImplementedError("Exercise 13.1: write Checkpoint")
+            raise NotImplementedError("Exercise 13.2: write Checkpoint")
 
     with pytest.raises(CheckError, match="not written yet"):
-        lesson13.check_13_1(Stub)
+        lesson13.check_13_2(Stub)

@@ -1,24 +1,276 @@
-"""Checks for lesson 13 (memory: recompute or keep).
+"""Checks for lesson 13 (memory: recompute or keep), and the references the lesson uses.
 
-Exercise 13.1 runs the learner's `Checkpoint` Function on hidden blocks and compares every
-gradient with a plain backward through the same blocks, while a saved_tensors_hooks pack
-hook counts what forward kept. Exercise 13.2 calls the learner's float16 pack and unpack
-hooks directly, then uses them in a small graph.
+Exercise 13.1 calls the learner's `distinct_bytes(arrays, parameters)` on hidden lists of
+saved arrays, one idea per list (a buffer saved twice, a view, a slice, two equal arrays,
+the weights), and names the mistake a wrong total most likely comes from. Exercise 13.2
+runs the learner's `Checkpoint` Function on hidden blocks and compares every gradient with
+a plain backward through the same blocks, while a saved_tensors_hooks pack hook counts
+what forward kept.
+
+`owner` and `distinct_bytes` are the references the lesson's cells use after Exercise
+13.1, so the lesson runs on whatever the learner's answer is.
 """
 
 from __future__ import annotations
 
+import numbers
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.errors import BackwardTwiceError, GradientCountError, NoGradFnError
 from minigrad.autodiff.saved import saved_tensors_hooks
 from minigrad.course import check
 from minigrad.variable import Parameter, Variable
 
+# --------------------------------------------------------------------------- references
+
+
+def owner(array: np.ndarray) -> np.ndarray:
+    """The array that owns the memory `array` looks at: `array` itself, or the end of its
+    chain of `.base` references (a view, `a.T` or `a[1:]`, has the array it was made from
+    as its `.base`)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def distinct_bytes(
+    arrays: Sequence[np.ndarray], parameters: Sequence[np.ndarray] = ()
+) -> tuple[int, int]:
+    """(activation bytes, parameter bytes) that `arrays` keep alive, each buffer once.
+
+    Every array is traced to its owner (`owner`); an owner reached from several arrays
+    (the same array saved by two nodes, a view and the array it views) is counted once,
+    with the owner's `.nbytes`: a view keeps its whole buffer alive. An owner that is one
+    of `parameters` (or their owners) goes into the second number: weights exist whether
+    or not anything is saved. Parameters that no array reaches are not counted.
+    """
+    parameter_ids = {id(owner(p)) for p in parameters}
+    buffers = {id(found): found for found in map(owner, arrays)}
+    activations = sum(b.nbytes for key, b in buffers.items() if key not in parameter_ids)
+    weights = sum(b.nbytes for key, b in buffers.items() if key in parameter_ids)
+    return int(activations), int(weights)
+
+
 # --------------------------------------------------------------------------- Exercise 13.1
+
+SHARED_TWICE = (
+    "one buffer was counted once per array that refers to it. A Tanh keeps its output and "
+    "the next Linear keeps the same array as its input: it is one buffer, so count each "
+    "buffer once (remember which ones you have seen, by identity)."
+)
+BY_VALUE = (
+    "two arrays that hold equal numbers are still two buffers, each with its own memory. "
+    "Tell buffers apart by identity (`is`, or `id()`), not by comparing their values."
+)
+FORGOT_BASE = (
+    "a view was counted as a buffer of its own. `m.T` (or `m[1:]`, `m.reshape(...)`) is a "
+    "view: it has no memory of its own and its `.base` is the array that owns the buffer. "
+    "Follow `.base` to the owner and count the owner."
+)
+VIEW_BYTES = (
+    "that is the view's own `.nbytes`, but a view keeps its owner's whole buffer alive: "
+    "follow `.base` to the owner and count the owner's `.nbytes`."
+)
+ASSUMED_8_BYTES = (
+    "that is 8 bytes per number, but these are float32 numbers (4 bytes each): use "
+    "`.nbytes`, which knows the dtype."
+)
+WEIGHTS_AS_ACTIVATIONS = (
+    "the weight was counted as an activation. A Linear saves `weight.T`, a view whose "
+    "owner (its `.base`) is the weight itself: follow `.base` before you compare with the "
+    "parameters, and put a buffer that belongs to a parameter in the second number."
+)
+EVERY_PARAMETER = (
+    "that counts every parameter, but only the saved ones are asked for: here nothing "
+    "saved the bias (an addition saves nothing), so it is not counted."
+)
+SWAPPED = "the two numbers are swapped: return (activation bytes, parameter bytes)."
+
+
+def _ids(arrays: Sequence[np.ndarray], key: Callable[[np.ndarray], int] = id) -> set:
+    return {key(a) for a in arrays}
+
+
+def _model_every_reference(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
+    """Each array's own .nbytes, however many times a buffer appears."""
+    weights = _ids(parameters, lambda p: id(owner(p)))
+    act = sum(a.nbytes for a in arrays if id(owner(a)) not in weights)
+    return act, sum(a.nbytes for a in arrays if id(owner(a)) in weights)
+
+
+def _model_no_base(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
+    """Distinct array objects (no .base), each with its own .nbytes."""
+    distinct = {id(a): a for a in arrays}
+    weights = _ids(parameters)
+    act = sum(a.nbytes for key, a in distinct.items() if key not in weights)
+    return act, sum(a.nbytes for key, a in distinct.items() if key in weights)
+
+
+def _model_view_bytes(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
+    """Owners told apart correctly, but each counted with the first view's .nbytes."""
+    first: dict[int, np.ndarray] = {}
+    for a in arrays:
+        first.setdefault(id(owner(a)), a)
+    weights = _ids(parameters, lambda p: id(owner(p)))
+    act = sum(a.nbytes for key, a in first.items() if key not in weights)
+    return act, sum(a.nbytes for key, a in first.items() if key in weights)
+
+
+def _model_by_value(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
+    """Buffers with equal contents merged into one."""
+    kept: list[np.ndarray] = []
+    for a in map(owner, arrays):
+        if not any(k.shape == a.shape and np.array_equal(k, a) for k in kept):
+            kept.append(a)
+    return distinct_bytes(kept, parameters)
+
+
+def _model_8_bytes(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
+    """Distinct owners counted with 8 bytes per number, whatever the dtype."""
+    buffers = {id(b): b for b in map(owner, arrays)}
+    weights = _ids(parameters, lambda p: id(owner(p)))
+    act = sum(8 * b.size for key, b in buffers.items() if key not in weights)
+    return act, sum(8 * b.size for key, b in buffers.items() if key in weights)
+
+
+def _mistakes_13_1(arrays: Sequence, parameters: Sequence) -> dict[str, tuple[int, int]]:
+    """hint -> the answer that mistake gives on these arrays (the first listed wins)."""
+    act, par = distinct_bytes(arrays, parameters)
+    return {
+        WEIGHTS_AS_ACTIVATIONS: (act + par, 0),
+        EVERY_PARAMETER: (act, sum(owner(p).nbytes for p in parameters)),
+        SWAPPED: (par, act),
+        VIEW_BYTES: _model_view_bytes(arrays, parameters),
+        FORGOT_BASE: _model_no_base(arrays, parameters),
+        SHARED_TWICE: _model_every_reference(arrays, parameters),
+        BY_VALUE: _model_by_value(arrays, parameters),
+        ASSUMED_8_BYTES: _model_8_bytes(arrays, parameters),
+    }
+
+
+def _saved_by_small_mlp() -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """What a 3-block MLP (Linear then Tanh, batch 5, width 3, float32) saves for backward,
+    and its parameters. Each block computes `(h @ weight.T + bias).tanh()`, as nn.Linear and
+    nn.Tanh do, with Parameters made here (nn.Linear would draw from minigrad's generator,
+    which the lesson seeds)."""
+    rng = np.random.default_rng(131)
+    parameters = [
+        Parameter(rng.standard_normal(shape).astype(np.float32))
+        for _ in range(3)
+        for shape in ((3, 3), (3,))
+    ]
+    saved: list[np.ndarray] = []
+
+    def pack(variable: Variable) -> Variable:
+        saved.append(variable.data)
+        return variable
+
+    h = Variable(rng.standard_normal((5, 3)).astype(np.float32), requires_grad=True)
+    with saved_tensors_hooks(pack, lambda variable: variable):
+        for weight, bias in zip(parameters[::2], parameters[1::2]):
+            h = (h @ weight.T + bias).tanh()
+        (h * h).sum()
+    return saved, [p.data for p in parameters]
+
+
+def _cases_13_1() -> list[tuple[str, list[np.ndarray], list[np.ndarray]]]:
+    """(what the case is, arrays, parameters): each case isolates one idea."""
+    h = np.arange(32, dtype=np.float64).reshape(4, 8)
+    zeros_a, zeros_b = np.zeros((3, 4)), np.zeros((3, 4))
+    m = np.arange(20, dtype=np.float64).reshape(5, 4)
+    big = np.ones((6, 4), dtype=np.float32)
+    x = np.linspace(-1.0, 1.0, 8).reshape(2, 4)
+    weight, bias = np.full((3, 4), 0.5), np.zeros(3)
+    saved, parameters = _saved_by_small_mlp()
+    return [
+        ("no arrays at all", [], []),
+        ("one array saved twice, `[h, h]`", [h, h], []),
+        ("two different arrays that both hold zeros, `[a, b]`", [zeros_a, zeros_b], []),
+        ("an array and its transpose, `[m, m.T]`", [m, m.T], []),
+        ("only the first row of a (6, 4) float32 array, `[big[:1]]`", [big[:1]], []),
+        (
+            "what a Linear saves, `[x, weight.T]`, with parameters `[weight, bias]`",
+            [x, weight.T],
+            [weight, bias],
+        ),
+        ("what a 3-block Linear/Tanh MLP saves, with its 6 parameters", saved, parameters),
+    ]
+
+
+def _two_numbers(exercise: str, what: str, value: Any) -> tuple[float, float]:
+    """The answer as two numbers, or a CheckError saying what it is instead."""
+    if isinstance(value, np.ndarray) and value.shape == (2,):
+        value = tuple(value.tolist())
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        shown = (
+            f"{len(value)} values"
+            if isinstance(value, (tuple, list))
+            else (check.with_article(value))
+        )
+        check.fail(
+            exercise,
+            f"{what} returned {shown}; return two numbers, `(activation bytes, parameter "
+            f"bytes)`, e.g. `return activations, weights`.",
+        )
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, numbers.Real):
+            check.fail(
+                exercise,
+                f"{what} returned {check.with_article(item)} among its two values; both "
+                f"should be numbers of bytes (ints).",
+            )
+    return float(value[0]), float(value[1])
+
+
+def check_13_1(distinct_bytes_answer: Any) -> None:
+    """distinct_bytes(arrays, parameters) -> (activation bytes, parameter bytes), each buffer
+    once, views traced to their owner, saved parameters apart."""
+    exercise = "13.1"
+    if not callable(distinct_bytes_answer):
+        check.fail(
+            exercise,
+            "distinct_bytes should be a function; got "
+            f"{check.with_article(distinct_bytes_answer)}.",
+        )
+    hints = [
+        (
+            ValueError,
+            "With no arrays the answer is (0, 0): start each sum at 0 (max() of nothing raises).",
+        ),
+        (
+            AttributeError,
+            lambda error: isinstance(getattr(error, "obj", None), memoryview),
+            "The arguments are NumPy arrays already (each a saved Variable's `.data`); an "
+            "array's own `.data` is its raw memory, a memoryview. Use the arrays as they are.",
+        ),
+    ]
+    for what_case, arrays, parameters in _cases_13_1():
+        what = f"distinct_bytes for {what_case}"
+        got = check.call(
+            exercise, what, distinct_bytes_answer, list(arrays), list(parameters), hints=hints
+        )
+        got = _two_numbers(exercise, what, got)
+        expected = distinct_bytes(arrays, parameters)
+        if got == expected:
+            continue
+        shown = f"({got[0]:g}, {got[1]:g})"
+        for hint, wrong in _mistakes_13_1(arrays, parameters).items():
+            if wrong != expected and got == wrong:
+                check.fail(exercise, f"{what} is {shown}, expected {expected}: {hint}")
+        check.fail(
+            exercise,
+            f"{what} is {shown}, expected {expected} (activation bytes, parameter bytes). "
+            f"Count each owning buffer once with its `.nbytes`, and put the ones that "
+            f"belong to a parameter in the second number.",
+        )
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 13.2
 
 RECOMPUTED_WITHOUT_GRAPH = (
     "Backward runs with recording off (lesson 03), so the recomputed output has no graph to "
@@ -41,11 +293,16 @@ NOT_DETACHED = (
     "second time."
 )
 
-_HINTS_13_1 = [
-    (RuntimeError, "does not require grad and does not have a grad_fn", RECOMPUTED_WITHOUT_GRAPH),
-    (RuntimeError, "incorrect number of gradients", NO_NONE_FOR_BLOCK),
-    (RecursionError, "recursion", CALLED_ITS_OWN_BACKWARD),
-    (RuntimeError, "backward through the graph a second time", "This often means " + NOT_DETACHED),
+_HINTS_13_2: list[check.HintRule] = [
+    (NoGradFnError, RECOMPUTED_WITHOUT_GRAPH),
+    (GradientCountError, lambda error: error.got == error.expected - 1, NO_NONE_FOR_BLOCK),
+    (
+        GradientCountError,
+        "backward returns one value per argument of forward: None for the block, then one "
+        "gradient per input.",
+    ),
+    (RecursionError, CALLED_ITS_OWN_BACKWARD),
+    (BackwardTwiceError, "This often means " + NOT_DETACHED),
 ]
 
 
@@ -55,8 +312,11 @@ class _Block:
     def __init__(self, rng: np.random.Generator, width: int) -> None:
         self.w = Parameter(rng.standard_normal((width, width)) / np.sqrt(width))
         self.b = Parameter(rng.standard_normal(width) * 0.1)
+        self.calls: list[str | None] = []
 
     def __call__(self, h: Variable) -> Variable:
+        # What each call got: the name of its input's grad_fn, None for a leaf.
+        self.calls.append(None if h.grad_fn is None else h.grad_fn.name())
         return (h @ self.w + self.b).tanh()
 
     def parameters(self) -> list[Parameter]:
@@ -83,14 +343,15 @@ def _plain_run(blocks: list[_Block], x_data: np.ndarray) -> tuple[np.ndarray, li
     (h * h).sum().backward()
     grads = [p.grad.data.copy() for block in blocks for p in block.parameters()]
     for block in blocks:
+        block.calls.clear()
         for p in block.parameters():
             p.grad = None
     return h.data.copy(), grads, x.grad.data.copy()
 
 
-def check_13_1(checkpoint_class: Any) -> None:
+def check_13_2(checkpoint_class: Any) -> None:
     """Checkpoint.apply(block, *inputs): forward keeps only the inputs, backward recomputes."""
-    exercise = "13.1"
+    exercise = "13.2"
     cls = check.function_class(exercise, checkpoint_class, "Checkpoint")
     rng = np.random.default_rng(13)
     blocks = [_Block(rng, 5) for _ in range(4)]
@@ -103,7 +364,7 @@ def check_13_1(checkpoint_class: Any) -> None:
         what = f"Checkpoint.apply(block, h) for block {index}"
         packed, hooks = _counting_hooks()
         with hooks:
-            h = check.call(exercise, what, cls.apply, block, h, hints=_HINTS_13_1)
+            h = check.call(exercise, what, cls.apply, block, h, hints=_HINTS_13_2)
         if not isinstance(h, Variable):
             check.fail(exercise, f"{what} returned {check.with_article(h)}, not a Variable.")
         if len(packed) > 1:
@@ -138,15 +399,19 @@ def check_13_1(checkpoint_class: Any) -> None:
     )
 
     loss = (h * h).sum()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check.call(exercise, "backward through your Checkpoint", loss.backward, hints=_HINTS_13_1)
-    if any("not a leaf" in str(w.message) for w in caught):
-        check.fail(
-            exercise,
-            f"your backward read .grad of a saved input that is not a leaf, which is None: "
-            f"{NOT_DETACHED}",
-        )
+    with warnings.catch_warnings():
+        # Reading .grad of a non-leaf warns; the calls the blocks saw say more (below).
+        warnings.simplefilter("ignore")
+        check.call(exercise, "backward through your Checkpoint", loss.backward, hints=_HINTS_13_2)
+    for index, block in enumerate(blocks[1:], start=1):
+        # A block's first call is forward, its second the recomputation in backward.
+        if len(block.calls) > 1 and block.calls[1] is not None:
+            check.fail(
+                exercise,
+                f"in backward, block {index} was recomputed from its saved input itself, "
+                f"which still has a grad_fn ({block.calls[1]}, the previous block's node): "
+                f"{NOT_DETACHED}",
+            )
     grads = [p.grad for block in blocks for p in block.parameters()]
     if any(grad is None for grad in grads):
         check.fail(
@@ -178,136 +443,21 @@ def check_13_1(checkpoint_class: Any) -> None:
         atol=0,
     )
 
-    # Two inputs, one of which needs no gradient.
-    a = Variable(np.array([0.3, -1.2, 2.0]), requires_grad=True)
-    s = Variable(np.array([1.5, 0.5, -0.7]), requires_grad=True)
+    # Three inputs, one of which needs no gradient; a zero and two equal entries.
+    a = Variable(np.array([0.0, -1.2, 2.0]), requires_grad=True)
+    s = Variable(np.array([1.5, 1.5, -0.7]), requires_grad=True)
     c = Variable(np.array([2.0, -1.0, 0.5]))
 
     def two_inputs(a: Variable, s: Variable, c: Variable) -> Variable:
         return (a * s).sin() * c
 
     what = "Checkpoint.apply(block, a, s, c) with three inputs"
-    out = check.call(exercise, what, cls.apply, two_inputs, a, s, c, hints=_HINTS_13_1)
+    out = check.call(exercise, what, cls.apply, two_inputs, a, s, c, hints=_HINTS_13_2)
     backward = out.sum().backward if isinstance(out, Variable) else None
     if backward is None:
         check.fail(exercise, f"{what} returned {check.with_article(out)}, not a Variable.")
-    check.call(exercise, f"backward through {what}", backward, hints=_HINTS_13_1)
+    check.call(exercise, f"backward through {what}", backward, hints=_HINTS_13_2)
     inner = np.cos(a.data * s.data) * c.data
     check.expect_close(exercise, f"a.grad after {what}", a.grad, inner * s.data)
     check.expect_close(exercise, f"s.grad after {what}", s.grad, inner * a.data)
-    check.passed(exercise)
-
-
-# --------------------------------------------------------------------------- Exercise 13.2
-
-
-def _half_arrays(packed: Any) -> list[np.ndarray]:
-    """The float16 arrays inside what a pack hook returned (itself, or in a tuple/list/dict)."""
-    items = list(packed.values()) if isinstance(packed, dict) else packed
-    if not isinstance(items, (tuple, list)):
-        items = [items]
-    return [item for item in items if isinstance(item, np.ndarray) and item.dtype == np.float16]
-
-
-def check_13_2(
-    pack_half: Callable[[Variable], Any],
-    unpack_half: Callable[[Any], Variable],
-    half_sizes: list,
-) -> None:
-    """pack_half keeps a float16 copy (adding its bytes to half_sizes); unpack_half gives back
-    a Variable with the original dtype."""
-    exercise = "13.2"
-    for name, function in (("pack_half", pack_half), ("unpack_half", unpack_half)):
-        if not callable(function):
-            check.fail(
-                exercise, f"{name} should be a function; got {check.with_article(function)}."
-            )
-    if not isinstance(half_sizes, list):
-        check.fail(exercise, f"half_sizes should be a list; got {check.with_article(half_sizes)}.")
-
-    samples = [
-        np.array([[0.1, -2.5, 3.14159], [100.0, 1e-3, -0.333]]),
-        np.array([1.0, 0.2, -7.75, 0.01], dtype=np.float32),
-    ]
-    for values in samples:
-        variable = Variable(values.copy())
-        dtype = values.dtype
-        what = f"pack_half(a {dtype} Variable of shape {values.shape})"
-        before = sum(half_sizes)
-        packed = check.call(exercise, what, pack_half, variable)
-        if packed is None:
-            check.fail(exercise, f"{what} returned None: return what unpack_half will need.")
-        if isinstance(packed, Variable) or not _half_arrays(packed):
-            check.fail(
-                exercise,
-                f"{what} returned {check.with_article(packed)} and no float16 array: keep a "
-                f"compressed copy, `variable.data.astype(np.float16)`, and return it (with "
-                f"the original dtype beside it).",
-            )
-        added = sum(half_sizes) - before
-        if added == values.nbytes:
-            check.fail(
-                exercise,
-                f"{what} added {added} bytes to half_sizes, the size of the original "
-                f"{dtype} array: add the float16 copy's .nbytes ({values.size * 2}) instead.",
-            )
-        if added != values.size * 2:
-            check.fail(
-                exercise,
-                f"{what} added {added} bytes to half_sizes; expected {values.size * 2}, the "
-                f".nbytes of the float16 copy (2 bytes per number): "
-                f"`half_sizes.append(half.nbytes)`.",
-            )
-        unpack_what = f"unpack_half(pack_half(v)) for a {dtype} v"
-        unpacked = check.call(exercise, unpack_what, unpack_half, packed)
-        if isinstance(unpacked, np.ndarray):
-            check.fail(
-                exercise,
-                f"{unpack_what} returned a NumPy array; an unpack hook must return a Variable: "
-                f"wrap it, `minigrad.Variable(array)`.",
-            )
-        if not isinstance(unpacked, Variable):
-            check.fail(
-                exercise,
-                f"{unpack_what} returned {check.with_article(unpacked)}; an unpack hook must "
-                f"return a Variable built from what pack_half kept.",
-            )
-        if unpacked.dtype != dtype:
-            hint = (
-                "convert the float16 copy back, `.astype(dtype)`"
-                if unpacked.dtype == np.float16
-                else "do not assume float64: remember the dtype in pack_half "
-                "(return it beside the array) and convert back to it"
-            )
-            check.fail(
-                exercise,
-                f"{unpack_what} has dtype {unpacked.dtype}, but v had {dtype}: {hint}. "
-                f"Backward must get values of the dtype forward saved.",
-            )
-        rounded = values.astype(np.float16).astype(dtype)
-        check.expect_close(
-            exercise,
-            unpack_what,
-            unpacked,
-            rounded,
-            {"these are the exact values: store the float16 copy, not the original.": values},
-            rtol=0,
-            atol=0,
-        )
-
-    # In a graph: the gradient is computed from the float16-rounded saved values.
-    x = Variable(np.array([0.3, -1.1, 0.7, 2.2]), requires_grad=True)
-    w = Variable(np.array([1.3, 0.4, -0.9, 0.25]))
-    with saved_tensors_hooks(pack_half, unpack_half):
-        y = ((x * w).tanh()).sum()
-    check.call(exercise, "backward through (x * w).tanh() with your hooks", y.backward)
-    out16 = np.tanh(x.data * w.data).astype(np.float16).astype(np.float64)
-    w16 = w.data.astype(np.float16).astype(np.float64)
-    check.expect_close(
-        exercise,
-        "x.grad through (x * w).tanh() with your hooks",
-        x.grad,
-        (1 - out16**2) * w16,
-        rtol=1e-12,
-    )
     check.passed(exercise)

@@ -1,0 +1,202 @@
+"""Lesson 13's memory claims, measured with tracemalloc, independently of the lesson's meter.
+
+NumPy reports every buffer it allocates to tracemalloc, so tracemalloc sees what a training
+step really holds, shared arrays and views included, without knowing anything about saved
+values. The model is the lesson's: blocks of Linear(32, 32) then Tanh, a batch of 256
+float64 rows, the mean square of the output as the loss. Each measurement gives every
+parameter and the input a gradient while tracing first (the weights and their gradients
+are the same whatever forward keeps), then reports what forward left alive and the peak
+of the whole step, both above what existed before. `a` is one block output's bytes.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+import weakref
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad import nn
+from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.course import lesson13
+from minigrad.utils.checkpoint import checkpoint
+
+BATCH, WIDTH, DEPTH = 256, 32, 64
+A = BATCH * WIDTH * 8  # one block output, float64
+
+
+def _blocks(depth: int, hidden: int | None = None) -> list:
+    minigrad.manual_seed(0)
+    if hidden is None:
+        return [nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.Tanh()) for _ in range(depth)]
+    return [
+        nn.Sequential(nn.Linear(WIDTH, hidden), nn.Tanh(), nn.Linear(hidden, WIDTH))
+        for _ in range(depth)
+    ]
+
+
+def _input() -> minigrad.Variable:
+    data = np.random.default_rng(1).standard_normal((BATCH, WIDTH))
+    return minigrad.Variable(data, requires_grad=True)
+
+
+def _plain(blocks: list, h: minigrad.Variable) -> minigrad.Variable:
+    for block in blocks:
+        h = block(h)
+    return h
+
+
+def _segments(k: int):
+    def forward(blocks: list, h: minigrad.Variable) -> minigrad.Variable:
+        for start in range(0, len(blocks), k):
+            h = checkpoint(nn.Sequential(*blocks[start : start + k]), h)
+        return h
+
+    return forward
+
+
+def _numpy_bytes() -> int:
+    numpy_only = tracemalloc.DomainFilter(True, np.lib.tracemalloc_domain)
+    snapshot = tracemalloc.take_snapshot().filter_traces([numpy_only])
+    return sum(trace.size for trace in snapshot.traces)
+
+
+def _traced(forward, blocks: list, x: minigrad.Variable, hooks=None) -> dict[str, int]:
+    """kept (all, and NumPy's buffers only) when forward ends, and the peak of the step."""
+    parameters = [p for block in blocks for p in block.parameters()]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for leaf in [*parameters, x]:
+            leaf.grad = minigrad.Variable(np.zeros_like(leaf.data))
+        numpy_before = _numpy_bytes()
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        if hooks is None:
+            loss = (forward(blocks, x) ** 2).mean()
+        else:
+            with saved_tensors_hooks(*hooks):
+                loss = (forward(blocks, x) ** 2).mean()
+        kept, forward_peak = tracemalloc.get_traced_memory()
+        numpy_kept = _numpy_bytes() - numpy_before
+        tracemalloc.reset_peak()
+        loss.backward()
+        peak = max(forward_peak, tracemalloc.get_traced_memory()[1])
+    finally:
+        tracemalloc.stop()
+    return {"kept": kept - before, "numpy_kept": numpy_kept, "peak": peak - before}
+
+
+@pytest.fixture(scope="module")
+def deep() -> dict:
+    """Measurements at depth 64: plain, a checkpoint around every block, segments of 8."""
+    blocks, x = _blocks(DEPTH), _input()
+    return {
+        "blocks": blocks,
+        "x": x,
+        "plain": _traced(_plain, blocks, x),
+        "every block": _traced(_segments(1), blocks, x),
+        "segments of 8": _traced(_segments(8), blocks, x),
+    }
+
+
+def test_plain_forward_keeps_one_array_per_block(deep) -> None:
+    # Tanh keeps its output, the next Linear the same array; weight.T is the weight.
+    assert deep["plain"]["numpy_kept"] == pytest.approx(DEPTH * A, rel=0.001)
+
+
+def test_the_distinct_buffer_count_agrees_with_tracemalloc(deep) -> None:
+    blocks, x = deep["blocks"], deep["x"]
+    saved: list[np.ndarray] = []
+
+    def keep(variable):
+        saved.append(variable.data)
+        return variable
+
+    with saved_tensors_hooks(keep, lambda variable: variable):
+        (_plain(blocks, x) ** 2).mean()
+    weights = [p.data for block in blocks for p in block.parameters()]
+    activations, kept_weights = lesson13.distinct_bytes(saved, weights)
+    made = activations - x.data.nbytes  # x was allocated before the step
+    plain = deep["plain"]
+    assert plain["numpy_kept"] == pytest.approx(made, rel=0.001)
+    assert plain["kept"] - plain["numpy_kept"] < 1500 * len(saved)  # about 1 kB per value
+    assert kept_weights == DEPTH * WIDTH * WIDTH * 8  # the weights, not the biases
+    # Adding up every saved value's .nbytes (the old meter) more than doubles it.
+    assert sum(array.nbytes for array in saved) > 2 * plain["kept"]
+    # The peak of the step: the meter's, plus a few a of backward's working arrays.
+    assert 0 <= plain["peak"] - made < 10 * A  # with the graph's Python objects
+
+
+def test_a_checkpoint_around_every_block_saves_almost_nothing_here(deep) -> None:
+    plain, every = deep["plain"], deep["every block"]
+    assert every["kept"] > 0.95 * plain["kept"]
+    assert every["peak"] > 0.95 * plain["peak"]
+
+
+def test_segments_of_sqrt_n_blocks_keep_less_than_half(deep) -> None:
+    plain, segments = deep["plain"], deep["segments of 8"]
+    assert segments["kept"] < 0.2 * plain["kept"]  # 8 segment inputs instead of 64 arrays
+    assert segments["peak"] < 0.5 * plain["peak"]
+
+
+def test_the_segment_model_n_over_k_plus_k(deep) -> None:
+    # peak(k) = (n/k + k) a of saved buffers, x among them (not new, so minus one), plus
+    # backward's working arrays.
+    k = 16
+    peak = _traced(_segments(k), deep["blocks"], deep["x"])["peak"]
+    model = (DEPTH / k + k - 1) * A
+    assert model <= peak < model + 10 * A
+    assert peak > deep["segments of 8"]["peak"]  # k = 8 = sqrt(64) is the best
+
+
+def test_a_checkpoint_around_each_wide_block_saves_most_of_its_memory() -> None:
+    # Linear(32, 128) -> Tanh -> Linear(128, 32) keeps its input and a 4a hidden output.
+    blocks, x = _blocks(8, hidden=4 * WIDTH), _input()
+    plain = _traced(_plain, blocks, x)
+    every = _traced(_segments(1), blocks, x)
+    assert plain["numpy_kept"] == pytest.approx(8 * 5 * A, rel=0.001)
+    assert every["numpy_kept"] == pytest.approx(8 * A, rel=0.001)
+    assert every["peak"] < 0.6 * plain["peak"]  # recomputing one block still needs its 4a
+
+
+def _half_hooks(weights: list[np.ndarray], once: bool):
+    """float16 saved values: a copy per saved value, or (once) one per buffer and none of
+    the weights (kept as they are)."""
+    weight_ids = {id(w) for w in weights}
+    copies: dict[int, tuple] = {}
+
+    def pack(variable):
+        array = variable.data
+        if once and id(lesson13.owner(array)) in weight_ids:
+            return variable
+        cached = copies.get(id(array))
+        if once and cached is not None and cached[0]() is array and cached[1]() is not None:
+            return cached[1](), array.dtype
+        half = array.astype(np.float16)
+        copies[id(array)] = (weakref.ref(array), weakref.ref(half))
+        return half, array.dtype
+
+    def unpack(packed):
+        if isinstance(packed, minigrad.Variable):
+            return packed
+        half, dtype = packed
+        return minigrad.Variable(half.astype(dtype))
+
+    return pack, unpack
+
+
+def test_float16_once_per_buffer_keeps_a_quarter() -> None:
+    blocks, x = _blocks(8), _input()
+    weights = [p.data for block in blocks for p in block.parameters()]
+    full = _traced(_plain, blocks, x)["numpy_kept"]
+    once = _traced(_plain, blocks, x, _half_hooks(weights, once=True))["numpy_kept"]
+    every = _traced(_plain, blocks, x, _half_hooks(weights, once=False))["numpy_kept"]
+    assert full == pytest.approx(8 * A, rel=0.001)
+    # x's copy is new memory here (x itself existed before): 9 quarter-arrays.
+    assert once == pytest.approx(9 * A / 4, rel=0.01)
+    # A copy of every saved value: each block output twice, and the weights copied.
+    assert every > 1.9 * once

@@ -147,24 +147,18 @@ def _weights_by_identity(arrays, parameters):
     [
         (
             _every_reference,
-            r"\[h, h\]`\ is \(512, 0\), expected \(256, 0\): one buffer was counted ",
+            r"distinct_bytes\(\[h, h\], \[\]\), one array saved twice, is \(512, 0\), expected "
+            r"\(256, 0\): one buffer was counted once per array",
         ),
         (_weights_apart_but_every_reference, "one buffer was counted once per array"),
-        (_distinct_objects_no_base, r"`\[m, m.T\]` is \(320, 0\).*a view was counted"),
-        (_by_value, r"both hold zeros.*equal numbers are still two buffers"),
-        (_view_bytes, r"big\[:1\]\]` is \(16, 0\).*the view's own `.nbytes`"),
+        (_distinct_objects_no_base, r"\[m, m.T\], \[\]\).* is \(320, 0\).*a view was counted"),
+        (_by_value, r"both hold zeros, is \(96, 0\).*equal numbers are still two buffers"),
+        (_view_bytes, r"\[big\[:1\]\], \[\]\).* is \(16, 0\).*the view's own `.nbytes`"),
         (_eight_bytes, r"is \(192, 0\), expected \(96, 0\): that is 8 bytes per number"),
         (_weights_by_identity, r"is \(160, 0\).*the weight was counted as an activation"),
         (
-            lambda arrays, parameters: (
-                (
-                    lesson13.distinct_bytes(arrays, [])[0] - 0,
-                    0,
-                )
-                if parameters
-                else lesson13.distinct_bytes(arrays, parameters)
-            ),
-            "the weight was counted as an activation",
+            lambda arrays, parameters: (sum(lesson13.distinct_bytes(arrays, parameters)), 0),
+            r"what a Linear saves, is \(160, 0\), expected \(64, 96\): the weight was counted",
         ),
         (
             lambda arrays, parameters: (
@@ -175,9 +169,12 @@ def _weights_by_identity(arrays, parameters):
         ),
         (
             lambda arrays, parameters: lesson13.distinct_bytes(arrays, parameters)[::-1],
-            r"\[h, h\]` is \(0, 256\).*swapped",
+            r"saved twice, is \(0, 256\).*swapped",
         ),
-        (lambda arrays, parameters: sum(a.nbytes for a in arrays), "returned an int; return two"),
+        (
+            lambda arrays, parameters: sum(a.nbytes for a in arrays),
+            r"distinct_bytes\(\[\], \[\]\) returned an int; return two",
+        ),
         (lambda arrays, parameters: (0, 0, 0), "returned 3 values; return two numbers"),
         (lambda arrays, parameters: ("0", 0), "returned a str among its two values"),
         (lambda arrays, parameters: (max(a.nbytes for a in arrays), 0), "start each sum at 0"),
@@ -187,8 +184,8 @@ def _weights_by_identity(arrays, parameters):
         ),
         (
             lambda arrays, parameters: (sum(a.nbytes for a in arrays) + 1, 0),
-            r"no arrays at all is \(1, 0\), expected \(0, 0\) \(activation bytes, parameter "
-            r"bytes\)\. Count each",
+            r"distinct_bytes\(\[\], \[\]\) is \(1, 0\), expected \(0, 0\) \(activation bytes, "
+            r"parameter bytes\)\. Count each",
         ),
         ("not a function", "should be a function; got a str"),
     ],

@@ -178,7 +178,7 @@ def _saved_by_small_mlp() -> tuple[list[np.ndarray], list[np.ndarray]]:
 
 
 def _cases_13_1() -> list[tuple[str, list[np.ndarray], list[np.ndarray]]]:
-    """(what the case is, arrays, parameters): each case isolates one idea."""
+    """(the call and what it is, arrays, parameters): each case isolates one idea."""
     h = np.arange(32, dtype=np.float64).reshape(4, 8)
     zeros_a, zeros_b = np.zeros((3, 4)), np.zeros((3, 4))
     m = np.arange(20, dtype=np.float64).reshape(5, 4)
@@ -187,17 +187,29 @@ def _cases_13_1() -> list[tuple[str, list[np.ndarray], list[np.ndarray]]]:
     weight, bias = np.full((3, 4), 0.5), np.zeros(3)
     saved, parameters = _saved_by_small_mlp()
     return [
-        ("no arrays at all", [], []),
-        ("one array saved twice, `[h, h]`", [h, h], []),
-        ("two different arrays that both hold zeros, `[a, b]`", [zeros_a, zeros_b], []),
-        ("an array and its transpose, `[m, m.T]`", [m, m.T], []),
-        ("only the first row of a (6, 4) float32 array, `[big[:1]]`", [big[:1]], []),
+        ("distinct_bytes([], [])", [], []),
+        ("distinct_bytes([h, h], []), one array saved twice,", [h, h], []),
         (
-            "what a Linear saves, `[x, weight.T]`, with parameters `[weight, bias]`",
+            "distinct_bytes([a, b], []), two different arrays that both hold zeros,",
+            [zeros_a, zeros_b],
+            [],
+        ),
+        ("distinct_bytes([m, m.T], []), an array and its transpose,", [m, m.T], []),
+        (
+            "distinct_bytes([big[:1]], []), the first row of a (6, 4) float32 array,",
+            [big[:1]],
+            [],
+        ),
+        (
+            "distinct_bytes([x, weight.T], [weight, bias]), what a Linear saves,",
             [x, weight.T],
             [weight, bias],
         ),
-        ("what a 3-block Linear/Tanh MLP saves, with its 6 parameters", saved, parameters),
+        (
+            "distinct_bytes(saved, parameters), what a 3-block Linear/Tanh MLP saves,",
+            saved,
+            parameters,
+        ),
     ]
 
 
@@ -248,8 +260,7 @@ def check_13_1(distinct_bytes_answer: Any) -> None:
             "array's own `.data` is its raw memory, a memoryview. Use the arrays as they are.",
         ),
     ]
-    for what_case, arrays, parameters in _cases_13_1():
-        what = f"distinct_bytes for {what_case}"
+    for what, arrays, parameters in _cases_13_1():
         got = check.call(
             exercise, what, distinct_bytes_answer, list(arrays), list(parameters), hints=hints
         )
@@ -381,7 +392,7 @@ def check_13_2(checkpoint_class: Any) -> None:
                 exercise,
                 f"{what} saved nothing with ctx.save_for_backward. Keep the inputs there, not "
                 f"as attributes of ctx: saved values are version-checked, and saved-value "
-                f"hooks (section 5) can only see what goes through save_for_backward.",
+                f"hooks (section 1) can only see what goes through save_for_backward.",
             )
         if h.grad_fn is None:
             check.fail(

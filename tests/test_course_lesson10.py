@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import minigrad
 from minigrad.course import CheckError, lesson10
+
+EXERCISES = Path(__file__).parent.parent / "lessons" / "exercises" / "10_compile.ipynb"
 
 # --------------------------------------------------------------------------- Exercise 10.1
 
@@ -503,6 +508,28 @@ def test_unwritten_exercises_say_so(check, exercise: str) -> None:
     pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"
     with pytest.raises(CheckError, match=pattern):
         check(_stub(exercise))
+
+
+def test_10_2_unwritten_says_so() -> None:
+    """The cell assigns must_trace = None before the solution region, so a check run on the
+    unfinished exercise says it is not written instead of a NameError."""
+    pattern = r"^Exercise 10.2 is not written yet: replace the `raise NotImplementedError"
+    with pytest.raises(CheckError, match=pattern):
+        lesson10.check_10_2(None)
+
+
+def test_10_2_student_cells_unwritten_say_so() -> None:
+    """As a learner: run the student version's exercise cell (it stops at the stub), then
+    its check cell, in one namespace."""
+    notebook = json.loads(EXERCISES.read_text(encoding="utf-8"))
+    sources = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    exercise = next(s for s in sources if s.startswith("# Exercise 10.2"))
+    check_cell = next(s for s in sources if s.startswith("# Check Exercise 10.2"))
+    namespace: dict = {}
+    with pytest.raises(NotImplementedError, match="^Exercise 10.2"):
+        exec(exercise, namespace)
+    with pytest.raises(CheckError, match="^Exercise 10.2 is not written yet"):
+        exec(check_cell, namespace)
 
 
 def test_10_1_an_error_inside_replay_is_reported_as_such() -> None:

@@ -273,8 +273,11 @@ CALLS_10_2: dict[str, tuple[str, bool, str]] = {
 
 
 def check_10_2(must_trace: Any) -> None:
-    """must_trace maps each letter of CALLS_10_2 to True (trace again) or False (replay)."""
+    """must_trace maps each letter of CALLS_10_2 to True (trace again) or False (replay);
+    None (the cell's placeholder) means the exercise is not written yet."""
     exercise = "10.2"
+    if must_trace is None:  # the cell assigns None before the learner's answer
+        check.not_written(exercise)
     example = "{'a': False, 'b': True, ...}"
     if not isinstance(must_trace, dict):
         check.fail(

@@ -11,70 +11,126 @@ from minigrad.course import CheckError, lesson09
 # --------------------------------------------------------------------------- Exercise 9.1
 
 
-def second_derivative(f, x):
-    (first,) = minigrad.grad(f(x), x, create_graph=True)
-    (second,) = minigrad.grad(first, x)
-    return second
+def _derivatives(f, x_value, create_graph=True):
+    point = minigrad.Variable(x_value, requires_grad=True)
+    (first,) = minigrad.grad(f(point), point, create_graph=create_graph)
+    (second,) = minigrad.grad(first, point)
+    return first.item(), second.item()
 
 
-def second_derivative_without_create_graph(f, x):
-    (first,) = minigrad.grad(f(x), x)
-    (second,) = minigrad.grad(first, x)
-    return second
+def newton_step(f, x, lr=0.1):
+    first, second = _derivatives(f, x)
+    if second > 0:
+        return x - first / second
+    return x - lr * first
 
 
-def first_derivative_only(f, x):
-    (first,) = minigrad.grad(f(x), x, create_graph=True)
-    return first
+def _step(rule):
+    """A newton_step that computes f' and f'' correctly and then applies rule(x, f', f'', lr)."""
+
+    def answer(f, x, lr=0.1):
+        first, second = _derivatives(f, x)
+        return rule(x, first, second, lr)
+
+    return answer
 
 
-def second_derivative_as_float(f, x):
-    return second_derivative(f, x).item()
+def newton_step_without_create_graph(f, x, lr=0.1):
+    first, second = _derivatives(f, x, create_graph=False)
+    return x - first / second if second > 0 else x - lr * first
 
 
-def second_derivative_as_tuple(f, x):
-    (first,) = minigrad.grad(f(x), x, create_graph=True)
-    return minigrad.grad(first, x)
+def newton_step_on_the_float(f, x, lr=0.1):
+    (first,) = minigrad.grad(f(x), x, create_graph=True)  # x is a float here
+    return x - first.item()
 
 
-def second_derivative_accumulated(f, x):
-    f(x).backward(create_graph=True)
-    x.grad.backward()  # x.grad was not reset: it ends up holding f' + f''
-    return x.grad
+def newton_step_as_tuple(f, x, lr=0.1):
+    point = minigrad.Variable(x, requires_grad=True)
+    (first,) = minigrad.grad(f(point), point, create_graph=True)
+    return minigrad.grad(first, point)
 
 
 def test_9_1_reference_passes(capsys) -> None:
-    lesson09.check_9_1(second_derivative)
+    lesson09.check_9_1(newton_step)
     assert "Exercise 9.1: correct." in capsys.readouterr().out
 
 
-def test_9_1_backward_with_reset_passes(capsys) -> None:
-    def with_backward(f, x):
-        f(x).backward(create_graph=True)
-        first = x.grad
-        x.grad = None
+def test_9_1_library_reference_passes(capsys) -> None:
+    lesson09.check_9_1(lesson09.newton_step)
+    assert "Exercise 9.1: correct." in capsys.readouterr().out
+
+
+def test_9_1_backward_and_a_variable_result_pass(capsys) -> None:
+    """Written differently: backward(create_graph=True) with a reset, the step computed on
+    Variables, a 0-d Variable returned."""
+
+    def with_backward(f, x, lr=0.1):
+        point = minigrad.Variable(x, requires_grad=True)
+        f(point).backward(create_graph=True)
+        first = point.grad
+        point.grad = None
         first.backward()
-        return x.grad
+        second = point.grad
+        newton = second.item() > 0
+        step = first / second if newton else lr * first
+        return (point - step).detach()
 
     lesson09.check_9_1(with_backward)
     assert "correct" in capsys.readouterr().out
 
 
+def test_9_1_hidden_data_has_a_zero_second_derivative() -> None:
+    assert any(second(x) == 0 for _, _, _, second, x, _ in lesson09.NEWTON_CASES)
+    assert any(second(x) < 0 for _, _, _, second, x, _ in lesson09.NEWTON_CASES)
+
+
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (second_derivative_without_create_graph, "create_graph=True"),
-        (first_derivative_only, "first derivative: differentiate it once more"),
-        (second_derivative_as_float, "not a Variable"),
-        (second_derivative_as_tuple, "is a tuple: minigrad.grad returns one gradient per input"),
-        (second_derivative_accumulated, r"f'\(x\) \+ f''\(x\): x.grad accumulated"),
-        (lambda f, x: f(x), r"f\(x\) itself"),
-        (lambda f, x: None, "forget to `return`"),
+        (
+            _step(lambda x, g, h, lr: x - g / h),
+            r"a Newton step, but f''\(0.5\) = -3 < 0: there Newton heads for a maximum",
+        ),
+        (
+            _step(lambda x, g, h, lr: x - g / h if h >= 0 else x - lr * g),
+            r"divided by zero: f''\(0.0\) = 0 exactly.*f'' > 0 \(strictly\)",
+        ),
+        (
+            _step(lambda x, g, h, lr: x - np.float64(g) / np.float64(h) if h >= 0 else x - lr * g),
+            r"not a finite number: f''\(0.0\) = 0 exactly",
+        ),
+        (_step(lambda x, g, h, lr: x + g / h if h > 0 else x - lr * g), r"x \+ f'/f''"),
+        (_step(lambda x, g, h, lr: x - g / h if h > 0 else x + lr * g), r"x \+ lr·f'\(x\)"),
+        (_step(lambda x, g, h, lr: x - g / h if h > 0 else x - g), r"multiplies the slope by lr"),
+        (_step(lambda x, g, h, lr: x - g / abs(h)), r"divides by \|f''\|"),
+        (_step(lambda x, g, h, lr: x - lr * g), r"that is the gradient step x - lr·f'\(x\)"),
+        (newton_step_without_create_graph, "create_graph=True"),
+        (newton_step_on_the_float, "x arrives as a plain number: make a leaf"),
+        (newton_step_as_tuple, "returned a tuple: minigrad.grad returns one gradient per input"),
+        (lambda f, x, lr=0.1: None, "returned None"),
+        (lambda f, x, lr=0.1: f(minigrad.Variable(x)), r"that is f\(x\), the function's value"),
+    ],
+    ids=[
+        "no-guard",
+        "guard-ge-float-division",
+        "guard-ge-numpy-division",
+        "newton-sign",
+        "gradient-sign",
+        "forgot-lr",
+        "abs-second",
+        "always-gradient",
+        "no-create-graph",
+        "float-x",
+        "tuple",
+        "none",
+        "value-of-f",
     ],
 )
 def test_9_1_mistakes(answer, hint) -> None:
-    with pytest.raises(CheckError, match=hint):
-        lesson09.check_9_1(answer)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        with pytest.raises(CheckError, match=hint):
+            lesson09.check_9_1(answer)
 
 
 # --------------------------------------------------------------------------- Exercise 9.2
@@ -294,7 +350,7 @@ def test_9_4_reference_passes(capsys) -> None:
     ("answer", "hint"),
     [
         (ReluForgotMarkDirty, r"_version is still 0 .*call ctx.mark_dirty\(x\)"),
-        (ReluOutOfPlaceMarked, "returned something else"),
+        (ReluOutOfPlaceMarked, r"forward returned an ndarray after ctx.mark_dirty\(x\)"),
         (ReluOutOfPlace, "left y's own data unchanged"),
         (ReluUnmaskedBackward, "also flows where the input was negative"),
         (ReluInvertedMask, "the mask is inverted"),
@@ -351,12 +407,13 @@ def test_unwritten_exercises_say_so(check, answer, exercise: str) -> None:
 
 
 def test_9_1_other_errors_are_reported_as_such() -> None:
-    def forgets_x(f, x):
-        (first,) = minigrad.grad(f(x), create_graph=True)
-        return first
+    def forgets_the_point(f, x, lr=0.1):
+        point = minigrad.Variable(x, requires_grad=True)
+        (first,) = minigrad.grad(f(point), create_graph=True)
+        return x - first.item()
 
-    with pytest.raises(CheckError, match=r"second_derivative\(f, x\) .* raised TypeError"):
-        lesson09.check_9_1(forgets_x)
+    with pytest.raises(CheckError, match=r"newton_step\(f, 2.0, lr=0.05\) .* raised TypeError"):
+        lesson09.check_9_1(forgets_the_point)
 
 
 def test_9_3_a_hook_that_fails_during_backward() -> None:
@@ -379,3 +436,58 @@ def test_9_4_backward_errors_are_reported_as_such() -> None:
 
     with pytest.raises(CheckError, match=r"backward of ReluInPlace\.apply\(y\).* AttributeError"):
         lesson09.check_9_4(ReluBadBackward)
+
+
+def test_9_2_hidden_data_has_one_weight_and_a_zero_vector() -> None:
+    cases = lesson09._HVP_CASES
+    assert any(len(w) == 1 for _, _, _, w, _ in cases)
+    assert any(not any(v) for _, _, _, _, v in cases)
+
+
+def test_9_3_hidden_data_has_the_bounds_themselves() -> None:
+    values = np.concatenate([sample.ravel() for sample in lesson09.CLIP_SAMPLES])
+    assert {-1.0, 0.0, 1.0} <= set(values.tolist())
+
+
+def test_9_3_where_answer_passes(capsys) -> None:
+    """Written differently: np.where on the raw array, a new Variable."""
+
+    def clip_gradient(grad):
+        g = grad.data
+        return minigrad.Variable(np.where(g > 1, 1.0, np.where(g < -1, -1.0, g)))
+
+    lesson09.check_9_3(clip_gradient)
+    assert "correct" in capsys.readouterr().out
+
+
+class ReluMaskOnCtx(minigrad.Function):
+    """Written differently: the mask kept on ctx, np.clip writing into x's array."""
+
+    @staticmethod
+    def forward(ctx, x):
+        np.clip(x.data, 0.0, None, out=x.data)
+        ctx.mark_dirty(x)
+        ctx.mask = x.data > 0
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.mask
+
+
+def test_9_4_mask_on_ctx_passes(capsys) -> None:
+    lesson09.check_9_4(ReluMaskOnCtx)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_9_4_mask_that_lets_zero_through_is_named() -> None:
+    """`output >= 0` is true everywhere after the in-place ReLU (the negatives became 0)."""
+
+    class ReluGreaterEqual(ReluInPlace):
+        @staticmethod
+        def backward(ctx, grad):
+            (output,) = ctx.saved_tensors
+            return grad * (output.data >= 0)
+
+    with pytest.raises(CheckError, match="also flows where the input was negative"):
+        lesson09.check_9_4(ReluGreaterEqual)

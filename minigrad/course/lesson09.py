@@ -1,35 +1,41 @@
 """Checks for lesson 09 (advanced autodiff).
 
 Each check calls the learner's answer on fresh inputs of its own and compares the result
-with values computed independently in NumPy from closed forms.
+with values computed independently in NumPy from closed forms. Exercise 9.1 asks for a
+guarded Newton step (Newton where f'' > 0, a gradient step elsewhere); its hidden data
+holds a point where f'' is exactly 0, where a guard `>=` divides by zero. Errors are told
+apart by type and fields (NoGradFnError for a first derivative without history), and by
+what the learner's Function returned (minigrad.course.function_checks).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.errors import NoGradFnError
+from minigrad.autodiff.gradients import grad
 from minigrad.course import check
+from minigrad.course import function_checks as run
 from minigrad.variable import Variable
 
-# The engine's message when a Variable without history is differentiated: in these
-# exercises it almost always means the first minigrad.grad lacked create_graph=True.
-NO_GRAPH = "does not require grad"
 FORGOT_CREATE_GRAPH = (
     "The second differentiation found no graph to walk: pass create_graph=True to the "
     "first minigrad.grad, so the first derivative is recorded and can be differentiated."
 )
+NO_GRAPH_RULE: check.HintRule = (NoGradFnError, FORGOT_CREATE_GRAPH)
 
 
-def _call(exercise: str, what: str, function: Callable[..., Any], *args: Any) -> Any:
+def _call(
+    exercise: str, what: str, function: Callable[..., Any], *args: Any, hints: list | None = None
+) -> Any:
     """Call the learner's function, turning the create_graph mistake into its hint."""
     if not callable(function):
         check.fail(exercise, f"{what} should be a function; got {check.with_article(function)}.")
-    return check.call(
-        exercise, what, function, *args, hints=[(RuntimeError, NO_GRAPH, FORGOT_CREATE_GRAPH)]
-    )
+    return check.call(exercise, what, function, *args, hints=[NO_GRAPH_RULE, *(hints or [])])
 
 
 def _as_result(exercise: str, what: str, result: Any) -> np.ndarray:
@@ -51,68 +57,158 @@ def _as_result(exercise: str, what: str, result: Any) -> np.ndarray:
 
 # --------------------------------------------------------------------------- Exercise 9.1
 
-# (label, f on Variables, f, f', f'' in NumPy, point)
-_SECOND_DERIVATIVE_CASES: list[tuple[str, Callable, Callable, Callable, Callable, float]] = [
+# (label, f on Variables, f', f'' in plain Python, point, lr). The third point has
+# f''(x) = 0 exactly: the tie where a guard `f'' >= 0` takes a Newton step and divides by 0.
+NEWTON_CASES: list[tuple[str, Callable, Callable, Callable, float, float]] = [
     (
         "x**4 - 3*x**2 + x",
         lambda x: x**4 - 3 * x**2 + x,
-        lambda x: x**4 - 3 * x**2 + x,
         lambda x: 4 * x**3 - 6 * x + 1,
         lambda x: 12 * x**2 - 6,
-        1.5,
+        2.0,
+        0.05,
     ),
     (
         "x**4 - 3*x**2 + x",
         lambda x: x**4 - 3 * x**2 + x,
-        lambda x: x**4 - 3 * x**2 + x,
         lambda x: 4 * x**3 - 6 * x + 1,
         lambda x: 12 * x**2 - 6,
-        -0.4,
+        0.5,
+        0.05,
+    ),
+    (
+        "x**3 + x",
+        lambda x: x**3 + x,
+        lambda x: 3 * x**2 + 1,
+        lambda x: 6 * x,
+        0.0,
+        0.1,
     ),
     (
         "x * exp(x)",
         lambda x: x * x.exp(),
-        lambda x: x * np.exp(x),
-        lambda x: (x + 1) * np.exp(x),
-        lambda x: (x + 2) * np.exp(x),
+        lambda x: (x + 1) * math.exp(x),
+        lambda x: (x + 2) * math.exp(x),
         0.7,
+        0.1,
     ),
     (
-        "tanh(x)",
-        lambda x: x.tanh(),
-        np.tanh,
-        lambda x: 1 - np.tanh(x) ** 2,
-        lambda x: -2 * np.tanh(x) * (1 - np.tanh(x) ** 2),
-        0.3,
-    ),
-    (
-        "x**2 * log(x)",
-        lambda x: x**2 * x.log(),
-        lambda x: x**2 * np.log(x),
-        lambda x: 2 * x * np.log(x) + x,
-        lambda x: 2 * np.log(x) + 3,
-        2.0,
+        "cos(x)",
+        lambda x: x.cos(),
+        lambda x: -math.sin(x),
+        lambda x: -math.cos(x),
+        0.4,
+        0.2,
     ),
 ]
 
 
-def check_9_1(second_derivative: Callable[[Callable, Variable], Variable]) -> None:
-    """second_derivative(f, x) returns f''(x) as a Variable, for scalar x."""
+def newton_step(f: Callable[[Variable], Variable], x: float, lr: float = 0.1) -> float:
+    """The reference: x - f'(x)/f''(x) where f''(x) > 0, else the gradient step x - lr f'(x)."""
+    point = Variable(x, requires_grad=True)
+    (first,) = grad(f(point), point, create_graph=True)
+    (second,) = grad(first, point)
+    if second.item() > 0:
+        return x - first.item() / second.item()
+    return x - lr * first.item()
+
+
+def _as_point(exercise: str, what: str, result: Any) -> float | None:
+    """The returned next point as a float (None for a non-finite value, kept for a hint)."""
+    if isinstance(result, tuple):
+        check.fail(
+            exercise,
+            f"{what} returned a tuple: minigrad.grad returns one gradient per input, so "
+            f"unpack it, `(first,) = minigrad.grad(...)`, and return the next point, a number.",
+        )
+    if isinstance(result, Variable):
+        if np.size(result.data) != 1:
+            check.fail(
+                exercise,
+                f"{what} returned a Variable of shape {result.shape}; return the next point, "
+                f"a single number.",
+            )
+        result = float(np.asarray(result.data))
+    if isinstance(result, (int, float, np.floating, np.integer)) and not isinstance(result, bool):
+        value = float(result)
+        return value if math.isfinite(value) else None
+    check.fail(
+        exercise,
+        f"{what} returned {check.with_article(result)}; return the next point, a number "
+        f"(e.g. x - first.item() / second.item()).",
+    )
+
+
+def check_9_1(newton_step_fn: Any) -> None:
+    """newton_step(f, x, lr): x - f'(x)/f''(x) where f''(x) > 0, else x - lr f'(x)."""
     exercise = "9.1"
-    for label, f, f_np, first_np, second_np, point in _SECOND_DERIVATIVE_CASES:
-        x = Variable(point, requires_grad=True)
-        what = f"second_derivative(f, x) for f(x) = {label} at x = {point}"
-        result = _as_result(exercise, what, _call(exercise, what, second_derivative, f, x))
-        first, second = first_np(point), second_np(point)
-        mistakes = {
-            "that is f'(x), the first derivative: differentiate it once more.": first,
-            "that is f(x) itself, not a derivative.": f_np(point),
-            "that is f'(x) + f''(x): x.grad accumulated both backward passes; set "
-            "x.grad = None in between, or use minigrad.grad, which leaves .grad alone.": (
-                first + second
+    plain_number = (
+        TypeError,
+        "x arrives as a plain number: make a leaf at that point, `point = "
+        "minigrad.Variable(x, requires_grad=True)`, and differentiate f(point) with respect "
+        "to it, as derivatives() does above.",
+    )
+    for label, f, first_fn, second_fn, point, lr in NEWTON_CASES:
+        what = f"newton_step(f, {point}, lr={lr}) for f(x) = {label}"
+        first, second = first_fn(point), second_fn(point)
+        if not callable(newton_step_fn):
+            check.fail(
+                exercise,
+                f"newton_step should be a function; got {check.with_article(newton_step_fn)}.",
+            )
+        try:
+            result = newton_step_fn(f, point, lr)
+        except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+            if second == 0 and isinstance(error, ZeroDivisionError):
+                check.fail(
+                    exercise,
+                    f"{what} divided by zero: f''({point}) = 0 exactly, and a Newton step "
+                    f"divides by f''. Take a Newton step only where f'' > 0 (strictly), and "
+                    f"a gradient step everywhere else.",
+                )
+            check.explain_error(exercise, what, error, [NO_GRAPH_RULE, plain_number])
+        got = _as_point(exercise, what, result)
+        if second > 0:
+            expected = point - first / second
+        else:
+            expected = point - lr * first
+        if got is None:
+            hint = (
+                f"f''({point}) = 0 exactly, and a Newton step divides by it: the guard must "
+                f"be f'' > 0 (strictly), so that f'' = 0 takes a gradient step."
+                if second == 0
+                else "check the division by f''."
+            )
+            check.fail(exercise, f"{what} is not a finite number: {hint}")
+        mistakes: dict[str, float] = {
+            f"that is the gradient step x - lr·f'(x), but f''({point}) = {second:.4g} > 0: "
+            "there the Newton step x - f'(x)/f''(x) applies.": point - lr * first,
+            "that is x + f'/f'': the Newton step subtracts, x - f'(x)/f''(x).": (
+                point + first / second if second != 0 else math.nan
             ),
+            "that is x + lr·f'(x): a gradient step goes against the slope, x - lr·f'(x).": (
+                point + lr * first
+            ),
+            "that is x - f'(x): the gradient step multiplies the slope by lr.": point - first,
+            "that divides by |f''|: where f'' < 0 the exercise asks for a gradient step, "
+            "x - lr·f'(x).": point - first / abs(second) if second != 0 else math.nan,
         }
-        check.expect_close(exercise, what, result, second, mistakes)
+        if second < 0:
+            # Where f'' < 0, dividing by |f''| gives what a flipped sign gives: name |f''|
+            # first (a flipped sign would have shown at the points where f'' > 0 already).
+            mistakes = {
+                f"that is a Newton step, but f''({point}) = {second:.4g} < 0: there Newton "
+                "heads for a maximum (as from x0 = 0.5 above). Take a Newton step only where "
+                "f'' > 0, a gradient step x - lr·f'(x) elsewhere.": point - first / second,
+                "that divides by |f''|: where f'' < 0 the exercise asks for a gradient step, "
+                "x - lr·f'(x).": point - first / abs(second),
+                **mistakes,
+            }
+        mistakes["that is f(x), the function's value: return the next point."] = float(
+            np.asarray(f(Variable(point)).data)
+        )
+        mistakes = {hint: value for hint, value in mistakes.items() if math.isfinite(value)}
+        check.expect_close(exercise, what, got, expected, mistakes)
     check.passed(exercise)
 
 
@@ -138,6 +234,14 @@ def _log_sum_exp_derivatives(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, np.diag(p) - np.outer(p, p)
 
 
+def _cubes(w: Variable) -> Variable:
+    return (w**3).sum()
+
+
+def _cubes_derivatives(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return 3 * w**2, np.diag(6 * w)
+
+
 _HVP_CASES: list[tuple[str, Callable, Callable, list[float], list[float]]] = [
     (
         "0.5 * w @ A @ w + 0.25 * sum(w**4)",
@@ -153,6 +257,9 @@ _HVP_CASES: list[tuple[str, Callable, Callable, list[float], list[float]]] = [
         [0.2, -0.7, 1.1, 0.4],
         [1.0, -1.0, 0.5, 2.0],
     ),
+    # Edge cases: one weight (H is 1 x 1), and v = 0 (H v = 0).
+    ("sum(w**3)", _cubes, _cubes_derivatives, [0.5], [2.0]),
+    ("log(sum(exp(w)))", _log_sum_exp, _log_sum_exp_derivatives, [0.3, -0.2], [0.0, 0.0]),
 ]
 
 
@@ -197,6 +304,13 @@ def check_9_2(hvp: Callable[[Callable, Variable, Variable], Variable]) -> None:
 # --------------------------------------------------------------------------- Exercise 9.3
 
 
+# Gradients the hook is called on: the bounds -1 and 1 themselves and 0 among them.
+CLIP_SAMPLES = (
+    np.array([-3.0, -1.0, -0.5, 0.0, 0.25, 1.0, 2.0]),
+    np.array([[1.5, -0.75], [-1.25, 0.5]]),
+)
+
+
 def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
     """clip_gradient(grad) returns a new gradient with every entry clipped to [-1, 1]."""
     exercise = "9.3"
@@ -205,11 +319,7 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
             exercise,
             f"clip_gradient should be a function; got {check.with_article(clip_gradient)}.",
         )
-    samples = [
-        np.array([-3.0, -0.5, 0.0, 0.25, 2.0]),
-        np.array([[1.5, -0.75], [-1.25, 0.5]]),
-    ]
-    for values in samples:
+    for values in CLIP_SAMPLES:
         grad = Variable(values.copy())
         what = f"clip_gradient(Variable({values.tolist()}))"
         returned = check.call(exercise, what, clip_gradient, grad)
@@ -265,14 +375,6 @@ def check_9_3(clip_gradient: Callable[[Variable], Any]) -> None:
 # --------------------------------------------------------------------------- Exercise 9.4
 
 
-_NOT_RETURNED = (
-    RuntimeError,
-    "did not return",
-    "Forward called ctx.mark_dirty(x) but returned something else (a new array?): an "
-    "in-place Function changes x.data and returns x itself.",
-)
-
-
 def check_9_4(relu_in_place: type) -> None:
     """ReluInPlace: forward zeroes x's negative entries in x's own array and marks it dirty."""
     exercise = "9.4"
@@ -283,7 +385,7 @@ def check_9_4(relu_in_place: type) -> None:
             f"{check.with_article(relu_in_place)}.",
         )
     samples = [
-        (np.array([-1.0, 2.0, 0.5, -0.25]), np.array([1.0, 2.0, 3.0, 4.0])),
+        (np.array([-1.0, 2.0, 0.0, 0.5, -0.25]), np.array([1.0, 2.0, 3.0, 4.0, 5.0])),
         (np.array([[0.5, -2.0, 1.5], [-0.1, 3.0, -4.0]]), np.array([[1.0, -1.0, 2.0]] * 2)),
     ]
     for values, weights in samples:
@@ -291,7 +393,22 @@ def check_9_4(relu_in_place: type) -> None:
         y = x.clone()  # a non-leaf, which may be changed in place
         version = y._version
         what = f"ReluInPlace.apply(y) for y = {values.tolist()}"
-        out = check.call(exercise, what, relu_in_place.apply, y, hints=[_NOT_RETURNED])
+        seen = run.Spied()
+
+        def returned_something_else(
+            error: BaseException, seen: run.Spied = seen, y: Variable = y
+        ) -> str | None:
+            if seen.forward is run.NOTHING or seen.forward is None:
+                return None
+            if seen.forward is not y and isinstance(error, RuntimeError):
+                return (
+                    f"forward returned {check.with_article(seen.forward)} after "
+                    f"ctx.mark_dirty(x): an in-place Function changes x.data and returns x "
+                    f"itself."
+                )
+            return None
+
+        out = run.apply(exercise, relu_in_place, (y,), what, seen, [returned_something_else])
         expected = np.maximum(values, 0)
         if np.array_equal(y.data, values):
             check.fail(

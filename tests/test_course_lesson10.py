@@ -334,6 +334,7 @@ def test_10_3_hidden_cases_have_the_edges() -> None:
     cases = lesson10._guard_cases(np.random.default_rng(0))
     labels = " | ".join(label for label, *_ in cases)
     assert "0-d" in labels and "1, then 1.0" in labels and "True, then 1" in labels
+    assert "1, then True" in labels
     equal_objects = [
         (a, b) for _, traced, new, _, _ in cases for a, b in zip(traced, new)
         if type(a) is float and type(b) is float and a == b and a is not b
@@ -434,6 +435,13 @@ def float_or_not(a, b):
     return None
 
 
+def type_by_isinstance(a, b):
+    """Kinds by isinstance(new, type(traced)): lets True through where 1 was traced."""
+    if _numbers(a, b):
+        return not isinstance(b, type(a)) or a != b
+    return None
+
+
 def no_kind_check(traced_args, new_args):
     if len(traced_args) != len(new_args):
         return True
@@ -477,6 +485,7 @@ def ignores_count(traced_args, new_args):
         (_replacing(numbers_by_identity), r"`is` asks about the objects"),
         (_replacing(numbers_by_value_only), r"1, then 1.0 returned False.*1 == 1.0 in Python"),
         (_replacing(float_or_not), r"True, then 1 returned False.*bool is a subclass of int"),
+        (_replacing(type_by_isinstance), r"1, then True returned False.*isinstance\(new, type"),
         (no_kind_check, r"raised AttributeError: .*A plain number has no \.shape"),
         (kinds_by_getattr, r"raised RuntimeError: .*compares numbers element by element"),
         (ignores_count, r"2 and 3 arguments: zip\(\) stops at the shorter list"),

@@ -370,7 +370,7 @@ _GUARD_HINTS: list[check.HintRule] = [
     (
         TypeError,
         lambda error: _raised_in(error, conversions.__len__),
-        "a 0-d Variable (a single number, shape ()) has no len(): compare .shape, which "
+        "A 0-d Variable (a single number, shape ()) has no len(): compare .shape, which "
         "works for any number of dimensions.",
     ),
 ]
@@ -484,6 +484,15 @@ def _guard_cases(rng: np.random.Generator) -> list[tuple[str, list, list, bool, 
             True,
             "True == 1 in Python, and isinstance(True, int) is True too (bool is a subclass "
             "of int); they are still two types: compare type(a) is type(b).",
+        ),
+        (
+            "1, then True",
+            [v(2), 1],
+            [v(2), True],
+            True,
+            "1 == True in Python, and isinstance(True, int) is True too (bool is a subclass "
+            "of int), so isinstance(new, type(traced)) lets True through; they are still two "
+            "types: compare type(a) is type(b).",
         ),
         (
             "a Variable, then a plain number in its place",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,6 +14,8 @@ import pytest
 
 import minigrad
 from minigrad.course import CheckError, lesson01
+
+EXERCISES = Path(__file__).parent.parent / "lessons" / "exercises" / "01_variables_and_graphs.ipynb"
 
 # --------------------------------------------------------------------------- Exercise 1.1
 
@@ -415,3 +419,25 @@ def test_1_2_other_errors_are_reported_as_such() -> None:
 
     with pytest.raises(CheckError, match=r"backward_node_names raised KeyError: 'node'\.$"):
         lesson01.check_1_2(crashes)
+
+
+def test_1_1_placeholder_none_means_not_written() -> None:
+    """The cell assigns predictions = None before the solution region, so the check of an
+    unfinished exercise says so (it was a NameError)."""
+    pattern = r"^Exercise 1.1 is not written yet: replace the `raise NotImplementedError"
+    with pytest.raises(CheckError, match=pattern):
+        lesson01.check_1_1(None)
+
+
+def test_1_1_student_cells_unwritten_say_so() -> None:
+    """As a learner: run the student version's exercise cell (it stops at the stub), then
+    its check cell, in one namespace."""
+    notebook = json.loads(EXERCISES.read_text(encoding="utf-8"))
+    sources = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    exercise_cell = next(s for s in sources if s.startswith("# Exercise 1.1:"))
+    check_cell = next(s for s in sources if s.startswith("# Check Exercise 1.1"))
+    namespace: dict = {}
+    with pytest.raises(NotImplementedError, match="^Exercise 1.1"):
+        exec(exercise_cell, namespace)
+    with pytest.raises(CheckError, match="^Exercise 1.1 is not written yet"):
+        exec(check_cell, namespace)

@@ -62,15 +62,16 @@ def _gpu_name() -> str | None:
 
 def _number(exercise: str, name: str, value: Any, how: str) -> float:
     """`value` as a float when it is a plain number (an int too); otherwise a CheckError
-    that says how to make one (`how`: what to do with a Variable or an array)."""
+    that says how to make one (`how`: what to do with a Variable or an array). None, the
+    cell's placeholder, means the exercise is not written yet."""
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_)
     ):
         return float(value)
     if isinstance(value, (minigrad.Variable, np.ndarray)):
         check.fail(exercise, f"{name} is {check.with_article(value)}; {how}")
-    if value is None:
-        check.fail(exercise, f"{name} is None: assign the number to it, `{name} = ...`.")
+    if value is None:  # the cell assigns None before the learner's answer
+        check.not_written(exercise)
     check.fail(exercise, f"{name} should be a number such as 2.5; got {check.with_article(value)}.")
 
 
@@ -135,6 +136,15 @@ def check_0_3(grad_a: Any, grad_b: Any) -> None:
     """df/da and df/db for f(a, b) = a * b + b**2 at a = 2, b = 3."""
     exercise = "0.3"
     expected = (3.0, 8.0)
+    if grad_a is None and grad_b is None:  # the cell's placeholders, still unchanged
+        check.not_written(exercise)
+    for name, value in (("grad_a", grad_a), ("grad_b", grad_b)):
+        if value is None:
+            check.fail(
+                exercise,
+                f"{name} is still None: assign its gradient too, e.g. `{name} = b.grad.item()` "
+                f"for the gradient of b.",
+            )
     got = (check.as_array(exercise, "grad_a", grad_a), check.as_array(exercise, "grad_b", grad_b))
     if all(g.shape == () for g in got) and (float(got[0]), float(got[1])) == (8.0, 3.0):
         check.fail(exercise, "grad_a and grad_b are swapped: df/da = b, df/db = a + 2b.")

@@ -100,6 +100,8 @@ def check_0_1(slope_by_hand: Any) -> None:
         "x = 2.": 26.0,
         "that has the right size but the wrong sign: x³ grows faster than x at x = 2, so "
         "f rises there.": -11.0,
+        "that is 3x² - x at x = 2: the term -x was copied instead of differentiated; its "
+        "derivative is -1.": 10.0,
     }
     check.expect_close(exercise, "slope_by_hand", value, 11.0, mistakes)
     check.passed(exercise)
@@ -140,10 +142,12 @@ def check_0_3(grad_a: Any, grad_b: Any) -> None:
         check.not_written(exercise)
     for name, value in (("grad_a", grad_a), ("grad_b", grad_b)):
         if value is None:
+            leaf = name[-1]
             check.fail(
                 exercise,
-                f"{name} is still None: assign its gradient too, e.g. `{name} = b.grad.item()` "
-                f"for the gradient of b.",
+                f"{name} is None: assign it the gradient of {leaf}, `{name} = "
+                f"{leaf}.grad.item()`. If {leaf}.grad itself is None, make {leaf} with "
+                f"requires_grad=True.",
             )
     got = (check.as_array(exercise, "grad_a", grad_a), check.as_array(exercise, "grad_b", grad_b))
     if all(g.shape == () for g in got) and (float(got[0]), float(got[1])) == (8.0, 3.0):
@@ -156,6 +160,7 @@ def check_0_3(grad_a: Any, grad_b: Any) -> None:
         expected[0],
         {
             "that is a: the derivative of a * b with respect to a is b.": 2.0,
+            "that is f(2, 3) itself, the value of f: call backward() and read a.grad.": 15.0,
             twice: 2 * expected[0],
         },
     )

@@ -19,7 +19,15 @@ from minigrad.variable import Variable
 
 # The graph of Exercise 2.1: a = w * x, p = a ** 2, q = 3 * a + x, y = p * q.
 X_21, W_21 = 2.0, 1.5
-SLIPS_21 = ("only p", "only q", "2 not 2a", "no direct", "swapped locals", "swapped bars")
+SLIPS_21 = (
+    "only p",
+    "only q",
+    "2 not 2a",
+    "1 not 3",
+    "no direct",
+    "swapped locals",
+    "swapped bars",
+)
 
 
 def diamond_21(x: float, w: float, mistake: str | None = None) -> tuple[float, float]:
@@ -31,7 +39,7 @@ def diamond_21(x: float, w: float, mistake: str | None = None) -> tuple[float, f
     if mistake == "swapped bars":  # the product rule's factors the wrong way round
         grad_p, grad_q = p, q
     from_p = grad_p * 2 * a
-    from_q = grad_q * 3
+    from_q = grad_q * (1 if mistake == "1 not 3" else 3)
     if mistake == "only p":
         from_q = 0.0
     elif mistake == "only q":
@@ -48,17 +56,30 @@ def diamond_21(x: float, w: float, mistake: str | None = None) -> tuple[float, f
 def check_2_1(grad_x: Any, grad_w: Any) -> None:
     """dy/dx and dy/dw for a = w*x, p = a**2, q = 3a + x, y = p*q at x = 2, w = 1.5."""
     exercise = "2.1"
+    if grad_x is None and grad_w is None:  # the cell's placeholders, still unchanged
+        check.not_written(exercise)
+    for name, value in (("grad_x", grad_x), ("grad_w", grad_w)):
+        if value is None:
+            check.fail(exercise, f"{name} is None: assign the number you worked out to it.")
     got_x = check.as_array(exercise, "grad_x", grad_x)
     got_w = check.as_array(exercise, "grad_w", grad_w)
     expected_x, expected_w = diamond_21(X_21, W_21)
     scalars = got_x.shape == () and got_w.shape == ()
     if scalars and np.allclose([got_x, got_w], [expected_w, expected_x]):
         check.fail(exercise, "grad_x and grad_w are swapped.")
+    y_value = (W_21 * X_21) ** 2 * (3 * W_21 * X_21 + X_21)
+    if scalars and np.allclose([got_x, got_w], [y_value, y_value]):
+        check.fail(
+            exercise,
+            f"both are {y_value:g}, the value of y = p·q itself: start from ȳ = 1 and pass "
+            f"gradients back (p̄ and q̄ first), not values forward.",
+        )
     slip = {name: diamond_21(X_21, W_21, name) for name in SLIPS_21}
     branch = "`a` feeds both p and q, so its gradient is the sum of both contributions."
     only_p = f"only the path through p arrived at a: {branch} Did you forget q?"
     only_q = f"only the path through q arrived at a: {branch} Did you forget p?"
     two_a = "the local derivative of p = a**2 is 2a, not 2."
+    three = "the local derivative of q = 3a + x with respect to a is 3, not 1."
     product = "p̄ and q̄ look swapped: for y = p·q, ∂y/∂p = q and ∂y/∂q = p, so p̄ = q and q̄ = p."
     mistakes_x = {
         "x reaches y along two paths, through a and directly into q; its gradient is the "
@@ -66,6 +87,7 @@ def check_2_1(grad_x: Any, grad_w: Any) -> None:
         only_p: slip["only p"][0],
         only_q: slip["only q"][0],
         two_a: slip["2 not 2a"][0],
+        three: slip["1 not 3"][0],
         "the local derivative of a = w*x with respect to x is w (and with respect to w it "
         "is x); it looks like you swapped them.": slip["swapped locals"][0],
         product: slip["swapped bars"][0],
@@ -75,6 +97,7 @@ def check_2_1(grad_x: Any, grad_w: Any) -> None:
         only_p: slip["only p"][1],
         only_q: slip["only q"][1],
         two_a: slip["2 not 2a"][1],
+        three: slip["1 not 3"][1],
         "the local derivative of a = w*x with respect to w is x, not w.": (
             slip["swapped locals"][1]
         ),
@@ -222,6 +245,8 @@ def fit_slope_numpy(
             w -= lr * total
         elif mistake == "ascent":
             w += lr * g
+        elif mistake == "sum":  # the loss summed over the samples instead of averaged
+            w -= lr * g * len(xs)
         else:
             w -= lr * g
     return w
@@ -273,10 +298,10 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
             )
         mistakes = {
             "did you forget to zero .grad between steps? backward() adds into w.grad, so "
-            "step k moved w by the sum of the first k gradients": fit_slope_numpy(
+            "step k moved w by the sum of the first k gradients.": fit_slope_numpy(
                 xs, ys, lr, steps, "no zero"
             ),
-            "w moved uphill: subtract lr * grad (gradient descent), do not add it": (
+            "w moved uphill: subtract lr * grad (gradient descent), do not add it.": (
                 fit_slope_numpy(xs, ys, lr, steps, "ascent")
             ),
             f"that is where w is after {steps - 1} steps: is one step missing?": (
@@ -284,6 +309,10 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
             ),
             f"that is where w is after {steps + 1} steps: is there one step too many?": (
                 fit_slope_numpy(xs, ys, lr, steps + 1)
+            ),
+            "that is the step of a loss summed over the samples, len(xs) times too big: the "
+            "loss is their mean, ((w * xs - ys) ** 2).mean().": fit_slope_numpy(
+                xs, ys, lr, steps, "sum"
             ),
         }
         expected = fit_slope_numpy(xs, ys, lr, steps)

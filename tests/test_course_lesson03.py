@@ -71,6 +71,22 @@ class CubeSummed(minigrad.Function):
         return (3 * x**2 * grad_output).sum()
 
 
+class CubeOutputOverX(minigrad.Function):
+    """3x² computed as 3 * x³ / x from the saved input and output: nan at x = 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = x**3
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return 3 * out / x * grad_output
+
+
 def test_3_1_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson03.check_3_1(_cube(lambda x, g: 3 * x**2 * g))
     assert "Exercise 3.1: correct." in capsys.readouterr().out
@@ -125,6 +141,10 @@ def test_3_1_backward_on_raw_arrays_passes(capsys: pytest.CaptureFixture) -> Non
         (CubeSavesOutput, "save x"),
         (CubeNoReturn, "forward returned None; did you forget `return`"),
         (CubeSummed, "wrong shape"),
+        # Square's backward copied from the lesson: the derivative of x², not x³.
+        (_cube(lambda x, g: 2 * x * g), r"that is 2x · grad_output, the derivative of x²"),
+        # 3x² written from the output: 3 * out / x is nan at the hidden data's x = 0.
+        (CubeOutputOverX, r"x.grad is nan where x = 0: did backward divide by x"),
     ],
 )
 def test_3_1_mistakes_get_a_hint(cube: type, hint: str) -> None:

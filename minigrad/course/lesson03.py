@@ -202,15 +202,25 @@ def check_3_1(cube: Any) -> None:
                 x_data**2 * g
             ),
             "that is 6x · grad_output, the second derivative; the first is 3x².": 6 * x_data * g,
+            "that is 2x · grad_output, the derivative of x² (Square's backward above); the power "
+            "rule brings down the exponent 3, so the derivative of x³ is 3x².": 2 * x_data * g,
             "that is x³ · grad_output: backward used the output where the derivative 3x² "
             "belongs.": x_data**3 * g,
             "that is 3(x³)² · grad_output: the saved value was the output x³, but the "
             "formula 3x² needs the input x; save x.": 3 * x_data**6 * g,
         }
         expected = 3 * x_data**2 * g
-        check.expect_close(
-            exercise, "x.grad", _grad_of(exercise, x, "x"), expected, backward_mistakes
-        )
+        grad = _grad_of(exercise, x, "x")
+        got = check.as_array(exercise, "x.grad", grad)
+        if got.shape == x_data.shape and np.isnan(got).any():
+            at = ", ".join(f"{v:g}" for v in np.unique(x_data[np.isnan(got)]))
+            check.fail(
+                exercise,
+                f"x.grad is nan where x = {at}: did backward divide by x, or take a root of "
+                f"the saved output? 3x² needs neither: save the input x and compute it "
+                f"directly.",
+            )
+        check.expect_close(exercise, "x.grad", grad, expected, backward_mistakes)
     _gradcheck(exercise, cls.apply, (_leaf([0.3, -2.1, 1.4, 0.9]),), "Cube.apply, x")
     check.passed(exercise)
 

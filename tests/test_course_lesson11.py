@@ -36,6 +36,15 @@ def _value_class(**changes):
     return Slipped
 
 
+class ValueRaisingTypeError(Value):
+    """Refuses parents and backward_fns of different lengths, with the wrong error type."""
+
+    def __init__(self, data, parents=(), backward_fns=()):
+        if len(parents) != len(backward_fns):
+            raise TypeError("one backward function per parent")
+        super().__init__(data, parents, backward_fns)
+
+
 def test_11_1_reference_passes(capsys) -> None:
     lesson11.check_11_1(Value)
     assert "Exercise 11.1: correct." in capsys.readouterr().out
@@ -50,6 +59,7 @@ def test_11_1_reference_passes(capsys) -> None:
         (_value_class(convert=np.asarray), "convert to float"),
         (_value_class(convert=lambda d: d), "store a NumPy array"),
         (_value_class(check_lengths=False), "raise a ValueError"),
+        (ValueRaisingTypeError, r"raised TypeError: .* raise a ValueError \(the type the check"),
         (Value(1.0), "pass the class itself"),
     ],
 )
@@ -391,6 +401,28 @@ def _walk(output, *, seed=True, add=True, skip_zero=False, leaf_return=False):
                 ready.append(parent)
 
 
+def backward_counting_consumers(output, fifo=False):
+    """Counts each parent once per consumer (a set of parents), but lowers the count once
+    per edge: a node used twice by one consumer becomes ready too early."""
+    consumers, stack, seen = {}, [output], {output}
+    while stack:
+        node = stack.pop()
+        for parent in set(node.parents):
+            consumers[parent] = consumers.get(parent, 0) + 1
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    output.grad = np.ones_like(output.data)
+    ready = [output]
+    while ready:
+        node = ready.pop(0) if fifo else ready.pop()
+        for parent, backward_fn in zip(node.parents, node.backward_fns):
+            parent.grad = parent.grad + backward_fn(node.grad)
+            consumers[parent] -= 1
+            if consumers[parent] == 0:
+                ready.append(parent)
+
+
 def backward_every_time(output):
     """Iterative, but a node is pushed (and runs) once per edge that reaches it."""
     output.grad = np.ones_like(output.data)
@@ -445,6 +477,9 @@ def test_11_3_variant_passes(capsys) -> None:
         (lambda output: _walk(output, add=False), "half the right value"),
         (backward_every_time, "ran more than once"),
         (backward_first_arrival, "ran before all its consumers"),
+        # the hidden graph where a has two consumers that each use it twice
+        (backward_counting_consumers, r"\(a \* a\) \* tanh\(a \+ a\).* ran before all its"),
+        (lambda output: backward_counting_consumers(output, fifo=True), r"ran before all its"),
         (lambda output: _walk(output, seed=False), r"output.grad = np.ones_like"),
         (backward_resets_leaves, "backward reset x.grad"),
         # the edge cases of the hidden data: a zero gradient, a leaf as the output
@@ -686,6 +721,17 @@ def train_every_key(grad_fn, params, x, labels, lr, steps):
     return params, losses
 
 
+def train_adding_every_key(grad_fn, params, x, labels, lr, steps):
+    """Updates every gradient it got, adding the intermediates and x to params."""
+    params = {name: value.copy() for name, value in params.items()}
+    losses = []
+    for _ in range(steps):
+        grads = grad_fn(x, labels, **params)
+        losses.append(grads.pop("loss"))
+        params = {name: params.get(name, 0.0) - lr * grad for name, grad in grads.items()}
+    return params, losses
+
+
 def train_one_step_short(grad_fn, params, x, labels, lr, steps):
     return train_by_hand(grad_fn, params, x, labels, lr, steps - 1)
 
@@ -771,6 +817,7 @@ def test_11_6_reference_passes(capsys) -> None:
         (train_uphill, "the loss goes up"),
         (train_rebinding, "only rebinds the loop variable"),
         (train_every_key, "Update only the names in params"),
+        (train_adding_every_key, r"raised NotAParameterError: .*added keys of grads to params"),
         (train_one_step_short, r"returned 7 loss value\(s\), expected 8"),
         (train_loss_after_update, "every loss is one step late"),
         (lambda *args: [0.0], "return a pair"),

@@ -236,7 +236,12 @@ def check_11_1(value_class: type) -> None:
     except ValueError:
         pass
     except Exception as error:  # noqa: BLE001 - any other error is reported
-        check.explain_error(exercise, "Value(2.0, (a, b), (share_a,))", error)
+        wrong_type = (
+            Exception,
+            "When len(parents) != len(backward_fns), raise a ValueError (the type the check "
+            "expects), before __init__ uses either sequence.",
+        )
+        check.explain_error(exercise, "Value(2.0, (a, b), (share_a,))", error, [wrong_type])
     else:
         check.fail(
             exercise,
@@ -476,6 +481,17 @@ def _graph_diamond(ops: Any) -> tuple[Any, dict]:
     return y, {"a": a, "x": x, "w": w}
 
 
+def _graph_used_twice_twice(ops: Any) -> tuple[Any, dict]:
+    # a has two consumers, and each uses it twice: four edges. A walk that counts
+    # consumers (2) instead of edges lets a run as soon as the first consumer has sent
+    # its two shares; a + a sits one node deeper than a * a, so that happens whether the
+    # ready list is a stack or a queue.
+    x = ops.leaf([0.6, -1.2])
+    w = ops.leaf([-0.5, 0.8])
+    a = ops.mul(x, w)
+    return ops.mul(ops.mul(a, a), ops.tanh(ops.add(a, a))), {"a": a, "x": x, "w": w}
+
+
 def _graph_chain(ops: Any) -> tuple[Any, dict]:
     # y = (((x + x) * k + x) * k + x) ...: every node waits for the one after it, and x
     # has thousands of consumers.
@@ -493,6 +509,10 @@ _GRAPHS_113: list[tuple[str, Callable[[Any], tuple[Any, dict]]]] = [
     ("y = x, a leaf that is the output itself", _graph_leaf),
     ("a diamond: a = x*w feeds p = 3a, q = tanh(tanh(a)) and y = p*q + a", _graph_diamond),
     ("y = tanh(x) * 0 + x * k with x = 2u (tanh(x) gets a zero gradient)", _graph_zero_gradient),
+    (
+        "y = (a * a) * tanh(a + a) with a = x * w (two consumers, each using a twice)",
+        _graph_used_twice_twice,
+    ),
     (f"a chain of about {CHAIN_LENGTH:,} operations", _graph_chain),
 ]
 
@@ -824,9 +844,22 @@ def _train_with_minigrad(params: dict, x: np.ndarray, labels: np.ndarray, lr: fl
     return {k: v.data for k, v in variables.items()}, losses
 
 
-def _minigrad_gradients(x: np.ndarray, labels: np.ndarray, W1, b1, W2, b2) -> dict:
-    """The gradient function the check hands to train_by_hand: minigrad's, as NumPy."""
-    return mlp_reference(x, labels, W1, b1, W2, b2)
+class NotAParameterError(TypeError):
+    """grad_fn was called with keyword arguments that are not the MLP's parameters."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(f"grad_fn was given {', '.join(map(repr, names))}, not parameters")
+        self.names = names
+
+
+def _minigrad_gradients(x: np.ndarray, labels: np.ndarray, /, **params: np.ndarray) -> dict:
+    """The gradient function the check hands to train_by_hand: minigrad's, as NumPy. It
+    names keys that are not parameters (a loop that updated every key of grads added
+    them to params) by raising NotAParameterError."""
+    extra = [name for name in params if name not in PARAMETER_NAMES]
+    if extra:
+        raise NotAParameterError(extra)
+    return mlp_reference(x, labels, **params)
 
 
 def check_11_6(train_by_hand: Callable) -> None:
@@ -867,7 +900,12 @@ def _check_training_run(
             _updated_a_non_parameter,
             "The loop updated a key that is not a parameter: grad_fn's dict also holds "
             "'loss', the intermediates and 'x'. Update only the names in params.",
-        )
+        ),
+        (
+            NotAParameterError,
+            "The loop added keys of grads to params: grad_fn's dict also holds 'loss', the "
+            "intermediates and 'x'. Update only the four names in params.",
+        ),
     ]
     result = check.call(
         exercise, what, train_by_hand, _minigrad_gradients, given, x, labels, lr, steps, hints=hints

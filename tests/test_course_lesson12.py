@@ -40,14 +40,33 @@ def test_12_1_reference_passes(capsys) -> None:
     assert capsys.readouterr().out == "Exercise 12.1: correct.\n"
 
 
-def test_12_1_numpy_jvp_passes(capsys) -> None:
-    """Written differently: NumPy on .data, terms in the other order, a NumPy array back."""
+def test_12_1_variant_passes(capsys) -> None:
+    """Written differently: terms in the other order, a negation, Variable operations."""
     answer = _scaled_cos(
-        "ScaledCosNumpy",
-        lambda a, b, ta, tb: -(a.data * tb.data) * np.sin(b.data) + np.cos(b.data) * ta.data,
+        "ScaledCosVariant", lambda a, b, ta, tb: -(a * tb * b.sin()) + b.cos() * ta
     )
     lesson12.check_12_1(answer)
     assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("rule", "hint"),
+    [
+        (
+            lambda a, b, ta, tb: -(a.data * tb.data) * np.sin(b.data) + np.cos(b.data) * ta.data,
+            "all of jvp is computed with NumPy on .data",
+        ),
+        (
+            lambda a, b, ta, tb: ta * np.cos(b.data) - a * b.sin() * tb,
+            "part of jvp is computed with NumPy on .data",
+        ),
+    ],
+)
+def test_12_1_numpy_on_data_is_named(rule, hint) -> None:
+    """The right numbers, but a tangent that cannot be differentiated again, against the
+    exercise's "write it with Variable operations"."""
+    with pytest.raises(CheckError, match=rf"numbers are right, but {hint}"):
+        lesson12.check_12_1(_scaled_cos("ScaledCosOnData", rule))
 
 
 class ScaledCosWithBackward(minigrad.Function):
@@ -386,6 +405,7 @@ def test_12_3_right_answers_pass(answer, capsys) -> None:
         (lambda w, v: 2 * (w @ w) * v + 4 * (w @ v) * w, "that is half of Hv"),
         (lambda w, v: hv_by_hand(w, np.ones_like(v)), "not all ones"),
         (lambda w, v: 4 * (w @ v) * v + 8 * (w @ w) * w, "dot products are swapped"),
+        (lambda w, v: 12 * w * w * v, "the sum of fourth powers"),
         (lambda w, v: v @ hv_by_hand(w, v), "single number.*vᵀHv"),
         (lambda w, v: 4 * (w @ w) * (w @ v), "single number.*∇f·v"),
         (lambda w, v: 4 * (w @ w) * np.eye(w.size) + 8 * np.outer(w, w), "that is H itself"),

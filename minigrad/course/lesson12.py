@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad.autodiff import forward_ad
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.autodiff.gradients import grad
 from minigrad.course import check
 from minigrad.variable import Variable
 
@@ -172,7 +173,47 @@ def check_12_1(scaled_cos: type) -> None:
             check.fail(exercise, f"{what} is None: jvp must `return` the output's tangent.")
         expected = ta * np.cos(b) - a * np.sin(b) * tb
         check.expect_close(exercise, what, tangent, expected, _scaled_cos_mistakes(a, b, ta, tb))
+    _check_tangent_differentiable(exercise, scaled_cos, hints)
     check.passed(exercise)
+
+
+_ON_DATA = (
+    "the numbers are right, but {} of jvp is computed with NumPy on .data, so the tangent "
+    "cannot be differentiated again (section 6 shows Hv coming out as zeros for a backward "
+    "written that way). Write the rule with Variable operations on the saved Variables and "
+    "the tangents: b.cos(), b.sin(), *, -."
+)
+
+
+def _check_tangent_differentiable(exercise: str, scaled_cos: type, hints: list) -> None:
+    """With a and b requiring grad, the tangent is itself differentiable: its gradient
+    with respect to a is -sin(b)·ḃ, with respect to b -ȧ·sin(b) - a·cos(b)·ḃ."""
+    a_values, b_values = np.array([0.7, -1.3]), np.array([0.4, 1.1])
+    ta, tb = np.array([0.5, -2.0]), np.array([1.5, 0.25])
+    a = Variable(a_values.copy(), requires_grad=True)
+    b = Variable(b_values.copy(), requires_grad=True)
+    what = (
+        "the tangent of ScaledCos.apply(a, b) for a = [0.7, -1.3] and b = [0.4, 1.1] that "
+        "require grad, tangents [0.5, -2.0] and [1.5, 0.25]"
+    )
+
+    def run() -> Any:
+        with forward_ad.dual_level():
+            out = scaled_cos.apply(
+                forward_ad.make_dual(a, Variable(ta)), forward_ad.make_dual(b, Variable(tb))
+            )
+            tangent = forward_ad.unpack_dual(out).tangent
+            if not isinstance(tangent, Variable) or not tangent.requires_grad:
+                return None
+            return grad(tangent.sum(), (a, b), allow_unused=True)
+
+    grads = check.call(exercise, what, run, hints=hints)
+    if grads is None:
+        check.fail(exercise, f"{what}: " + _ON_DATA.format("all"))
+    expected = (-np.sin(b_values) * tb, -ta * np.sin(b_values) - a_values * np.cos(b_values) * tb)
+    for got, wanted in zip(grads, expected):
+        if got is None or not np.allclose(np.asarray(got.data), wanted):
+            check.fail(exercise, f"{what}: " + _ON_DATA.format("part"))
 
 
 # --------------------------------------------------------------------------- Exercise 12.2
@@ -393,6 +434,9 @@ def _quartic_mistakes(w: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
         "2 (w·v), not (w·v).": 4 * ww * v + 4 * wv * w,
         "that is half of Hv: the gradient of (w·w)² is 2 (w·w) · 2w = 4 (w·w) w, with the "
         "inner derivative 2w of w·w (chain rule).": 2 * ww * v + 4 * wv * w,
+        "that is Hv for the sum of fourth powers Σ w_i⁴, whose Hessian is diagonal (12 w_i²). "
+        "(w·w)² is the square of the whole sum, so moving one entry changes every entry "
+        "of ∇f = 4 (w·w) w: apply the product rule to that gradient.": 12 * w * w * v,
         "that is H·(1, 1, ..., 1): the direction must be v, not all ones.": 4 * ww
         + 8 * w.sum() * w,
         "the two dot products are swapped: the term along v has (w·w), the term along w "

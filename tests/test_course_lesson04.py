@@ -595,6 +595,8 @@ def test_4_4_reference_matches_a_measurement():
         (lambda n, b, w, s: (2 * n - 1) * b * w * 8, "8 bytes per number, float64's size"),
         (lambda n, b, w, s: (2 * n - 1) * w * s, "one row per array"),
         (lambda n, b, w, s: (2 * n - 1) * b * w, "a count of numbers, not of bytes"),
+        (lambda n, b, w, s: (2 * n - 1) * b * w * s * 8, "8 times the bytes, a count of bits"),
+        (lambda n, b, w, s: (2 * n - 1) * b * w * s / 1024, r"the count in KiB \(bytes / 1024\)"),
         (lambda n, b, w, s: 0, r"is 0, expected 294912\.$"),  # the edge: nothing
         (lambda n, b, w, s: None, "returned None: did you forget `return`"),
         (lambda n, b, w, s: "294912", "should return a number of bytes; got a str"),

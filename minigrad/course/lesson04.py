@@ -403,7 +403,7 @@ def saved_bytes_reference(layers: int, batch: int, width: int, itemsize: int) ->
     return (2 * layers - 1) * batch * width * itemsize
 
 
-def _slips_44(layers: int, batch: int, width: int, itemsize: int) -> dict[str, int]:
+def _slips_44(layers: int, batch: int, width: int, itemsize: int) -> dict[str, float]:
     """What the usual miscounts give, hint -> bytes."""
     one_array = batch * width * itemsize
     right = (2 * layers - 1) * one_array
@@ -428,6 +428,9 @@ def _slips_44(layers: int, batch: int, width: int, itemsize: int) -> dict[str, i
         "that is a count of numbers, not of bytes: multiply by `itemsize`.": (
             (2 * layers - 1) * batch * width
         ),
+        "that is 8 times the bytes, a count of bits: `itemsize` is already in bytes, so "
+        "multiply by it alone.": right * 8,
+        "that is the count in KiB (bytes / 1024): return the bytes themselves.": right / 1024,
     }
 
 

@@ -121,6 +121,27 @@ def test_14_1_mistakes_get_their_hint(predicted: object, hint: str) -> None:
     _message(error)
 
 
+def test_14_1_unwritten_says_so() -> None:
+    """The cell assigns predicted = None before the solution region."""
+    with pytest.raises(CheckError, match=r"^Exercise 14.1 is not written yet"):
+        lesson14.check_14_1(None)
+
+
+def test_14_1_student_cells_unwritten_say_so() -> None:
+    """As a learner: the student version's exercise cell stops at the stub, and its check
+    cell, run next in the same namespace, says the exercise is not written (no NameError)."""
+    path = Path(__file__).parent.parent / "lessons" / "exercises" / "14_text_optimization.ipynb"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+    exercise = next(s for s in sources if s.startswith("# Exercise 14.1"))
+    check_cell = next(s for s in sources if s.startswith("# Check Exercise 14.1"))
+    namespace: dict = {}
+    with pytest.raises(NotImplementedError, match="^Exercise 14.1"):
+        exec(exercise, namespace)
+    with pytest.raises(CheckError, match="^Exercise 14.1 is not written yet"):
+        exec(check_cell, namespace)
+
+
 def test_14_1_the_lesson_predicts_the_checks_page() -> None:
     # The check knows the page by its constants; the lesson must build the same one.
     cells = json.loads(LESSON.read_text())["cells"]

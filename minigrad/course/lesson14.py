@@ -169,6 +169,8 @@ def check_14_1(predicted: Any) -> None:
     """predicted: {"title": [...], "description": [...]} (and "shop", empty), the lines each
     part of the page receives when backward runs through format."""
     exercise = "14.1"
+    if predicted is None:  # the cell assigns None before the learner's answer
+        check.not_written(exercise)
     if not isinstance(predicted, dict):
         check.fail(
             exercise,

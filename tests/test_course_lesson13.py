@@ -203,6 +203,53 @@ def test_13_1_hidden_data_has_edge_cases() -> None:
     assert any(x is not y for x, y in equal)
 
 
+def test_13_1_parameter_recognised_by_its_values_is_named() -> None:
+    # An activation with exactly a parameter's numbers is still a buffer of its own.
+    def parameter_by_value(arrays, parameters):
+        owners = {}
+        for array in arrays:
+            while isinstance(array.base, np.ndarray):
+                array = array.base
+            owners[id(array)] = array
+
+        def is_parameter(buffer):
+            return any(p.shape == buffer.shape and np.array_equal(p, buffer) for p in parameters)
+
+        weights = sum(b.nbytes for b in owners.values() if is_parameter(b))
+        return sum(b.nbytes for b in owners.values()) - weights, weights
+
+    with pytest.raises(CheckError, match=r"is \(0, 192\), expected \(96, 96\): an activation "):
+        lesson13.check_13_1(parameter_by_value)
+
+
+def test_13_1_data_pointer_answer_passes(capsys) -> None:
+    # Written differently again: owners told apart by the address of their memory.
+    def by_address(arrays, parameters):
+        def root(array):
+            return array.base if isinstance(array.base, np.ndarray) else array
+
+        sizes = {root(a).__array_interface__["data"][0]: root(a).nbytes for a in arrays}
+        addresses = {root(p).__array_interface__["data"][0] for p in parameters}
+        weights = sum(n for address, n in sizes.items() if address in addresses)
+        return sum(sizes.values()) - weights, weights
+
+    lesson13.check_13_1(by_address)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_13_1_hidden_data_has_an_activation_equal_to_a_parameter() -> None:
+    ties = [
+        (arrays, parameters)
+        for _, arrays, parameters in lesson13._cases_13_1()
+        if any(
+            a is not p and a.shape == p.shape and np.array_equal(a, p)
+            for a in arrays
+            for p in parameters
+        )
+    ]
+    assert ties
+
+
 def test_13_1_unwritten_exercise_says_so() -> None:
     def stub(arrays, parameters):
         raise NotImplementedError("Exercise 13.1: write distinct_bytes")
@@ -355,6 +402,62 @@ def test_13_2_forgotten_detach_without_the_warning_gets_the_detach_hint() -> Non
 
     with pytest.raises(CheckError, match=r"second time.*\*detached\* copies"):
         lesson13.check_13_2(RetainsInsteadOfDetaching)
+
+
+class DetachesWithoutRequiresGrad(Checkpoint):
+    @staticmethod
+    def backward(ctx, grad_output):
+        inputs = [x.detach() for x in ctx.saved_tensors]  # the copies need no gradient
+        with minigrad.enable_grad():
+            output = ctx.block(*inputs)
+        output.backward(grad_output)
+        return (None, *[x.grad for x in inputs])  # None
+
+
+class RecomputesButReturnsGradOutput(Checkpoint):
+    @staticmethod
+    def backward(ctx, grad_output):
+        inputs = [x.detach().requires_grad_() for x in ctx.saved_tensors]
+        with minigrad.enable_grad():
+            output = ctx.block(*inputs)
+        output.backward(grad_output)
+        return (None, *[grad_output for _ in inputs])
+
+
+def test_13_2_input_gradient_none_is_named() -> None:
+    with pytest.raises(CheckError, match=r"gradient stops at your Checkpoint.*requires_grad_"):
+        lesson13.check_13_2(DetachesWithoutRequiresGrad)
+
+
+def test_13_2_wrong_input_gradient_is_named_without_array_dumps() -> None:
+    with pytest.raises(
+        CheckError, match="the gradient your backward returns for the input"
+    ) as caught:
+        lesson13.check_13_2(RecomputesButReturnsGradOutput)
+    assert "[[" not in str(caught.value)
+
+
+def test_13_2_seeded_by_a_weighted_sum_passes(capsys) -> None:
+    # Written differently: fresh leaves, no_grad in forward, (output * grad).sum().backward().
+    class WeightedSum(minigrad.Function):
+        @staticmethod
+        def forward(ctx, block, *inputs):
+            ctx.save_for_backward(*inputs)
+            ctx.run = block
+            with minigrad.no_grad():
+                return block(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            leaves = [
+                minigrad.Variable(v.data, requires_grad=v.requires_grad) for v in ctx.saved_tensors
+            ]
+            with minigrad.enable_grad():
+                (ctx.run(*leaves) * grad_output).sum().backward()
+            return (None, *[leaf.grad if leaf.requires_grad else None for leaf in leaves])
+
+    lesson13.check_13_2(WeightedSum)
+    assert "correct" in capsys.readouterr().out
 
 
 def test_13_2_unwritten_exercise_says_so() -> None:

@@ -89,6 +89,11 @@ EVERY_PARAMETER = (
     "saved the bias (an addition saves nothing), so it is not counted."
 )
 SWAPPED = "the two numbers are swapped: return (activation bytes, parameter bytes)."
+PARAMETER_BY_VALUE = (
+    "an activation that holds the same numbers as a parameter was counted as the parameter. "
+    "It is a buffer of its own: recognise a parameter's buffer by identity (`is`, or `id()` "
+    "of the owner), not by comparing values."
+)
 
 
 def _ids(arrays: Sequence[np.ndarray], key: Callable[[np.ndarray], int] = id) -> set:
@@ -129,6 +134,17 @@ def _model_by_value(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
     return distinct_bytes(kept, parameters)
 
 
+def _model_parameter_by_value(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
+    """Distinct owners, but an owner that equals a parameter in values counted as one."""
+    buffers = {id(b): b for b in map(owner, arrays)}
+
+    def like_a_parameter(buffer: np.ndarray) -> bool:
+        return any(p.shape == buffer.shape and np.array_equal(p, buffer) for p in parameters)
+
+    act = sum(b.nbytes for b in buffers.values() if not like_a_parameter(b))
+    return act, sum(b.nbytes for b in buffers.values() if like_a_parameter(b))
+
+
 def _model_8_bytes(arrays: Sequence, parameters: Sequence) -> tuple[int, int]:
     """Distinct owners counted with 8 bytes per number, whatever the dtype."""
     buffers = {id(b): b for b in map(owner, arrays)}
@@ -148,6 +164,7 @@ def _mistakes_13_1(arrays: Sequence, parameters: Sequence) -> dict[str, tuple[in
         FORGOT_BASE: _model_no_base(arrays, parameters),
         SHARED_TWICE: _model_every_reference(arrays, parameters),
         BY_VALUE: _model_by_value(arrays, parameters),
+        PARAMETER_BY_VALUE: _model_parameter_by_value(arrays, parameters),
         ASSUMED_8_BYTES: _model_8_bytes(arrays, parameters),
     }
 
@@ -185,6 +202,7 @@ def _cases_13_1() -> list[tuple[str, list[np.ndarray], list[np.ndarray]]]:
     big = np.ones((6, 4), dtype=np.float32)
     x = np.linspace(-1.0, 1.0, 8).reshape(2, 4)
     weight, bias = np.full((3, 4), 0.5), np.zeros(3)
+    copy = weight.copy()  # a tie: an activation with exactly the weight's numbers
     saved, parameters = _saved_by_small_mlp()
     return [
         ("distinct_bytes([], [])", [], []),
@@ -204,6 +222,12 @@ def _cases_13_1() -> list[tuple[str, list[np.ndarray], list[np.ndarray]]]:
             "distinct_bytes([x, weight.T], [weight, bias]), what a Linear saves,",
             [x, weight.T],
             [weight, bias],
+        ),
+        (
+            "distinct_bytes([y, weight.T], [weight]), where y holds the same numbers as the "
+            "weight but is an array of its own,",
+            [copy, weight.T],
+            [weight],
         ),
         (
             "distinct_bytes(saved, parameters), what a 3-block Linear/Tanh MLP saves,",
@@ -360,6 +384,39 @@ def _plain_run(blocks: list[_Block], x_data: np.ndarray) -> tuple[np.ndarray, li
     return h.data.copy(), grads, x.grad.data.copy()
 
 
+INPUT_GRADIENT_NONE = (
+    "the last block's parameters got their gradient, the blocks before it none: the "
+    "gradient stops at your Checkpoint, whose backward returned None for its input. "
+    "Recompute from copies that require grad (`x.detach().requires_grad_()`) and return "
+    "their `.grad` after the inner backward."
+)
+INPUT_GRADIENT_WRONG = (
+    "the last block's parameters got the right gradient, the blocks before it a wrong "
+    "one, so the gradient your backward returns for the input is wrong. Return the `.grad` "
+    "that the inner backward gave the detached copies of the inputs, one per input."
+)
+
+
+def _check_gradient_reaches_the_input(exercise: str, grads: list, expected: list) -> None:
+    """Fail with a hint when the last block's parameters are right and earlier ones not:
+    the gradient Checkpoint.backward returns for its input is missing or wrong."""
+
+    def right(grad: Any, wanted: np.ndarray) -> bool:
+        return isinstance(grad, Variable) and np.allclose(grad.data, wanted, rtol=1e-12, atol=0)
+
+    *earlier, last_w, last_b = zip(grads, expected)
+    if not (right(*last_w) and right(*last_b)):
+        return
+    if any(grad is None for grad, _ in earlier):
+        check.fail(exercise, INPUT_GRADIENT_NONE)
+    doubled = any(
+        isinstance(grad, Variable) and np.allclose(grad.data, 2 * wanted, rtol=1e-12, atol=0)
+        for grad, wanted in earlier
+    )
+    if not doubled and not all(right(grad, wanted) for grad, wanted in earlier):
+        check.fail(exercise, INPUT_GRADIENT_WRONG)
+
+
 def check_13_2(checkpoint_class: Any) -> None:
     """Checkpoint.apply(block, *inputs): forward keeps only the inputs, backward recomputes."""
     exercise = "13.2"
@@ -424,6 +481,7 @@ def check_13_2(checkpoint_class: Any) -> None:
                 f"{NOT_DETACHED}",
             )
     grads = [p.grad for block in blocks for p in block.parameters()]
+    _check_gradient_reaches_the_input(exercise, grads, grads_expected)
     if any(grad is None for grad in grads):
         check.fail(
             exercise,

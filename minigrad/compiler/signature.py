@@ -107,8 +107,8 @@ def first_difference(first: list[tuple], second: list[tuple]) -> str:
         if a != b:
             what = a[0] if a[0] == b[0] else f"{a[0]} / {b[0]}"
             detail = _detail(a, b)
-            return f"event {index} ({what}) differs between the first two runs{detail}"
-    return f"the first two runs did {len(first)} and {len(second)} things"
+            return f"event {index} ({what}) differs between the last two traced runs{detail}"
+    return f"the last two traced runs did {len(first)} and {len(second)} things"
 
 
 def _detail(a: tuple, b: tuple) -> str:

@@ -133,6 +133,8 @@ def test_the_distinct_buffer_count_agrees_with_tracemalloc(deep) -> None:
 
 def test_a_checkpoint_around_every_block_saves_almost_nothing_here(deep) -> None:
     plain, every = deep["plain"], deep["every block"]
+    # The same arrays: each block's input is the previous block's Tanh output.
+    assert every["numpy_kept"] == pytest.approx(plain["numpy_kept"], rel=0.001)
     assert every["kept"] > 0.95 * plain["kept"]
     assert every["peak"] > 0.95 * plain["peak"]
 
@@ -143,14 +145,30 @@ def test_segments_of_sqrt_n_blocks_keep_less_than_half(deep) -> None:
     assert segments["peak"] < 0.5 * plain["peak"]
 
 
-def test_the_segment_model_n_over_k_plus_k(deep) -> None:
+@pytest.mark.parametrize("k", [4, 8, 16])
+def test_the_segment_model_n_over_k_plus_k(deep, k) -> None:
     # peak(k) = (n/k + k) a of saved buffers, x among them (not new, so minus one), plus
-    # backward's working arrays.
-    k = 16
-    peak = _traced(_segments(k), deep["blocks"], deep["x"])["peak"]
+    # backward's working arrays; kept when forward ends: the n/k segment inputs (x among
+    # them) and the last output.
+    measured = deep["segments of 8"] if k == 8 else _traced(_segments(k), deep["blocks"], deep["x"])
     model = (DEPTH / k + k - 1) * A
-    assert model <= peak < model + 10 * A
-    assert peak > deep["segments of 8"]["peak"]  # k = 8 = sqrt(64) is the best
+    assert model <= measured["peak"] < model + 10 * A
+    assert measured["numpy_kept"] == pytest.approx(DEPTH / k * A, rel=0.001)
+    if k != 8:
+        assert measured["peak"] > deep["segments of 8"]["peak"]  # k = 8 = sqrt(64) is the best
+
+
+@pytest.mark.parametrize("depth", [16, 36])
+def test_segments_of_sqrt_n_grow_like_two_sqrt_n_and_plain_like_n(depth) -> None:
+    # The depth sweep: plain n + 1 arrays (x not new here), segments of sqrt(n) 2 sqrt(n).
+    blocks, x = _blocks(depth), _input()
+    k = round(depth**0.5)
+    plain = _traced(_plain, blocks, x)["peak"]
+    every = _traced(_segments(1), blocks, x)["peak"]
+    segments = _traced(_segments(k), blocks, x)["peak"]
+    assert depth * A <= plain < (depth + 10) * A
+    assert depth * A <= every < (depth + 10) * A
+    assert (2 * k - 1) * A <= segments < (2 * k + 9) * A
 
 
 def test_a_checkpoint_around_each_wide_block_saves_most_of_its_memory() -> None:
@@ -187,6 +205,25 @@ def _half_hooks(weights: list[np.ndarray], once: bool):
         return minigrad.Variable(half.astype(dtype))
 
     return pack, unpack
+
+
+def test_an_offload_store_of_every_saved_value_holds_twice_the_activations() -> None:
+    # A pack hook sees saved values, not buffers: each block output is copied twice (for the
+    # Tanh and for the next Linear), and each weight.T once.
+    blocks, x = _blocks(16), _input()
+    store: list[np.ndarray] = []
+
+    def offload(variable):
+        store.append(variable.data.copy())
+        return len(store) - 1
+
+    hooks = (offload, lambda position: minigrad.Variable(store[position]))
+    in_place = _traced(_plain, blocks, x)["numpy_kept"]
+    offloaded = _traced(_plain, blocks, x, hooks)["numpy_kept"]
+    assert in_place == pytest.approx(16 * A, rel=0.001)
+    # 16 outputs twice, x's copy once, the loss's saved output, 16 weights (1/8 a each).
+    assert offloaded == pytest.approx((2 * 16 + 1 + 16 / 8) * A, rel=0.01)
+    assert offloaded > 1.9 * in_place
 
 
 def test_float16_once_per_buffer_keeps_a_quarter() -> None:

@@ -417,3 +417,19 @@ def test_5_3_not_a_function_class() -> None:
         lesson05.check_5_3(Reference.apply)
     with pytest.raises(CheckError, match="subclasses minigrad.Function"):
         lesson05.check_5_3(lambda x, w, b: x)
+
+
+class ZerosForEveryBias(Reference):
+    """A learner who returns zeros as the bias gradient whenever there is a bias."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight, bias = ctx.saved_tensors
+        grad_bias = None if bias is None else np.zeros(weight.shape[0])
+        return grad_output @ weight, grad_output.T @ x, grad_bias
+
+
+def test_5_3_a_bias_gradient_of_zeros_is_named() -> None:
+    """Found by the audit: zeros for an existing bias got numbers only."""
+    with pytest.raises(CheckError, match=r"that is all zeros: the bias gets grad_output summed"):
+        lesson05.check_5_3(ZerosForEveryBias)

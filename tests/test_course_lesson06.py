@@ -518,3 +518,42 @@ def test_6_1_backward_returning_a_list_is_explained() -> None:
     cls = _grad_factor(lambda ctx, g: [g * ctx.f, None])
     with pytest.raises(CheckError, match=r"return a tuple \(grad_x, None\), not a list"):
         lesson06.check_6_1(cls)
+
+
+@pytest.mark.parametrize(
+    ("gradient", "name"),
+    [
+        (lambda a, b, g: (g * (b - 1), g * a * b), "b"),
+        (lambda a, b, g: (g * (b - a), g * a), "a"),
+        (lambda a, b, g: (g * (b - 1), g * (a - 1)), "b"),
+    ],
+    ids=["product-for-b", "a-minus-for-a", "a-minus-one-for-b"],
+)
+def test_6_2_an_unknown_slip_says_what_to_redo(gradient: Callable, name: str) -> None:
+    """Found by the audit: slips the check does not know got numbers only."""
+    hint = (
+        rf"that is not grad_output times the partial derivative for {name}\. Take the terms "
+        rf"1, -a and ab one at a time"
+    )
+    with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_2(_implies(gradient))
+
+
+def test_6_2_summed_to_a_number_is_told_not_to_add_up() -> None:
+    """Found by the audit: a gradient summed to one number got the broadcasting hint."""
+
+    def gradient(a, b, g):
+        return (g * (b - 1)).sum(), (g * a).sum()
+
+    with pytest.raises(CheckError, match=r"fewer entries than the input: do not add the products"):
+        lesson06.check_6_2(_implies(gradient))
+
+
+def test_6_3_mean_over_the_gates_is_named() -> None:
+    """Found by the audit: the mean of the weighted gates got numbers only."""
+
+    def neuron(a, b, logits):
+        return (relaxed_gates(a, b) * minigrad.softmax(logits, dim=-1)).mean(-1)
+
+    with pytest.raises(CheckError, match=r"1/16 of the mix"):
+        lesson06.check_6_3(neuron)

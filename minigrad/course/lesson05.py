@@ -541,7 +541,12 @@ def check_5_3(linear: Any) -> None:
         "b.grad",
         _grad_of(exercise, b, "b"),
         g.sum(0),
-        {"that is the mean over the batch; sum: grad_output.sum(0).": g.mean(0)},
+        {
+            "that is the mean over the batch; sum: grad_output.sum(0).": g.mean(0),
+            "that is all zeros: the bias gets grad_output summed over the batch, "
+            "grad_output.sum(0). (Only a bias that is None gets no gradient, and then None, "
+            "not zeros.)": np.zeros_like(g.sum(0)),
+        },
     )
 
     # A bias of zeros, on a batch of one sample: still a bias, so it gets its gradient.

@@ -273,6 +273,15 @@ def _implies_mistakes(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> dict[str, 
 
 
 def _implies_shape_hint(error: GradientShapeError) -> str:
+    if len(error.got) < len(error.expected) or (
+        len(error.got) == len(error.expected) and np.prod(error.got) < np.prod(error.expected)
+    ):
+        # Fewer entries than the input: the products were added up, not returned whole.
+        return (
+            "It has fewer entries than the input: do not add the products up. Return "
+            "grad_output times each partial, entry by entry (the shape of grad_output); "
+            "apply sums a broadcast gradient back to its input's shape when it needs to."
+        )
     return (
         "With inputs that broadcast (a of shape (3, 1), b of shape (4,)), the output and "
         "grad_output have the broadcast shape (3, 4). Return the full products, grad_output "
@@ -326,13 +335,21 @@ def check_6_2(relaxed_implies: Any) -> None:
     expected = {"a": g * (b_data - 1), "b": g * a_data}
     mistakes = _implies_mistakes(g, a_data, b_data)
     for input_name in ("a", "b"):
-        check.expect_close(
-            exercise,
-            f"{input_name}.grad",
-            grads[input_name],
-            expected[input_name],
-            mistakes[input_name],
-        )
+        what = f"{input_name}.grad"
+        got = check.as_array(exercise, what, grads[input_name])
+        known = [*mistakes[input_name].values(), expected[input_name]]
+        if got.shape == expected[input_name].shape and not any(
+            np.allclose(got, value, rtol=1e-6, atol=1e-8) for value in known
+        ):
+            # No slip the check knows: say what to redo rather than only show numbers.
+            check.fail(
+                exercise,
+                f"{what} is {check._short(got)}, expected {check._short(expected[input_name])}: "
+                f"that is not grad_output times the partial derivative for {input_name}. "
+                f"Take the terms 1, -a and ab one at a time: which of them contain "
+                f"{input_name}, and what does each contribute to the derivative?",
+            )
+        check.expect_close(exercise, what, got, expected[input_name], mistakes[input_name])
 
     # Broadcasting: a (3, 1) against b (4,) gives a (3, 4) output.
     rng = np.random.default_rng(61)
@@ -457,6 +474,8 @@ def check_6_3(neuron_output: Any) -> None:
             "weight, which the logits decide.": gates.mean(axis=1),
             "that is only the most likely gate (the hardened neuron): training needs the "
             "whole softmax mix, sum_i w_i · gate_i.": gates[:, int(np.argmax(z))],
+            "that is the mean of the 16 weighted gates, 1/16 of the mix: the softmax weights "
+            "already add up to 1, so add the weighted gates up, `.sum(-1)`.": expected / 16,
             "a and b are swapped: the gates are not symmetric (A AND NOT B differs from NOT A "
             "AND B), so pass them in order, relaxed_gates(a, b).": (
                 relaxed_gates_numpy(b_data, a_data) @ weights

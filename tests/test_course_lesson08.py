@@ -358,3 +358,51 @@ def test_8_2_undefined_tile_size_is_named_from_the_code() -> None:
 
     with pytest.raises(CheckError, match="TILE_SIZE is neither an argument of the kernel"):
         lesson08.check_8_2(load_tile_global_size)
+
+
+@cuda.jit
+def diff_guard_less_equal(out, x):
+    i = cuda.grid(1)
+    if i <= out.size:  # the mistake under test: lets i = n - 1 through
+        out[i] = x[i + 1] - x[i]
+
+
+def test_8_1_a_guard_written_with_out_size_is_not_called_i_less_than_n() -> None:
+    """Found by the audit: `i <= out.size` was told it had passed `i < n`."""
+    with pytest.raises(CheckError, match=r"your guard let it through \(as `i < x.size` or"):
+        lesson08.check_8_1(diff_guard_less_equal)
+
+
+@cuda.jit(device=True)
+def load_tile_last_column_short(tile, matrix, tile_row, tile_col):
+    size = tile.shape[0]
+    row = tile_row * size + cuda.threadIdx.y
+    col = tile_col * size + cuda.threadIdx.x
+    if row < matrix.shape[0] and col < matrix.shape[1] - 1:  # the mistake under test
+        tile[cuda.threadIdx.y, cuda.threadIdx.x] = matrix[row, col]
+    else:
+        tile[cuda.threadIdx.y, cuda.threadIdx.x] = 0.0
+
+
+@cuda.jit(device=True)
+def load_tile_last_row_short(tile, matrix, tile_row, tile_col):
+    size = tile.shape[0]
+    row = tile_row * size + cuda.threadIdx.y
+    col = tile_col * size + cuda.threadIdx.x
+    if row < matrix.shape[0] - 1 and col < matrix.shape[1]:  # the mistake under test
+        tile[cuda.threadIdx.y, cuda.threadIdx.x] = matrix[row, col]
+    else:
+        tile[cuda.threadIdx.y, cuda.threadIdx.x] = 0.0
+
+
+@pytest.mark.parametrize(
+    ("function", "hint"),
+    [
+        (load_tile_last_column_short, r"the last column of the matrix was stored as 0"),
+        (load_tile_last_row_short, r"the last row of the matrix was stored as 0"),
+    ],
+)
+def test_8_2_one_bound_one_short_is_named(function, hint) -> None:
+    """Found by the audit: a single bound one short got numbers only."""
+    with pytest.raises(CheckError, match=hint):
+        lesson08.check_8_2(function)

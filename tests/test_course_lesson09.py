@@ -491,3 +491,18 @@ def test_9_4_mask_that_lets_zero_through_is_named() -> None:
 
     with pytest.raises(CheckError, match="also flows where the input was negative"):
         lesson09.check_9_4(ReluGreaterEqual)
+
+
+def test_9_1_a_newton_step_scaled_by_lr_is_named() -> None:
+    """Found by the audit: x - lr·f'/f'' where f'' > 0 got numbers only."""
+
+    def newton_step(f, x, lr=0.1):
+        point = minigrad.Variable(x, requires_grad=True)
+        (first,) = minigrad.grad(f(point), point, create_graph=True)
+        (second,) = minigrad.grad(first, point)
+        if second.item() > 0:
+            return x - lr * first.item() / second.item()
+        return x - lr * first.item()
+
+    with pytest.raises(CheckError, match=r"the Newton step takes no learning rate"):
+        lesson09.check_9_1(newton_step)

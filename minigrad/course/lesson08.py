@@ -282,10 +282,10 @@ def _index_error(exercise: str, launch: str, error: IndexError, n: int, threads:
         place = f" in thread {thread} of block {block} (i = {block}·{threads} + {thread} = {i})"
         if i == n - 1:
             hint = (
-                f"That thread has i = n - 1 = {i}: it passed a guard `i < n` (or `i < x.size`) "
-                f"and read x[i + 1] = x[{n}], one past the end. A thread that reads its right "
-                f"neighbour must stop one earlier: `if i < out.size:` (= n - 1), or "
-                f"`if i + 1 < x.size:`."
+                f"That thread has i = n - 1 = {i}: your guard let it through (as `i < x.size` "
+                f"or `i <= out.size` do) and it read x[i + 1] = x[{n}], one past the end. "
+                f"A thread that reads its right neighbour must stop one earlier: "
+                f"`if i < out.size:` (= n - 1), or `if i + 1 < x.size:`."
             )
         elif i < n - 1:
             hint = (
@@ -582,6 +582,14 @@ def _diagnose_tile(
         "the last row and column of the matrix were dropped: the test is `row < rows` "
         "(rows = matrix.shape[0]), not `row < rows - 1`.": reference_tile(
             matrix, tile_row, tile_col, limits=(rows - 1, cols - 1)
+        ),
+        "the last column of the matrix was stored as 0: the column test is one short; "
+        "`col < matrix.shape[1]` keeps every column.": reference_tile(
+            matrix, tile_row, tile_col, limits=(rows, cols - 1)
+        ),
+        "the last row of the matrix was stored as 0: the row test is one short; "
+        "`row < matrix.shape[0]` keeps every row.": reference_tile(
+            matrix, tile_row, tile_col, limits=(rows - 1, cols)
         ),
         "the tile starts at the wrong element: tile (tile_row, tile_col) starts at row "
         "tile_row*T and column tile_col*T, with T = tile.shape[0]; did you forget to "

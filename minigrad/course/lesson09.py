@@ -190,6 +190,10 @@ def check_9_1(newton_step_fn: Any) -> None:
                 point + lr * first
             ),
             "that is x - f'(x): the gradient step multiplies the slope by lr.": point - first,
+            "that is x - lr·f'(x)/f''(x): the Newton step takes no learning rate, dividing by "
+            "f'' already sets its length, x - f'(x)/f''(x).": (
+                point - lr * first / second if second > 0 else math.nan
+            ),
             "that divides by |f''|: where f'' < 0 the exercise asks for a gradient step, "
             "x - lr·f'(x).": point - first / abs(second) if second != 0 else math.nan,
         }

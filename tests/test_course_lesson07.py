@@ -469,7 +469,7 @@ def test_7_2_first_word_assumed_to_fit_is_caught() -> None:
     rule = _max_characters(
         lines=lambda t, n: [language.at_most_words(max(_words_that_fit(t, n), 1), len(t.split()))]
     )
-    with pytest.raises(CheckError, match="asks for at most 1 words, expected 0: one word too many"):
+    with pytest.raises(CheckError, match="asks for at most 1 word, expected 0: one word too many"):
         lesson07.check_7_2(rule)
 
 

@@ -131,7 +131,7 @@ def test_format_routes_each_line_to_the_inputs_it_concerns():
     y = mt.format("{title}\n\n{body}", title=title, body=body)
     y.backward(
         Variable(
-            "[title] Shorten the text to at most 1 words (it has 2).\n"
+            "[title] Shorten the text to at most 1 word (it has 2).\n"
             'Remove the word "cheap".\n'
             "Be friendlier.\n"
             "\n"
@@ -141,7 +141,7 @@ def test_format_routes_each_line_to_the_inputs_it_concerns():
     # "[role]" lines go to that input only; a removal goes to the inputs containing the
     # word; any other line (the blank one is dropped) concerns the whole and goes to all.
     assert title.grad.data == (
-        "[title] Shorten the text to at most 1 words (it has 2).\nBe friendlier."
+        "[title] Shorten the text to at most 1 word (it has 2).\nBe friendlier."
     )
     assert body.grad.data == (
         'Remove the word "cheap".\nBe friendlier.\n[body] Make the text match the pattern /^A/.'
@@ -432,7 +432,7 @@ def test_explanation_backward_with_no_argument_gives_feedback_to_the_judged_text
     explanation.backward()
     # The default engine keeps the instructions and drops the summary line.
     assert answer.grad.data == (
-        'Add the word "minigrad".\nShorten the text to at most 1 words (it has 2).'
+        'Add the word "minigrad".\nShorten the text to at most 1 word (it has 2).'
     )
     assert answer.grad.is_text
     assert answer.grad.role == "feedback to answer"
@@ -513,7 +513,7 @@ def test_two_evaluators_on_one_parameter_join_their_feedback():
     mg.autograd.backward([first, second])
     parts = answer.grad.data.split("\n\n")
     assert sorted(parts) == sorted(
-        ['Add the word "minigrad".', "Shorten the text to at most 1 words (it has 2)."]
+        ['Add the word "minigrad".', "Shorten the text to at most 1 word (it has 2)."]
     )
     assert answer.grad.role == "feedback to answer"
 
@@ -523,7 +523,7 @@ def test_feedback_from_two_backward_calls_accumulates():
     MustInclude(["minigrad"])(answer)[1].backward()
     WordCount(max_words=1)(answer)[1].backward()
     assert answer.grad.data == (
-        'Add the word "minigrad".\n\nShorten the text to at most 1 words (it has 2).'
+        'Add the word "minigrad".\n\nShorten the text to at most 1 word (it has 2).'
     )
     assert answer.grad.role == "feedback to answer"
 
@@ -633,7 +633,7 @@ ENGINE_CASES = [
     (
         "keep-protects-from-shortening",
         "minigrad one two three",
-        "Shorten the text to at most 1 words.",
+        "Shorten the text to at most 1 word.",
         ['Keep the word "three".'],
         "three",
         [],
@@ -641,7 +641,7 @@ ENGINE_CASES = [
     (
         "keep-wins-over-the-limit",
         "alpha beta",
-        "Shorten the text to at most 1 words.",
+        "Shorten the text to at most 1 word.",
         ['Keep the word "alpha".', 'Keep the word "beta".'],
         "alpha beta",
         [],

@@ -45,7 +45,7 @@ REPEAT_CASES = (
         "hello there",
         "opening",
         1,
-        ("Say who you are.", "Shorten the text to at most 1 words (it has 2)."),
+        ("Say who you are.", "Shorten the text to at most 1 word (it has 2)."),
     ),
 )
 
@@ -532,7 +532,8 @@ def _check_lines(
             hint = "k is the number of first words that, joined by spaces, fit the limit."
         check.fail(
             exercise,
-            f"{what} asks for at most {k} words, expected {want_k}: {hint}",
+            f"{what} asks for at most {k} {'word' if k == 1 else 'words'}, expected {want_k}: "
+            f"{hint}",
         )
     if count != want_count:
         check.fail(

@@ -44,11 +44,15 @@ def keep_word(word: str) -> str:
 
 
 def at_most_words(limit: int, now: int) -> str:
-    return f"Shorten the text to at most {limit} words (it has {now})."
+    return f"Shorten the text to at most {limit} {_words(limit)} (it has {now})."
 
 
 def at_least_words(limit: int, now: int) -> str:
-    return f"Lengthen the text to at least {limit} words (it has {now})."
+    return f"Lengthen the text to at least {limit} {_words(limit)} (it has {now})."
+
+
+def _words(count: int) -> str:
+    return "word" if count == 1 else "words"
 
 
 def match_pattern(pattern: str) -> str:

@@ -12,7 +12,6 @@ the lesson, for W of shape (out, in), are the most likely wrong answer and are n
 from __future__ import annotations
 
 import itertools
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +24,7 @@ from minigrad.autodiff.errors import (
     GradientShapeError,
 )
 from minigrad.autodiff.function import Function
-from minigrad.course import check
+from minigrad.course import check, raised
 from minigrad.variable import Variable
 
 # (N, in_features, out_features, seed): rectangular first, so that a missing transpose or a
@@ -81,22 +80,12 @@ def _call(exercise: str, fn: Callable[..., Any], args: tuple, call: str, hint: s
         check.fail(exercise, f"{call} raised {type(error).__name__}: {_sentence(error)} {hint}")
 
 
-def _raised_by(error: BaseException, function: types.FunctionType) -> bool:
-    """Whether `function` itself raised `error` (the innermost frame of its traceback)."""
-    traceback = error.__traceback__
-    if traceback is None:
-        return False
-    while traceback.tb_next is not None:
-        traceback = traceback.tb_next
-    return traceback.tb_frame.f_code is function.__code__
-
-
 # gradcheck follows Variable operations and .data, but .numpy() refuses a Variable that
 # requires grad: a learner who used it gets told so. The rule looks at where the error was
 # raised (Variable.numpy), not at its message.
 NUMPY_IN_BACKWARD = (
     RuntimeError,
-    lambda error: _raised_by(error, conversions.numpy),
+    lambda error: raised.raised_in(error, conversions.numpy),
     "Your code calls .numpy() on a Variable; work with Variable operations (@, .T, .sum(0)) "
     "or with .data, which gradcheck can follow.",
 )

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import conversions
-from minigrad.course import check
+from minigrad.course import check, raised
 from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- Exercise 10.1
@@ -335,16 +335,6 @@ def check_10_2(must_trace: Any) -> None:
 # --------------------------------------------------------------------------- Exercise 10.3
 
 
-def _raised_in(error: BaseException, function: Any) -> bool:
-    """Whether the innermost frame of the error's traceback is `function`'s code."""
-    traceback = error.__traceback__
-    if traceback is None:
-        return False
-    while traceback.tb_next is not None:
-        traceback = traceback.tb_next
-    return traceback.tb_frame.f_code is function.__code__
-
-
 def _number_has_no_attribute(error: BaseException) -> bool:
     """An AttributeError raised by reading an attribute (.shape, .dtype, ...) of a number."""
     obj = getattr(error, "obj", None)
@@ -361,7 +351,7 @@ _GUARD_HINTS: list[check.HintRule] = [
     ),
     (
         RuntimeError,
-        lambda error: _raised_in(error, conversions.__bool__),
+        lambda error: raised.raised_in(error, conversions.__bool__),
         "`==` or `!=` with a Variable compares numbers element by element and gives a "
         "Variable, which has no single truth value. A Variable's numbers are copied into "
         "the replay's buffers on every call, so do not compare them: compare what the "
@@ -369,7 +359,7 @@ _GUARD_HINTS: list[check.HintRule] = [
     ),
     (
         TypeError,
-        lambda error: _raised_in(error, conversions.__len__),
+        lambda error: raised.raised_in(error, conversions.__len__),
         "A 0-d Variable (a single number, shape ()) has no len(): compare .shape, which "
         "works for any number of dimensions.",
     ),

@@ -159,6 +159,8 @@ def test_0_3_accepts_another_way(capsys: pytest.CaptureFixture) -> None:
         (3.0, 2.0, r"the b\*\*2 term adds 2b"),
         (3.0, 6.0, r"a \* b adds a"),
         (3.0, 5.0, r"the derivative of b\*\*2 is 2b, not b"),
+        # b + 2a = 7: the roles of a and b swapped in the derivative.
+        (3.0, 7.0, r"grad_b is 7, expected 8: that is b \+ 2a: a and b swapped places"),
         (3.0, 16.0, "twice the answer"),
         (6.0, 16.0, "grad_a is 6, expected 3: .*twice without zeroing .grad"),
         (6.0, 8.0, "grad_a is 6, expected 3: .*twice without zeroing .grad"),

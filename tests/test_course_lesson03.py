@@ -273,6 +273,7 @@ SCALED_EXP_MISTAKES = [
     (lambda out, x, k, g: (k * out * g, (x * out * g).sum()), "output", "return None in its"),
     (lambda out, x, k, g: k * out * g, "output", "returned 1 gradient, expected 2"),
     (lambda out, x, k, g: (out * g, None), "output", "chain factor k"),
+    (lambda out, x, k, g: (k * k * out * g, None), "output", r"that is k²·exp.*taken once"),
     (lambda out, x, k, g: (k * out, None), "output", "without grad_output"),
     (lambda out, x, k, g: (x * out * g, None), "output", "derivative with respect to k"),
     (lambda saved, x, k, g: (k * saved * g, None), "input", "save the output and use it"),

@@ -342,6 +342,15 @@ def test_4_3_square_of_the_mean():
         lesson04.check_4_3(squared_mean)
 
 
+def test_4_3_root_mean_squared_error():
+    def rmse(w, xs, ys, training):
+        with minigrad.set_grad_enabled(training):
+            return ((xs @ w - ys) ** 2).mean() ** 0.5
+
+    with pytest.raises(CheckError, match="root mean squared error: .*drop the square root"):
+        lesson04.check_4_3(rmse)
+
+
 def test_4_3_if_around_no_grad():
     def branches(w, xs, ys, training):
         if not training:

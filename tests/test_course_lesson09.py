@@ -184,6 +184,11 @@ def hvp_full_hessian(f, w, v):
     return minigrad.stack(rows)
 
 
+def hvp_halved(f, w, v):  # a 1/2 as in the quadratic form ½ vᵀHv
+    (g,) = minigrad.grad(f(w), w, create_graph=True)
+    return minigrad.grad(0.5 * (g * v).sum(), w)[0]
+
+
 def hvp_as_tuple(f, w, v):
     (g,) = minigrad.grad(f(w), w, create_graph=True)
     return minigrad.grad((g * v).sum(), w)
@@ -214,6 +219,7 @@ def test_9_2_dot_product_form_passes(capsys) -> None:
         (hvp_directional_derivative, "single number.*It equals ∇f · v"),
         (hvp_full_hessian, "the shape of the whole Hessian"),
         (hvp_as_tuple, "is a tuple"),
+        (hvp_halved, r"that is H v / 2, half the answer: .*drop the factor 1/2"),
     ],
 )
 def test_9_2_mistakes(answer, hint) -> None:

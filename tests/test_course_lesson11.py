@@ -531,6 +531,7 @@ def test_11_4_answer_is_what_the_reference_engine_does() -> None:
         (4.0, 48.0, "if the seed were added as well"),
         (2.0, 36.0, "a.grad after ONE backward"),
         (6.0, 48.0, "if the seed were added; backward SETS"),
+        (3.0, 36.0, r"predicted_a_grad is 3, expected 4: that is 2 \+ 1: .*two edges"),
         (4.0, 30.0, r"predicted_x_grad is 30, expected 36\.$"),
         (None, None, "Exercise 11.4 is not written yet"),
         ([4.0], 36.0, r"has shape \(1,\), expected \(\): write one number"),
@@ -660,7 +661,7 @@ def _transposed_weight(x, labels, W1, b1, W2, b2):
         (_slipped_mlp(mean=False), r"batch size times the right value.*N = 5"),
         (_loss_summed, "the loss is the mean, divide by N"),
         (_slipped_mlp(mask=False), "without the ReLU's mask"),
-        (_slipped_mlp(relu_ge=True), "that masks with z1 >= 0"),
+        (_slipped_mlp(relu_ge=True), r"that is a \(z1 >= 0\) mask"),
         (_transposed_weight, "did you forget a transpose"),
         (lambda *args: None, "return a dict"),
         (lambda *args: {"loss": 0.0}, "the dict has no 'logits'"),
@@ -669,6 +670,18 @@ def _transposed_weight(x, labels, W1, b1, W2, b2):
 def test_11_5_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson11.check_11_5(answer)
+
+
+def test_11_5_mask_at_ties_names_the_entries_without_dumping_matrices() -> None:
+    with pytest.raises(CheckError) as caught:
+        lesson11.check_11_5(_slipped_mlp(relu_ge=True))
+    message = str(caught.value)
+    assert message == (
+        "Exercise 11.5: result['z1'] on a batch of 4 is wrong at entries [1, 0] and [1, 2], "
+        "where z1 is exactly 0: that is a (z1 >= 0) mask, but relu'(0) is taken as 0 (as in "
+        "minigrad and PyTorch), so mask with (z1 > 0)."
+    )
+    assert len(message) < 250
 
 
 # --------------------------------------------------------------------------- Exercise 11.6

@@ -143,6 +143,9 @@ def _wrong(name, rule):
          "term of a uses sin\\(b\\)"),
         (_wrong("Swapped", lambda a, b, ta, tb: tb * b.cos() - a * b.sin() * ta),
          "tangents are swapped"),
+        # the product of the factors' tangents, ȧ·(cos b)˙ = ȧ·ḃ·(-sin(b))
+        (_wrong("TangentProduct", lambda a, b, ta, tb: -ta * tb * b.sin()),
+         r"that is ȧ·ḃ·\(-sin\(b\)\), the product of the two factors' tangents"),
         (_wrong("Primal", lambda a, b, ta, tb: a * b.cos()), "value a·cos\\(b\\), not its"),
         (_scaled_cos("NoSave", lambda a, b, ta, tb: ta, save=False),
          "call `ctx.save_for_forward\\(a, b\\)`"),
@@ -405,6 +408,11 @@ def test_12_3_right_answers_pass(answer, capsys) -> None:
         (lambda w, v: 2 * (w @ w) * v + 4 * (w @ v) * w, "that is half of Hv"),
         (lambda w, v: hv_by_hand(w, np.ones_like(v)), "not all ones"),
         (lambda w, v: 4 * (w @ v) * v + 8 * (w @ w) * w, "dot products are swapped"),
+        (
+            lambda w, v: 4 * (w @ w) * v + 8 * (w @ w) * v,
+            r"that is 4 \(w·w\) v \+ 8 \(w·w\) v: "
+            "in the rank-one term 8 w wᵀ v the vectors w and v swapped places",
+        ),
         (lambda w, v: 12 * w * w * v, "the sum of fourth powers"),
         (lambda w, v: v @ hv_by_hand(w, v), "single number.*vᵀHv"),
         (lambda w, v: 4 * (w @ w) * (w @ v), "single number.*∇f·v"),

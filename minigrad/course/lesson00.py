@@ -173,6 +173,8 @@ def check_0_3(grad_a: Any, grad_b: Any) -> None:
             "that is only a, the part from a * b: the b**2 term adds 2b.": 2.0,
             "that is only 2b, the part from b**2: a * b adds a.": 6.0,
             "that is a + b: the derivative of b**2 is 2b, not b.": 5.0,
+            "that is b + 2a: a and b swapped places; b**2 differentiates to 2b (b = 3) and "
+            "a * b to a (a = 2).": 7.0,
             twice: 2 * expected[1],
         },
     )

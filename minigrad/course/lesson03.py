@@ -268,6 +268,8 @@ def _check_scaled_exp(exercise: str, cls: type[Function], name: str, where_to_sa
         backward_mistakes = {
             "that is exp(k·x) · grad_output: the chain factor k (the derivative of k·x) is "
             "missing.": out * g,
+            "that is k²·exp(k·x) · grad_output: the chain factor is k, the derivative of k·x "
+            "with respect to x, taken once.": k * k * out * g,
             "that is k·exp(k·x) without grad_output: multiply by the gradient backward receives.": k
             * out,
             "that is x·exp(k·x) · grad_output, the derivative with respect to k; the "

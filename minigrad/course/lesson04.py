@@ -381,6 +381,8 @@ def _expect_loss(exercise: str, loss: Any, expected: float, residual: np.ndarray
             "did you forget to square the residuals?": np.mean(residual),
             "the square of the mean residual is not the mean of the squares: square "
             "first, then take the mean.": np.mean(residual) ** 2,
+            "that is the root mean squared error: the mean squared error stops at the mean "
+            "of the squares, so drop the square root.": np.sqrt(np.mean(residual**2)),
         },
     )
 

@@ -300,6 +300,8 @@ def check_9_2(hvp: Callable[[Callable, Variable, Variable], Variable]) -> None:
             "that is H·1, with v left out: differentiate (g * v).sum(), not g.sum().": (
                 hessian @ np.ones(n)
             ),
+            "that is H v / 2, half the answer: the gradient of ∇f · v with respect to w is H v "
+            "itself; drop the factor 1/2.": hessian @ v_np / 2,
         }
         check.expect_close(exercise, what, result, hessian @ v_np, mistakes)
     check.passed(exercise)

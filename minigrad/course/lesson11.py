@@ -644,6 +644,9 @@ def _twice_backward_answers() -> tuple[float, float, dict, dict]:
         "the second pass adds a's two shares (1 + 1) into it again.": once_a,
         "that would be right if the seed were added; backward SETS output.grad = ones, so "
         "y.grad is 1 again in the second pass, not 2.": a_seed_added,
+        # The second pass counted once: a appears twice in a + a and gets a share per edge.
+        "that is 2 + 1: the second pass adds a's share once, but y = a + a sends y.grad = 1 "
+        "through each of its two edges, as in the first pass.": once_a + 1.0,
     }
     x_mistakes = {
         "that is what minigrad and PyTorch give with retain_graph=True: their intermediates "
@@ -746,6 +749,34 @@ def _mlp_mistakes(key: str, expected: np.ndarray, n: int) -> dict[str, Any]:
     return mistakes
 
 
+def _check_mask_at_ties(
+    exercise: str, what: str, got: np.ndarray, expected: dict, z1: np.ndarray
+) -> None:
+    """A CheckError for ∂loss/∂z1 masked with (z1 >= 0): it differs from the right answer
+    only where z1 is exactly 0. The message names those entries instead of printing the
+    matrices."""
+    wrong = expected["h"] * (z1 >= 0)
+    rtol, atol = 1e-6, 1e-9
+    if (
+        not np.any(z1 == 0)
+        or got.shape != wrong.shape
+        or np.allclose(got, expected["z1"], rtol=rtol, atol=atol)
+        or not np.allclose(got, wrong, rtol=rtol, atol=atol)
+    ):
+        return
+    close = np.isclose(got, expected["z1"], rtol=rtol, atol=atol)
+    differ = [list(map(int, index)) for index in np.argwhere(~close)]
+    where = " and ".join(str(index) for index in differ[:2])
+    if len(differ) > 2:
+        where += f" and {len(differ) - 2} more"
+    entries = "entry" if len(differ) == 1 else "entries"
+    check.fail(
+        exercise,
+        f"{what} is wrong at {entries} {where}, where z1 is exactly 0: that is a (z1 >= 0) "
+        f"mask, but relu'(0) is taken as 0 (as in minigrad and PyTorch), so mask with (z1 > 0).",
+    )
+
+
 def check_11_5(mlp_forward_backward: Callable) -> None:
     """mlp_forward_backward returns the loss and the gradient of every intermediate."""
     exercise = "11.5"
@@ -809,12 +840,8 @@ def check_11_5(mlp_forward_backward: Callable) -> None:
                     expected["h"]
                 )
                 z1 = inputs["x"] @ inputs["W1"].T + inputs["b1"]
-                if np.any(z1 == 0):
-                    mistakes[
-                        "that masks with z1 >= 0: where z1 is exactly 0 the ReLU's output does "
-                        "not change with it (relu'(0) is taken as 0, as in minigrad and "
-                        "PyTorch), so the mask is (z1 > 0)."
-                    ] = expected["h"] * (z1 >= 0)
+                where = f"result['z1'] on a batch of {n}"
+                _check_mask_at_ties(exercise, where, got, expected, z1)
             check.expect_close(
                 exercise, what_key, got, expected[key], mistakes, rtol=1e-6, atol=1e-9
             )

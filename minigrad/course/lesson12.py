@@ -115,6 +115,8 @@ def _scaled_cos_mistakes(a, b, ta, tb) -> dict[str, np.ndarray]:
         "the term of a uses sin(b): y moves with a at the rate cos(b), so that term is "
         "ȧ·cos(b).": ta * sin - a * sin * tb,
         "the tangents are swapped: ȧ goes with cos(b), ḃ with -a·sin(b).": tb * cos - a * sin * ta,
+        "that is ȧ·ḃ·(-sin(b)), the product of the two factors' tangents: the product rule "
+        "gives a sum, one term per factor, each with the other factor kept.": -ta * sin * tb,
     }
 
 
@@ -441,6 +443,8 @@ def _quartic_mistakes(w: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
         + 8 * w.sum() * w,
         "the two dot products are swapped: the term along v has (w·w), the term along w "
         "has (w·v).": 4 * wv * v + 8 * ww * w,
+        "that is 4 (w·w) v + 8 (w·w) v: in the rank-one term 8 w wᵀ v the vectors w and v "
+        "swapped places; wᵀ v is the number (w·v), so that term is 8 (w·v) w.": 12 * ww * v,
     }
 
 

@@ -18,7 +18,7 @@ from minigrad.autodiff.errors import (
     GradientShapeError,
 )
 from minigrad.autodiff.function import Function
-from minigrad.course import check
+from minigrad.course import check, function_checks
 from minigrad.course.raised import is_forward_returned_none, raised_in
 from minigrad.variable import Variable
 
@@ -50,15 +50,7 @@ def _apply(
         # A forward (or setup_context) whose parameters do not fit gets its explanation
         # from apply itself ("... has no ctx parameter: ..."); any other goes on as it is.
         check.explain_error(exercise, call, error)
-    if isinstance(output, tuple):
-        check.fail(
-            exercise,
-            f"{call} returned a tuple of {len(output)}; forward has one output, so return "
-            f"it alone, not inside a tuple.",
-        )
-    if not isinstance(output, Variable):
-        check.fail(exercise, f"{call} returned {check.with_article(output)}, not a Variable.")
-    return output
+    return function_checks.one_output(exercise, output, call)
 
 
 def _backward(

@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+INSTRUCTOR := $(VENV)/.instructor
 
 # jupyter refuses to start as root unless told to.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -21,14 +22,21 @@ PYTEST_ARGS ?=
 # Extra JupyterLab options: make lab LAB_ARGS="--port 8890 --no-browser"
 LAB_ARGS ?=
 
-.PHONY: help setup graphviz lab test bench bench-gpu figures exercises lesson-times clean
+# The instructor's course folder (keep it private: it holds the solutions and hidden tests),
+# and nbgrader's exchange folder (students fetch and submit there; on a JupyterHub, the hub's).
+COURSE   ?= course
+EXCHANGE ?= $(COURSE)/exchange
+
+.PHONY: help setup instructor graphviz lab test bench bench-gpu bench-grading figures exercises \
+        course lesson-times clean
 
 help:
 	@echo "make lab        set up (.venv, dependencies, Graphviz) and open JupyterLab on lessons/"
 	@echo "                (options for JupyterLab: make lab LAB_ARGS=\"--port 8890 --no-browser\")"
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
-	@echo "make bench | bench-gpu | figures | exercises | lesson-times | clean"
+	@echo "make course     an nbgrader course folder (COURSE=course) with every lesson as an assignment"
+	@echo "make bench | bench-gpu | bench-grading | figures | exercises | lesson-times | clean"
 
 setup: $(STAMP) graphviz
 
@@ -47,6 +55,17 @@ $(STAMP): pyproject.toml setup.py | $(BIN)/python
 	  | sed -u -e 's/ (from .*//' -e 's/^Processing .*\//Collecting /' -e 's/^Collecting /      getting /' \
 	    -e 's/^Successfully installed .*/      done./'; \
 	  status=$${PIPESTATUS[0]}; [ "$$status" = 0 ] || { echo "error: pip could not install the dependencies (exit $$status); the lines above say which package failed." >&2; exit 1; }
+	@touch $@
+
+# nbgrader and what it needs (the `instructor` extra): for make course and the grading tests.
+instructor: $(INSTRUCTOR)
+
+$(INSTRUCTOR): pyproject.toml setup.py | $(STAMP)
+	@echo "[+] Installing nbgrader (the instructor extra, for grading a class)..."
+	@$(BIN)/python -m pip install --progress-bar off -e ".[dev,instructor]" | grep --line-buffered -E '^(Collecting|Processing|Successfully installed|ERROR)' \
+	  | sed -u -e 's/ (from .*//' -e 's/^Processing .*\//Collecting /' -e 's/^Collecting /      getting /' \
+	    -e 's/^Successfully installed .*/      done./'; \
+	  status=$${PIPESTATUS[0]}; [ "$$status" = 0 ] || { echo "error: pip could not install nbgrader (exit $$status); the lines above say which package failed." >&2; exit 1; }
 	@touch $@
 
 # The `dot` binary the graphviz Python package drives (Debian package list in apt.txt).
@@ -79,7 +98,7 @@ lab: setup
 
 # Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).
 test: export NUMBA_ENABLE_CUDASIM ?= 1
-test: setup
+test: setup $(INSTRUCTOR)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n auto --dist loadfile tests $(NBVAL_ARGS) $(PYTEST_ARGS)
 	$(if $(EXERCISES),$(BIN)/python -m pytest -q -n auto --dist loadfile $(EXERCISES) \
@@ -97,6 +116,16 @@ bench-gpu: setup
 # The README's figures and the backward-step strip, drawn by minigrad.viz (needs `dot`).
 figures: setup
 	$(BIN)/python figures/make_figures.py
+
+# Grading 30 submissions of one lesson with nbgrader, against the lesson's own run time.
+bench-grading: setup $(INSTRUCTOR)
+	NUMBA_ENABLE_CUDASIM=1 PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/grading.py
+
+# The instructor's course folder: every lesson as an nbgrader assignment, generated.
+# Then, in $(COURSE): nbgrader release_assignment NN_name, collect, autograde, ... (README).
+course: setup $(INSTRUCTOR)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m minigrad.course.grading.make_course \
+	  $(COURSE) --exchange $(EXCHANGE) $(if $(LESSONS),--lessons $(LESSONS))
 
 # Student versions of the lessons into lessons/exercises/ (a test fails when they are stale).
 exercises: setup

@@ -1,0 +1,49 @@
+"""The nbgrader configuration of a course folder made from the lessons.
+
+A course folder's nbgrader_config.py is three lines:
+
+    from minigrad.course.grading.config import configure
+    c = get_config()
+    configure(c, course_id="minigrad")
+"""
+
+from __future__ import annotations
+
+from traitlets.config import Config
+
+from minigrad.course.exercise_cells import TEXT_STUB
+
+# Per cell, while grading: the slowest lesson cell takes about 8 s on a shared 2-core
+# machine, so a minute leaves room and still ends a submission that never stops.
+CELL_TIMEOUT_S = 60
+
+
+def configure(
+    c: Config,
+    course_id: str = "minigrad",
+    exchange: str | None = None,
+    cell_timeout_s: int = CELL_TIMEOUT_S,
+) -> Config:
+    """Set `c` up for this course: named stubs, restored deleted check cells, a per-cell
+    timeout, the per-exercise CSV export; `exchange` is the local exchange folder (nbgrader's
+    default is /srv/nbgrader/exchange)."""
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.preprocessors import ClearSolutions
+
+    from minigrad.course.grading.named_stubs import NamedStubs
+
+    c.CourseDirectory.course_id = course_id
+    default = GenerateAssignment.class_traits()["preprocessors"].make_dynamic_default()
+    c.GenerateAssignment.preprocessors = [
+        NamedStubs if step is ClearSolutions else step for step in default
+    ]
+    c.ClearSolutions.text_stub = TEXT_STUB
+    # A student who deletes a check cell still gets it graded: nbgrader puts it back.
+    c.OverwriteCells.add_missing_cells = True
+    # A cell that runs longer is interrupted and marked as an error; the rest still runs.
+    c.Execute.timeout = cell_timeout_s
+    c.Execute.interrupt_on_timeout = True
+    c.ExportApp.plugin_class = "minigrad.course.grading.csv_export.ExerciseGradesCsv"
+    if exchange is not None:
+        c.Exchange.root = exchange
+    return c

@@ -25,7 +25,8 @@ def configure(
     cell_timeout_s: int = CELL_TIMEOUT_S,
 ) -> Config:
     """Set `c` up for this course: named stubs, restored deleted check cells, a per-cell
-    timeout, the per-exercise CSV export; `exchange` is the local exchange folder (nbgrader's
+    timeout, collecting that repairs renamed and unreadable notebooks, the per-exercise CSV
+    export; `exchange` is the local exchange folder (nbgrader's
     default is /srv/nbgrader/exchange)."""
     from nbgrader.converters import GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions
@@ -43,6 +44,8 @@ def configure(
     # A cell that runs longer is interrupted and marked as an error; the rest still runs.
     c.Execute.timeout = cell_timeout_s
     c.Execute.interrupt_on_timeout = True
+    # A renamed or unreadable notebook is repaired when collected (grading/collect.py).
+    c.ExchangeFactory.collect = "minigrad.course.grading.collect.RepairingCollect"
     c.ExportApp.plugin_class = "minigrad.course.grading.csv_export.ExerciseGradesCsv"
     if exchange is not None:
         c.Exchange.root = exchange

@@ -108,6 +108,7 @@ def student_cell(
     """Turn one cell of a lesson into its student form, in place (outputs aside). nbgrader
     keeps the hidden tests until it has saved the check cells for grading, then drops them
     itself: `keep_hidden_tests=True`."""
+    cell.metadata.pop("execution", None)  # when the instructor's copy ran: not the students'
     tags = [tag for tag in cell.metadata.get("tags", []) if tag != RAISES]
     if role is not None and role.kind == "exercise":
         cell.source = strip_solutions(cell.source, where)
@@ -152,7 +153,6 @@ def student_version(lesson: nbformat.NotebookNode, name: str) -> nbformat.Notebo
     notebook = annotate(lesson, name)
     roles = dict(exercise_cells(notebook, name))
     for index, cell in enumerate(notebook.cells):
-        cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None

@@ -39,8 +39,11 @@ def make_course(
     course_id: str = "minigrad",
     exchange: str | None = None,
     only: list[str] | None = None,
+    generate: bool = True,
 ) -> list[str]:
-    """Write the course folder and generate each assignment; return the assignment names."""
+    """Write the course folder and (unless `generate` is False) generate each assignment;
+    return the assignment names. `exchange` is created, open to every user as nbgrader's
+    exchange must be, when it does not exist."""
     paths = sorted(lessons.glob("[0-9][0-9]_*.ipynb"))
     if only:
         paths = [path for path in paths if path.name[:2] in only]
@@ -51,6 +54,9 @@ def make_course(
         raise SystemExit(f"make_course: no lessons NN_name.ipynb in {lessons}.")
     course.mkdir(parents=True, exist_ok=True)
     config = course / "nbgrader_config.py"
+    if exchange and not os.path.isdir(exchange):
+        os.makedirs(exchange)
+        os.chmod(exchange, 0o777)  # students write their submissions into it
     if not config.exists():
         exchange = os.path.abspath(exchange) if exchange else None
         config.write_text(CONFIG.format(course_id=course_id, exchange=exchange))
@@ -64,7 +70,7 @@ def make_course(
             nbformat.write(annotate(nbformat.read(path, as_version=4), path.name), target)
             print(f"wrote {target}")
         names.append(path.stem)
-    for name in names:
+    for name in names if generate else []:
         nbgrader(course, "generate_assignment", name, "--force")
     return names
 

@@ -512,3 +512,14 @@ def test_9_1_a_newton_step_scaled_by_lr_is_named() -> None:
 
     with pytest.raises(CheckError, match=r"the Newton step takes no learning rate"):
         lesson09.check_9_1(newton_step)
+
+
+def test_9_1_a_one_element_variable_result_passes(capsys) -> None:
+    """A step returned as a Variable of shape (1,) is one number too (it used to raise a raw
+    TypeError from float())."""
+
+    def as_shape_one(f, x, lr=0.1):
+        return minigrad.Variable(np.array([newton_step(f, x, lr)]))
+
+    lesson09.check_9_1(as_shape_one)
+    assert "Exercise 9.1: correct." in capsys.readouterr().out

@@ -128,7 +128,7 @@ def _as_point(exercise: str, what: str, result: Any) -> float | None:
                 f"{what} returned a Variable of shape {result.shape}; return the next point, "
                 f"a single number.",
             )
-        result = float(np.asarray(result.data))
+        result = float(np.asarray(result.data).reshape(()))  # shape () or (1,): one number
     if isinstance(result, (int, float, np.floating, np.integer)) and not isinstance(result, bool):
         value = float(result)
         return value if math.isfinite(value) else None

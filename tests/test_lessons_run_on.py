@@ -1,13 +1,22 @@
-"""A lesson runs on, whatever the answer: student versions with deliberately wrong answers.
+"""A lesson runs on, whatever the answer, and its hidden tests catch what the self-check
+lets through: each lesson run once with deliberately wrong answers, as nbgrader grades it.
 
 The README promises that cells after an exercise never depend on the learner's answer. The
 student versions already run with every exercise unfinished (nbval-lax in `make test`);
-here each solution region is replaced by a plausible *wrong* answer instead (from
-tests/wrong_answers/lessonNN.py), the notebook is run top to bottom in a fresh kernel with
-nbclient, and
+here each solution region is replaced by a plausible *wrong* answer instead, and the
+notebook is run top to bottom in a fresh kernel with nbclient, with its check cells as
+nbgrader runs them when grading (hidden tests included). An exercise's answer comes from
+tests/hidden_catches/lessonNN.py when it has one there (an answer that passes the visible
+check), and otherwise from tests/wrong_answers/lessonNN.py. Then
 
 - every cell that is neither an exercise nor a check cell must run without an error;
-- every check cell must raise: the check has to catch the wrong answer.
+- every check cell must raise CheckError: the check has to catch the wrong answer;
+- for an answer from hidden_catches, the visible check must have printed "correct." first,
+  so the CheckError comes from the hidden tests.
+
+One run per lesson does both jobs (the lessons' own run time is most of `make test`'s); the
+cost is that an exercise with a hidden catch does not also run its wrong answer here, which
+tests/test_course_lessonNN.py gives to the check function directly.
 """
 
 from __future__ import annotations
@@ -22,29 +31,38 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from minigrad.course.exercise_cells import exercise_cells
 from minigrad.course.make_exercises import (
     BEGIN,
-    CHECK_LINE,
     END,
     EXERCISE_LINE,
-    RAISES,
-    student_version,
+    annotate,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
 WRONG_DIR = Path(__file__).resolve().parent / "wrong_answers"
+CATCHES_DIR = Path(__file__).resolve().parent / "hidden_catches"
+
+
+def _answers(folder: Path, lesson: Path, name: str) -> dict[str, list[str]]:
+    path = folder / f"lesson{lesson.name[:2]}.py"
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location(f"{folder.name}_{lesson.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
 
 
 def wrong_answers(lesson: Path) -> dict[str, list[str]]:
     """WRONG from tests/wrong_answers/lessonNN.py: exercise -> one code string per region."""
-    path = WRONG_DIR / f"lesson{lesson.name[:2]}.py"
-    if not path.exists():
-        return {}
-    spec = importlib.util.spec_from_file_location(f"wrong_answers_{lesson.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.WRONG
+    return _answers(WRONG_DIR, lesson, "WRONG")
+
+
+def hidden_catches(lesson: Path) -> dict[str, list[str]]:
+    """CAUGHT from tests/hidden_catches/lessonNN.py: answers only the hidden tests reject."""
+    return _answers(CATCHES_DIR, lesson, "CAUGHT")
 
 
 def regions(source: str) -> list[str]:
@@ -74,24 +92,32 @@ def with_wrong_answers(source: str, answers: list[str]) -> str:
 
 
 def wrong_version(lesson: Path) -> tuple[nbformat.NotebookNode, list[str]]:
-    """The student version of `lesson` with wrong answers in place of the solutions, and
-    the exercises that have no wrong answer on file or the wrong number of regions."""
-    original = nbformat.read(lesson, as_version=4)
-    notebook = student_version(original, lesson.name)  # tags, cleared outputs
-    answers = wrong_answers(lesson)
+    """The lesson as nbgrader grades it (hidden tests in the check cells, outputs cleared) with
+    wrong answers in place of the solutions, and the exercises whose answers on file do not
+    fit (missing, or the wrong number of regions)."""
+    notebook = annotate(nbformat.read(lesson, as_version=4), lesson.name)
+    wrong, caught = wrong_answers(lesson), hidden_catches(lesson)
     problems = []
-    for cell, source in zip(notebook.cells, (c.source for c in original.cells)):
-        if cell.cell_type != "code" or BEGIN not in source:
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    for index, role in exercise_cells(notebook, lesson.name):
+        cell = notebook.cells[index]
+        if role.kind != "exercise":
             continue
-        exercise = EXERCISE_LINE.match(source.split("\n", 1)[0]).group(1)
-        given = answers.get(exercise)
-        if given is None or len(given) != len(regions(source)):
-            problems.append(
-                f"{exercise}: {len(regions(source))} region(s), "
-                f"{'no wrong answer' if given is None else f'{len(given)} wrong answer(s)'}"
-            )
+        exercise = f"Exercise {role.exercise}"
+        for source_name, answers in (("hidden_catches", caught), ("wrong_answers", wrong)):
+            given = answers.get(exercise)
+            if given is not None and len(given) != len(regions(cell.source)):
+                problems.append(
+                    f"{exercise}: {len(regions(cell.source))} region(s), {len(given)} "
+                    f"answer(s) in tests/{source_name}/"
+                )
+        if wrong.get(exercise) is None:
+            problems.append(f"{exercise}: {len(regions(cell.source))} region(s), no wrong answer")
+        if problems:
             continue
-        cell.source = with_wrong_answers(source, given)
+        cell.source = with_wrong_answers(cell.source, caught.get(exercise) or wrong[exercise])
     return notebook, problems
 
 
@@ -102,12 +128,12 @@ def test_every_exercise_has_a_wrong_answer(lesson: Path) -> None:
         f"tests/wrong_answers/lesson{lesson.name[:2]}.py must give one wrong answer per "
         f"solution region of every exercise: {problems}"
     )
-    extra = set(wrong_answers(lesson)) - {
+    extra = (set(wrong_answers(lesson)) | set(hidden_catches(lesson))) - {
         EXERCISE_LINE.match(c.source.split("\n", 1)[0]).group(1)
         for c in nbformat.read(lesson, as_version=4).cells
         if c.cell_type == "code" and BEGIN in c.source
     }
-    assert not extra, f"wrong answers for exercises lesson {lesson.name} does not have: {extra}"
+    assert not extra, f"answers on file for exercises {lesson.name} does not have: {extra}"
 
 
 def _error(cell: nbformat.NotebookNode) -> str | None:
@@ -139,20 +165,29 @@ def test_lesson_runs_on_with_wrong_answers(lesson: Path) -> None:
         if env_before is None:
             os.environ.pop("NUMBA_ENABLE_CUDASIM", None)
     broken, accepted = [], []
+    # The roles of the lesson's cells (the run notebook has the same cells, answers filled in).
+    roles = dict(exercise_cells(nbformat.read(lesson, as_version=4), lesson.name))
+    caught = hidden_catches(lesson)
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         first = cell.source.split("\n", 1)[0]
         error = _error(cell)
-        tagged = RAISES in cell.metadata.get("tags", [])
-        if not tagged and error is not None:
+        role = roles.get(index)
+        if role is None and error is not None:
             broken.append(f"cell {index} ({first[:60]!r}): {error[:300]}")
-        check = CHECK_LINE.match(first)
-        if check and error is None:
-            accepted.append(f"{check.group(1)} (cell {index}) accepted the wrong answer")
-        elif check and not re.match(r"(CheckError|NotImplementedError)\b", error):
+        if role is None or role.kind != "check":
+            continue
+        exercise = f"Exercise {role.exercise}"
+        printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        if error is None:
+            accepted.append(f"{exercise} (cell {index}) accepted the wrong answer")
+        elif not re.match(rf"CheckError: {re.escape(exercise)}\b", error):
+            accepted.append(f"{exercise} (cell {index}) raised {error[:200]} instead of CheckError")
+        elif exercise in caught and f"{exercise}: correct." not in printed:
             accepted.append(
-                f"{check.group(1)} (cell {index}) raised {error[:200]} instead of CheckError"
+                f"{exercise} (cell {index}): the hidden catch should pass the visible check and "
+                f"fail only the hidden tests; the visible check raised {error[:200]}"
             )
     assert not broken, (
         f"{lesson.name}: with wrong answers these cells after an exercise fail (they must use "

@@ -3,10 +3,11 @@
 The instructor's steps run as the README's commands (`nbgrader release_assignment`,
 `collect`, `autograde`, `generate_feedback`, `export`) on a course folder from
 `make course` (minigrad.course.grading.make_course); the students fetch and submit through
-nbgrader's local exchange. Thirteen submissions of lessons 00 and 03 cover what a real class
+nbgrader's local exchange. Fifteen submissions of lessons 00 and 03 cover what a real class
 hands in: all correct, partly correct, a syntax error, an edited check cell, a deleted check
-cell, an endless loop, a notebook never executed, a patched check, a renamed notebook, an
-empty file, answers only the hidden tests catch, and a written answer graded by hand.
+cell, an endless loop, a kernel that dies, a huge printout, a notebook never executed, a
+patched check, a renamed notebook, the work done in a copy, an empty file, answers only the
+hidden tests catch, and a written answer graded by hand.
 The test asserts the exact score table (nbgrader's gradebook through the course's CSV
 export) and that each feedback file names the mistake of every failed exercise.
 """
@@ -54,6 +55,8 @@ PATCHED_CHECK = {
 SWAPPED = {"0.3": ["grad_a, grad_b = 8.0, 3.0"]}
 SYNTAX_ERROR = {"0.2": ["x = minigrad.Variable(2.0, requires_grad=True\nslope = 11.0"]}
 ENDLESS = {"0.2": ["while True:\n    pass"]}
+CRASH = {"0.2": ["import os\nos._exit(1)"]}  # the kernel dies, as when memory runs out
+LONG_PRINT = {"0.3": ["grad_a, grad_b = 3.0, 8.0\nprint('x' * 3_000_000)"]}
 CUBE_3X = {"3.1": ["ctx.save_for_backward(x)\nreturn x**3", "(x,) = ctx.saved_tensors\n"
                    "return 3 * x * grad_output"]}
 DIVIDE_ON_CLASS = {  # passes the visible check; the hidden tests use two Divides in one graph
@@ -93,11 +96,13 @@ CLASS = {
     "dee": {WELCOME: (SIGN_ERROR, "edit check 0.1")},
     "eve": {WELCOME: (SWAPPED, "delete check 0.3")},
     "fay": {WELCOME: (ENDLESS, None)},
-    "gus": {WELCOME: ({}, None)},  # never executed: submitted as written, no outputs
+    "gus": {WELCOME: (LONG_PRINT, None)},  # never executed: submitted as written, no outputs
     "hal": {WELCOME: (PATCHED_CHECK, None)},
     "ivy": {WELCOME: ({}, "rename")},
     "jon": {WELCOME: ({}, "empty")},
     "kim": {CUSTOM: (SCALED_EXP_ON_CLASS, None)},
+    "lee": {WELCOME: (CRASH, None)},
+    "mia": {WELCOME: ({}, "work in a copy")},  # the release submitted untouched beside it
 }
 
 # The score table nbgrader's gradebook holds after autograding (columns as the export
@@ -116,6 +121,8 @@ EXPECTED = {
     "ivy": ["1", "1", "1", "", "", "", "", "", "3", "10"],
     "jon": ["0", "0", "0", "", "", "", "", "", "0", "10"],
     "kim": ["", "", "", "1", "0", "2", "1", "0", "4", "10"],
+    "lee": ["1", "0", "1", "", "", "", "", "", "2", "10"],
+    "mia": ["1", "1", "1", "", "", "", "", "", "3", "10"],
 }
 # What each student's feedback must say: the named mistake of every failed exercise.
 FEEDBACK = {
@@ -135,6 +142,9 @@ FEEDBACK = {
         "The submitted 00_welcome.ipynb was empty (0 bytes)",
         "Exercise 0.1 is not written yet",
     ],
+    ("gus", WELCOME): ["... Output truncated (2,900,0"],
+    ("lee", WELCOME): ["KernelDied: the Python kernel died while running this cell"],
+    ("mia", WELCOME): ["You submitted this notebook as 00_welcome-Copy1.ipynb"],
     ("kim", CUSTOM): [
         "Exercise 3.2: minigrad.gradcheck(lambda x: ScaledExp.apply(x, 2) * "
         "ScaledExp.apply(x, -1.5), x) disagrees with your backward"
@@ -197,6 +207,7 @@ def _submit(exchange: Path, homes: Path, student: str, assignment: str, answers:
     ExchangeFetchAssignment(coursedir=coursedir, authenticator=authenticator,
                             config=config).start()
     path = home / assignment / f"{assignment}.ipynb"
+    fetched = path.read_text()
     notebook = nbformat.read(path, as_version=4)
     _fill(notebook, LESSONS / f"{assignment}.ipynb", answers)
     if action == "edit check 0.1":
@@ -216,6 +227,9 @@ def _submit(exchange: Path, homes: Path, student: str, assignment: str, answers:
         nbformat.write(notebook, path)
     elif action == "rename":
         path.rename(path.with_name(f"{assignment}-Copy1.ipynb"))
+    elif action == "work in a copy":
+        path.rename(path.with_name(f"{assignment}-Copy1.ipynb"))
+        path.write_text(fetched)
     elif action == "empty":
         path.write_text("")
     ExchangeSubmit(coursedir=coursedir, authenticator=authenticator, config=config).start()
@@ -242,11 +256,13 @@ def graded_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for student, work in CLASS.items():
         for assignment, (answers, action) in work.items():
             _submit(exchange, homes, student, assignment, answers, action)
+    logs = []
     for assignment in (WELCOME, CUSTOM):
         _run(course, "collect", assignment)
-        _run(course, "autograde", assignment)
+        logs.append(_run(course, "autograde", assignment))
         _run(course, "generate_feedback", assignment)
     _run(course, "export", "--to", "grades.csv")
+    (course / "autograde.log").write_text("\n".join(logs))
     return course
 
 
@@ -263,6 +279,21 @@ def test_feedback_names_each_mistake(graded_class: Path) -> None:
         text = html.unescape(re.sub(r"<[^>]+>", "", path.read_text())) if path.exists() else ""
         missing += [f"{student}/{assignment}: {p!r}" for p in phrases if p not in text]
     assert not missing, "feedback without the mistake's message:\n" + "\n".join(missing)
+
+
+def test_only_the_edited_check_cell_is_reported(graded_class: Path) -> None:
+    """nbgrader saved each check cell's checksum with its hidden tests; an untouched cell
+    must not be reported as changed, the one dee edited must."""
+    log = (graded_class / "autograde.log").read_text()
+    changed = [line for line in log.splitlines() if "has changed!" in line]
+    assert len(changed) == 1 and "checksum' for cell check_0_1" in changed[0], changed
+
+
+def test_feedback_shows_no_hidden_test_code_and_no_runaway_output(graded_class: Path) -> None:
+    for path in (graded_class / "feedback").rglob("*.html"):
+        text = path.read_text()
+        assert "HIDDEN TESTS" not in text and "run_hidden" not in text, path
+        assert path.stat().st_size < 2_000_000, path
 
 
 def test_a_written_answer_waits_for_a_grader_then_counts(graded_class: Path) -> None:

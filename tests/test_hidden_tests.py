@@ -69,3 +69,19 @@ def test_run_hidden_ignores_a_patched_check_and_leaves_the_patch_alone() -> None
 def test_run_hidden_passes_a_right_answer_quietly(capsys: pytest.CaptureFixture) -> None:
     grading.run_hidden("0.1", None, 11.0)
     assert capsys.readouterr().out == ""
+
+
+def test_run_hidden_for_an_exercise_a_course_added() -> None:
+    """No check_N_k in the package (an instructor's own exercise, its check in the check
+    cell): only the hidden cases run, with a fresh check module."""
+    grading.run_hidden("0.9", None, 1.0)  # nothing to rerun, nothing to fail
+    seen = []
+    grading.run_hidden("42.1", lambda check, value: seen.append((check.__name__, value)), 3)
+    assert seen == [("minigrad.course.check", 3)]
+
+    def wrong(check: object, value: float) -> None:
+        check.expect_close("42.1", "value", value, 2.0)
+
+    with pytest.raises(Exception, match=r"Exercise 42\.1: value is 3, expected 2") as raised:
+        grading.run_hidden("42.1", wrong, 3.0)
+    assert type(raised.value).__name__ == "CheckError"

@@ -4,8 +4,9 @@ nbgrader's autograde stops on a submission whose notebook was renamed ("No noteb
 or cannot be read (an empty file, a notebook cut short: NotJSONError), and the student gets
 no grade at all. Collecting, this course
 
-- renames a lone notebook with another name (00_welcome-Copy1.ipynb) to the assignment's
-  name, so the work in it is graded;
+- grades a lone notebook with another name (00_welcome-Copy1.ipynb) as the assignment's
+  notebook, when that is missing or still unanswered (the work was done in a copy), and
+  otherwise says in the feedback which notebooks were not graded;
 - replaces an unreadable notebook by the unanswered release (which grades to 0 points),
   keeping the file as NAME.ipynb.unreadable;
 
@@ -43,15 +44,23 @@ def repair_submission(submission: Path, release: Path) -> list[str]:
     notes = []
     for name in expected:
         path = submission / name
-        if not path.exists():
-            others = [p for p in submission.glob("*.ipynb") if p.name not in expected]
-            if len(others) != 1:
-                continue  # nothing to rename, or no telling which: nbgrader reports it
+        others = [p for p in submission.glob("*.ipynb") if p.name not in expected]
+        broken = path.exists() and _unreadable(path) is not None
+        if len(others) == 1 and (
+            not path.exists() or broken or _unanswered(path, release / name)
+        ):
+            if path.exists():  # the release kept as it came, the work done in a copy
+                suffix = ".unreadable" if broken else ".unanswered"
+                os.replace(path, path.with_name(name + suffix))
             others[0].rename(path)
-            notes.append(f"renamed {others[0].name} to {name}")
+            notes.append(f"graded {others[0].name} as {name}")
             _put_note(path, f"You submitted this notebook as `{others[0].name}`; it was "
                             f"graded as `{name}`, the assignment's name.")
-        problem = _unreadable(path)
+        elif others and path.exists() and not broken:
+            listed = ", ".join(f"`{other.name}`" for other in others)
+            notes.append(f"graded {name}; not {listed}")
+            _put_note(path, f"You also submitted {listed}: only `{name}` is graded.")
+        problem = _unreadable(path) if path.exists() else None
         if problem is not None:
             kept = path.with_name(path.name + ".unreadable")
             os.replace(path, kept)
@@ -61,6 +70,24 @@ def repair_submission(submission: Path, release: Path) -> list[str]:
                             f"this is the unanswered notebook, which scores 0. Your file is "
                             f"kept as `{kept.name}`: ask your instructor.")
     return notes
+
+
+def _unanswered(path: Path, released: Path) -> bool:
+    """True when the submitted notebook's exercise cells are still the release's."""
+    try:
+        submitted = nbformat.read(path, as_version=4)
+        original = nbformat.read(released, as_version=4)
+    except Exception:  # noqa: BLE001 - unreadable is handled below, not here
+        return False
+    return _answers(submitted) == _answers(original)
+
+
+def _answers(notebook: nbformat.NotebookNode) -> list[str]:
+    return [
+        cell.source
+        for cell in notebook.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    ]
 
 
 def _unreadable(path: Path) -> str | None:

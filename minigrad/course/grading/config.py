@@ -27,17 +27,39 @@ def configure(
     """Set `c` up for this course: named stubs, restored deleted check cells, a per-cell
     timeout, collecting that repairs renamed and unreadable notebooks, the per-exercise CSV
     export; `exchange` is the local exchange folder (nbgrader's
-    default is /srv/nbgrader/exchange)."""
-    from nbgrader.converters import GenerateAssignment
-    from nbgrader.preprocessors import ClearSolutions
+    default is /usr/local/share/nbgrader/exchange)."""
+    from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
+    from nbgrader.preprocessors import (
+        ClearHiddenTests,
+        ClearSolutions,
+        Execute,
+        LimitOutput,
+        OverwriteCells,
+    )
 
     from minigrad.course.grading.named_stubs import NamedStubs
+    from minigrad.course.grading.nbgrader_steps import (
+        LimitOutputLength,
+        QuietOverwriteCells,
+        ResumingExecute,
+        ShortCheckTracebacks,
+    )
 
     c.CourseDirectory.course_id = course_id
     default = GenerateAssignment.class_traits()["preprocessors"].make_dynamic_default()
-    c.GenerateAssignment.preprocessors = [
-        NamedStubs if step is ClearSolutions else step for step in default
-    ]
+    c.GenerateAssignment.preprocessors = _replaced(default, {ClearSolutions: NamedStubs})
+    autograde = Autograde.class_traits()
+    c.Autograde.sanitize_preprocessors = _replaced(
+        autograde["sanitize_preprocessors"].make_dynamic_default(),
+        {OverwriteCells: QuietOverwriteCells},
+    )
+    c.Autograde.autograde_preprocessors = _replaced(
+        autograde["autograde_preprocessors"].make_dynamic_default(),
+        {Execute: ResumingExecute, LimitOutput: LimitOutputLength},
+    )
+    # Feedback shows each hidden test's message (its CheckError), not its code.
+    feedback = GenerateFeedback.class_traits()["preprocessors"].make_dynamic_default()
+    c.GenerateFeedback.preprocessors = [ClearHiddenTests, ShortCheckTracebacks, *feedback]
     c.ClearSolutions.text_stub = TEXT_STUB
     # A student who deletes a check cell still gets it graded: nbgrader puts it back.
     c.OverwriteCells.add_missing_cells = True
@@ -50,3 +72,8 @@ def configure(
     if exchange is not None:
         c.Exchange.root = exchange
     return c
+
+
+def _replaced(steps: list, replacements: dict) -> list:
+    """`steps` with each class in `replacements` swapped for its replacement."""
+    return [replacements.get(step, step) for step in steps]

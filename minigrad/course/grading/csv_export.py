@@ -3,8 +3,9 @@
 nbgrader's own CSV has one row per student and assignment with the assignment's total; an
 instructor of this course also wants to see which exercise a class got wrong. Columns:
 student_id, then "2.1", "2.2", ... for every graded cell of every assignment (points scored;
-"?" while a written answer waits for a grader; "" when the student submitted nothing for
-that assignment), then total and max_score.
+"?" while a written answer waits for a grader; "!" where autograding failed, which its log
+says why; "" when the student submitted nothing for that assignment), then total and
+max_score.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def _score(gradebook: Gradebook, student: str, assignment: str, notebook: str, c
     except MissingEntry:
         return None
     if grade.needs_manual_grade and grade.manual_score is None:
-        return "?"
+        # A check cell is never graded by hand: still waiting means autograding failed.
+        return "!" if cell.startswith("check_") else "?"
     return float(grade.score)
 
 

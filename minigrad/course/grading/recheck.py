@@ -46,13 +46,20 @@ def _is_course(key: str) -> bool:
 def run_hidden(
     exercise: str, tests: Callable[..., None] | None = None, *answers: Any
 ) -> None:
-    """Exercise `exercise`'s ("2.1") check on `answers` again, from fresh modules and quietly,
-    then `tests(check, *answers)` with the fresh `minigrad.course.check`: cases the visible
-    check does not try. Either raises CheckError with the mistake."""
+    """Exercise `exercise`'s ("2.1") check on `answers` again, from fresh modules and quietly
+    (when minigrad.course.lessonNN has `check_N_k`), then `tests(check, *answers)` with a
+    fresh `minigrad.course.check`: cases the visible check does not try. Either raises
+    CheckError with the mistake."""
     lesson_number = int(exercise.split(".")[0])
-    lesson = fresh_module(f"lesson{lesson_number:02d}")
-    visible = getattr(lesson, f"check_{exercise.replace('.', '_')}")
-    with contextlib.redirect_stdout(io.StringIO()):  # its "correct." is printed already
-        visible(*answers)
+    try:
+        lesson = fresh_module(f"lesson{lesson_number:02d}")
+    except ModuleNotFoundError:
+        lesson = None
+    visible = getattr(lesson, f"check_{exercise.replace('.', '_')}", None)
+    if visible is not None:
+        with contextlib.redirect_stdout(io.StringIO()):  # its "correct." is printed already
+            visible(*answers)
+    # An exercise a course added has no check in the package: its check cell holds it, and
+    # nbgrader restores that cell before running it, so only these cases are left to run.
     if tests is not None:
-        tests(lesson.check, *answers)
+        tests(fresh_module("check"), *answers)

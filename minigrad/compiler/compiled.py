@@ -14,12 +14,14 @@ replay cannot reproduce stays eager. `explain()` says which happened and why.
 from __future__ import annotations
 
 import functools
+import sys
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.compiler import guards, replay
+from minigrad.compiler import guards, replay, side_effects
 from minigrad.compiler.signature import first_difference, signature
 from minigrad.compiler.trace import (
     Accumulate,
@@ -28,9 +30,14 @@ from minigrad.compiler.trace import (
     Opaque,
     Recorder,
     SetGrad,
+    optimizer_settings,
     settings_of,
 )
 from minigrad.tracing import tracer
+
+
+class CompileFallbackWarning(RuntimeWarning):
+    """A compiled step stopped replaying for good and runs eagerly (issued once per step)."""
 
 
 class CompiledFunction:
@@ -48,6 +55,26 @@ class CompiledFunction:
         self.trace_seconds = 0.0
         self.replays = 0
         self._last_key: tuple | None = None
+        self._side_effects: list[str] | None = None  # read from the bytecode on first use
+        self._warned = False
+
+    def side_effects(self) -> list[str]:
+        """The Python side effects in the step's own code (side_effects.py), found once."""
+        if self._side_effects is None:
+            self._side_effects = side_effects.find(self.fn)
+        return self._side_effects
+
+    def fall_back(self, reason: str) -> None:
+        """Note that a variant runs eagerly for good; warn the first time it happens."""
+        self.note(f"eager: {reason}")
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"minigrad.compile({self.__name__}) runs eagerly from now on: {reason}. "
+                f"See {self.__name__}.explain().",
+                CompileFallbackWarning,
+                stacklevel=_user_stacklevel(),
+            )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         result = self._run(args, kwargs)
@@ -72,7 +99,7 @@ class CompiledFunction:
         variant = self.variants.get(key)
         if variant is None:
             if len(self.variants) >= self.max_variants:
-                self.note(f"eager: {self.max_variants} variants traced already; no more")
+                self.fall_back(f"{self.max_variants} variants traced already; no more")
                 return self.fn(*args, **kwargs)
             if self._last_key is not None:
                 change = guards.describe_key_change(self._last_key, key)
@@ -108,6 +135,17 @@ class CompiledFunction:
         return "\n".join(lines)
 
 
+def _user_stacklevel() -> int:
+    """The stacklevel for warnings.warn that names the caller of the compiled step."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+        "minigrad.compiler"
+    ):
+        level += 1
+        frame = frame.f_back
+    return level
+
+
 # How many eager runs may pass before two in a row agree (warm-up steps differ).
 _TRACES_TO_AGREE = 4
 
@@ -122,6 +160,7 @@ class _Variant:
         self.guards: list[guards.StateGuard] = []
         self.eager_reason: str | None = None
         self.traces = 0  # every traced run of this variant
+        self.optimizers: dict[int, Any] = {}  # id -> an object whose step() a trace called
         self.tries = 0  # traced runs since the last replay was built (or since the start)
 
     def status(self) -> str:
@@ -143,6 +182,7 @@ class _Variant:
             self.replay, self.guards = None, []
             if self.traces >= 2 * owner.max_variants:
                 self.eager_reason = "traced too often (guards keep failing)"
+                owner.fall_back(self.eager_reason)
                 return owner.fn(*args, **kwargs)
         return self._trace(args, kwargs)
 
@@ -167,6 +207,11 @@ class _Variant:
         """Run the step eagerly with a Recorder; on the second run, build the replay."""
         recorder = Recorder()
         start = time.perf_counter()
+        # The settings (lr, ...) of the optimizers earlier traces stepped, as the call finds
+        # them: Python code in the step that changes them before step() is not replayed.
+        settings_before = {
+            key: optimizer_settings(owner) for key, owner in self.optimizers.items()
+        }
         tracer.recorder = recorder
         try:
             returned = self.owner.fn(*args, **kwargs)
@@ -177,6 +222,13 @@ class _Variant:
         trace = recorder.trace
         arguments = replay.argument_arrays(args, kwargs)
         try:
+            effects = self.owner.side_effects()
+            if effects:
+                raise CannotReplayError(
+                    f"{effects[0]}: a Python side effect, which a replay would not repeat "
+                    f"(it would run on the traced calls only); move it out of the compiled "
+                    f"step, or return what it needs and do it after the call"
+                )
             if trace.problems:
                 raise CannotReplayError(trace.problems[0])
             for key, variable in trace.owners.items():
@@ -186,6 +238,10 @@ class _Variant:
                         "pass parameters through a closure or a module instead"
                     )
             _check_settings_kept(trace)
+            _check_settings_untouched(trace, settings_before)
+            for event in trace.events:
+                if type(event) is Opaque and event.settings is not None:
+                    self.optimizers.setdefault(id(event.call.args[0]), event.call.args[0])
             current = signature(trace, arguments)
             if self.first is not None and self.first[1] != current:
                 # A first step often differs (no .grad to zero yet, optimizer state to
@@ -201,13 +257,14 @@ class _Variant:
                     guards.StateGuard(variable, trace.had_grad[id(variable._data)])
                     for variable in self.replay.outside
                 ]
+                self.guards += guards.value_guards(self.owner.fn)
                 self.first = None
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
         except CannotReplayError as reason:
             self.eager_reason = str(reason)
             self.first = None
-            self.owner.note(f"eager: {reason}")
+            self.owner.fall_back(self.eager_reason)
         self.owner.trace_seconds += time.perf_counter() - start
         return returned
 
@@ -227,6 +284,35 @@ def _check_settings_kept(trace: Any) -> None:
             f"(param_groups) in plain Python after its step(), which a replay would not "
             f"redo; change them outside the compiled step, or with an lr scheduler"
         )
+
+
+def _check_settings_untouched(trace: Any, before: dict) -> None:
+    """An optimizer's settings changed by plain Python code in the step before its step()
+    (a warm-up computed from a counter, `group["lr"] *= 0.9` in a helper) would keep their
+    traced value in a replay: stay eager. A change made by a call the replay makes too (a
+    scheduler's step() earlier in the step) is fine."""
+    replayed_call_before = False
+    for event in trace.events:
+        if type(event) is not Opaque:
+            continue
+        owner = event.call.args[0] if event.call.args else None
+        expected = before.get(id(owner))
+        if expected is not None and event.settings != expected and not replayed_call_before:
+            raise CannotReplayError(
+                f"the step changes the settings of {type(owner).__name__} (param_groups: "
+                f"{_first_change(expected, event.settings)}) in plain Python before its step(), "
+                f"which a replay would not redo; change them outside the compiled step, or "
+                f"with an lr scheduler"
+            )
+        replayed_call_before = True
+
+
+def _first_change(before: Any, after: Any) -> str:
+    for group, (old, new) in enumerate(zip(before, after)):
+        for (name, old_value), (_, new_value) in zip(old, new):
+            if old_value != new_value:
+                return f"group {group} {name!r} {old_value} -> {new_value}"
+    return "the groups"
 
 
 def _changed_by(trace: Any, variable: Any) -> bool:

@@ -5,7 +5,9 @@ Two kinds:
 - the key of a call: for each argument its shape, dtype and requires_grad (a Variable)
   and which earlier argument, if any, is the same array (the replay copies each argument
   into its own buffer, so `step(x, x)` and `step(x, z)` need their own traces), its
-  value (a number, a str, None) or its identity (any other object); and grad mode.
+  value and type (a number, a NumPy scalar, a str, None), the same for each item of a
+  tuple, list or dict (a batch), or its identity (any other object, held so that its id
+  cannot be reused); and grad mode.
   Calls with another key get their own trace (a variant).
 - the state of the Variables the step found outside (parameters, captured inputs),
   checked on every replay: the same data array, the same requires_grad, .grad present or
@@ -18,6 +20,7 @@ was traced again.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -34,17 +37,54 @@ def key_of(args: tuple, kwargs: dict) -> tuple:
     items += sorted(kwargs.items())
     seen: dict[int, str] = {}  # id(array) -> the first argument that holds it
     for name, value in items:
-        if isinstance(value, Variable):
-            data = value._data
-            kind = type(data).__name__
-            same_as = seen.setdefault(id(data), name)
-            parts.append((name, "Variable", kind, np.shape(data), str(value.dtype),
-                          value._requires_grad, None if same_as == name else same_as))  # fmt: skip
-        elif value is None or isinstance(value, (bool, int, float, str)):
-            parts.append((name, "value", type(value).__name__, value))
-        else:
-            parts.append((name, "object", id(value)))
+        _add_parts(parts, name, value, seen)
     return tuple(parts)
+
+
+def _add_parts(parts: list, name: str, value: Any, seen: dict[int, str]) -> None:
+    """The key's parts for one argument: containers (a batch as a tuple, list or dict) are
+    walked, so each Variable in them is keyed like an argument of its own."""
+    if isinstance(value, Variable):
+        data = value._data
+        kind = type(data).__name__
+        same_as = seen.setdefault(id(data), name)
+        parts.append((name, "Variable", kind, np.shape(data), str(value.dtype),
+                      value._requires_grad, None if same_as == name else same_as))  # fmt: skip
+    elif value is None or isinstance(value, (bool, int, str)):
+        parts.append((name, "value", type(value).__name__, value))
+    elif isinstance(value, float):
+        # By repr: nan equals itself there, and -0.0 stays apart from 0.0.
+        parts.append((name, "value", "float", repr(value)))
+    elif isinstance(value, np.generic):
+        # A NumPy scalar by its type and bytes, never by id(): a new np.float32(w) may
+        # reuse a freed one's id while holding another value.
+        parts.append((name, "value", type(value).__name__, value.tobytes()))
+    elif type(value) in (tuple, list):
+        parts.append((name, type(value).__name__, len(value)))
+        for index, item in enumerate(value):
+            _add_parts(parts, f"{name}[{index}]", item, seen)
+    elif type(value) is dict and all(isinstance(key, str) for key in value):
+        parts.append((name, "dict", tuple(value)))
+        for key, item in value.items():
+            _add_parts(parts, f"{name}[{key!r}]", item, seen)
+    else:
+        parts.append((name, "object", _Same(value)))
+
+
+class _Same:
+    """Any other argument, by identity; it holds the object, so no later object can reuse
+    its id while a variant keyed by it exists."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
 
 
 def describe_key_change(old: tuple, new: tuple) -> str:
@@ -64,8 +104,12 @@ def _words(part: tuple) -> str:
         alias = "" if part[6] is None else f", the same array as argument {part[6]}"
         return f"shape {part[3]}, dtype {part[4]}, requires_grad={part[5]}{alias}"
     if part[1] == "value":
-        return repr(part[3])
-    return "another object"
+        return repr(part[3]) if part[2] != "float" else part[3]
+    if part[1] in ("tuple", "list"):
+        return f"a {part[1]} of {part[2]}"
+    if part[1] == "dict":
+        return f"a dict with keys {list(part[2])}"
+    return f"the {type(part[2].value).__name__} object {part[2].value!r:.60}"
 
 
 class StateGuard:
@@ -105,3 +149,65 @@ class StateGuard:
 
 def anomaly_mode_failure() -> str | None:
     return "anomaly mode is on" if anomaly._enabled else None
+
+
+# What a ValueGuard watches: plain values a trace turns into constants.
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+class ValueGuard:
+    """A plain value (a number, a str) the step's own code reads from a global or from an
+    enclosing function: the trace made it a constant, so another value needs another trace
+    (as Dynamo guards the globals a frame reads)."""
+
+    __slots__ = ("read", "label", "value")
+
+    def __init__(self, read: Any, label: str, value: Any) -> None:
+        self.read = read
+        self.label = label
+        self.value = _comparable(value)
+
+    def failure(self) -> str | None:
+        try:
+            current = self.read()
+        except (KeyError, ValueError, NameError):
+            return f"{self.label} is gone"
+        if _comparable(current) != self.value:
+            return f"{self.label} changed: {self.value[1]} -> {_comparable(current)[1]}"
+        return None
+
+    def settle(self) -> None:
+        """A value the step itself changed is a side effect, which keeps it eager."""
+
+
+def _comparable(value: Any) -> tuple:
+    if isinstance(value, np.generic):
+        return (type(value).__name__, repr(value.item()), value.tobytes())
+    return (type(value).__name__, repr(value))
+
+
+def value_guards(fn: Any) -> list[ValueGuard]:
+    """A ValueGuard for each plain value `fn`'s own code reads from a global or a cell."""
+    from minigrad.compiler.side_effects import function_of, read_names
+
+    function = function_of(fn)
+    if function is None:
+        return []
+    global_names, cell_names = read_names(fn)
+    found = []
+    namespace = function.__globals__
+    for name in global_names:
+        if name in namespace and isinstance(namespace[name], _PLAIN):
+            found.append(ValueGuard(functools.partial(namespace.__getitem__, name),
+                                    f"the global {name}", namespace[name]))  # fmt: skip
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    for name in cell_names:
+        cell = cells.get(name)
+        try:
+            value = cell.cell_contents
+        except (AttributeError, ValueError):
+            continue
+        if isinstance(value, _PLAIN):
+            found.append(ValueGuard(lambda cell=cell: cell.cell_contents,
+                                    f"{name} of the enclosing function", value))  # fmt: skip
+    return found

@@ -58,8 +58,9 @@ class Replay:
 
 
 class Arguments(dict):
-    """id(array) -> where it is among the arguments: ("args", i) or ("kwargs", name); and
-    `arrays`, where -> the array itself (to find NumPy views of an argument)."""
+    """id(array) -> where it is among the arguments: ("args", i) or ("kwargs", name), then
+    the index or key inside a tuple, list or dict argument; and `arrays`, where -> the array
+    itself (to find NumPy views of an argument)."""
 
     arrays: dict
 
@@ -70,15 +71,23 @@ def argument_arrays(args: tuple, kwargs: dict) -> Arguments:
     found.arrays = {}
     places = [(("args", index), value) for index, value in enumerate(args)]
     places += [(("kwargs", name), value) for name, value in kwargs.items()]
-    for path, value in places:
+    while places:
+        path, value = places.pop(0)
         if isinstance(value, Variable) and type(value._data) is np.ndarray:
-            found[id(value._data)] = path
+            found.setdefault(id(value._data), path)
             found.arrays[path] = value._data
+        elif type(value) in (tuple, list):
+            places += [((*path, index), item) for index, item in enumerate(value)]
+        elif type(value) is dict:
+            places += [((*path, key), item) for key, item in value.items()]
     return found
 
 
 def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:
-    return args[path[1]] if path[0] == "args" else kwargs[path[1]]
+    value = args[path[1]] if path[0] == "args" else kwargs[path[1]]
+    for step in path[2:]:
+        value = value[step]
+    return value
 
 
 class _Builder:

@@ -78,7 +78,12 @@ class Opaque:
 def settings_of(call: Any) -> Any:
     """The settings of the optimizer whose step() `call` is: each group's values but its
     parameters (a scheduler changes "lr" there); None for anything else."""
-    owner = call.args[0] if call.args else None
+    return optimizer_settings(call.args[0] if call.args else None)
+
+
+def optimizer_settings(owner: Any) -> Any:
+    """An optimizer's settings: each param group's values but its parameters; None for an
+    object without param_groups."""
     groups = getattr(owner, "param_groups", None)
     if not isinstance(groups, list):
         return None

@@ -1,0 +1,174 @@
+"""Python side effects in a compiled step's own code, found by reading its bytecode.
+
+A replay runs the step's array work and nothing else, so Python statements that change the
+world outside the step would run on the traced calls only: a step counter, a history list,
+an attribute of an outside object, an optimizer setting changed by hand. torch.compile
+finds these by analysing the frame's bytecode as it runs; minigrad reads the bytecode of
+the function once, before the first replay, and keeps the step eager when it finds one:
+
+- assignments to a global (`global count; count += 1`) or an enclosing function's variable
+  (`nonlocal`);
+- assignments to an attribute or an item of an object that came from outside (a global,
+  an enclosing variable, an argument, or a name taken from one: `for g in
+  opt.param_groups: g["lr"] *= 0.9`), except `.grad`, which the trace records;
+- calls of a mutating list, dict or set method on such an object (`history.append(...)`);
+- print().
+
+Code in functions the step calls is not read (a helper that appends to a global): the
+README lists that under "What minigrad.compile does not see".
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+from collections.abc import Callable
+
+MUTATORS = frozenset(
+    "append extend insert pop remove clear update setdefault popitem add discard sort "
+    "reverse appendleft extendleft".split()
+)
+_NAME_LOADS = {"LOAD_GLOBAL": "global", "LOAD_DEREF": "closure", "LOAD_NAME": "global"}
+_RECORDED_ATTRIBUTES = {"grad"}  # the trace records .grad assignments and replays them
+
+
+def code_of(fn: Callable) -> object | None:
+    """The code object a call of `fn` runs: a function, a method, a partial, an object with
+    __call__; None when there is none (a builtin)."""
+    fn = inspect.unwrap(fn)
+    while hasattr(fn, "func") and not hasattr(fn, "__code__"):  # functools.partial
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)  # a bound method
+    code = getattr(fn, "__code__", None)
+    if code is None and callable(fn):
+        call = type(fn).__call__  # an object with __call__
+        code = getattr(getattr(call, "__func__", call), "__code__", None)
+    return code
+
+
+def find(fn: Callable) -> list[str]:
+    """Each side effect in `fn`'s own code, as "line N: what it does"."""
+    code = code_of(fn)
+    if code is None:
+        return []
+    instructions = list(dis.get_instructions(code))
+    parameters = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    outside_locals: set[str] = set()
+    found: list[str] = []
+
+    def origin(index: int) -> str | None:
+        """Where the object the instructions ending at `index` compute comes from: the
+        name it is built from when that is outside the step, else None."""
+        while index >= 0:
+            ins = instructions[index]
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                index -= 1
+            elif ins.opname == "BINARY_SUBSCR":
+                index -= 2  # the key (one instruction), then the container
+            elif ins.opname in _NAME_LOADS:
+                return f"the {_NAME_LOADS[ins.opname]} {ins.argval}"
+            elif ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK"):
+                if ins.argval in parameters:
+                    return f"the argument {ins.argval}"
+                if ins.argval in outside_locals:
+                    return f"{ins.argval} (taken from outside)"
+                return None
+            else:
+                return None
+        return None
+
+    lines = _lines(instructions)
+    for index, ins in enumerate(instructions):
+        where = f"line {lines[index]} of {code.co_name}"
+        if ins.opname == "STORE_GLOBAL":
+            found.append(f"{where} assigns the global {ins.argval}")
+        elif ins.opname == "STORE_DEREF" and ins.argval in code.co_freevars:
+            found.append(f"{where} assigns {ins.argval} of an enclosing function (nonlocal)")
+        elif ins.opname == "STORE_FAST" and index > 0:
+            before = index - 1
+            if instructions[before].opname == "FOR_ITER":
+                before = _previous(instructions, before, "GET_ITER") - 1
+            if origin(before) is not None:
+                outside_locals.add(ins.argval)
+        elif ins.opname == "STORE_ATTR" and ins.argval not in _RECORDED_ATTRIBUTES:
+            start = _augmented(instructions, index, "COPY", 1)
+            target = origin(start - 1 if start is not None else index - 1)
+            if target is not None:
+                found.append(f"{where} sets the attribute .{ins.argval} of {target}")
+        elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR"):
+            start = _augmented(instructions, index, "COPY", 2)
+            target = origin((start - 1 if start is not None else index - 1) - 1)
+            if target is not None:
+                found.append(f"{where} changes an item of {target}")
+        elif ins.opname in ("LOAD_METHOD", "LOAD_ATTR") and ins.argval in MUTATORS:
+            target = origin(index - 1)
+            next_op = instructions[index + 1].opname if index + 1 < len(instructions) else ""
+            if target is not None and next_op not in ("STORE_FAST", "RETURN_VALUE"):
+                found.append(f"{where} calls .{ins.argval}() on {target}")
+        elif ins.opname == "LOAD_GLOBAL" and ins.argval == "print":
+            found.append(f"{where} prints")
+    return found
+
+
+def _lines(instructions: list) -> list:
+    """The source line of each instruction."""
+    lines, line = [], None
+    for ins in instructions:
+        positions = getattr(ins, "positions", None)  # Python 3.11+
+        if positions is not None and positions.lineno is not None:
+            line = positions.lineno
+        elif ins.starts_line is not None:
+            line = ins.starts_line
+        lines.append(line)
+    return lines
+
+
+def _previous(instructions: list, index: int, opname: str) -> int:
+    while index > 0 and instructions[index].opname != opname:
+        index -= 1
+    return index
+
+
+def _augmented(instructions: list, index: int, opname: str, argument: int) -> int | None:
+    """For an augmented assignment (`a.b += 1`, `a[k] *= 2`) ending at `index`: the index of
+    the first COPY that duplicated its target (the target's code ends just before it, or
+    before its key); None for a plain assignment."""
+    if index == 0 or instructions[index - 1].opname != "SWAP":
+        return None
+    lines = _lines(instructions)
+    start = index - 1
+    while start > 0 and lines[start - 1] == lines[index]:
+        start -= 1
+        if instructions[start].opname == opname and instructions[start].argval == argument:
+            earlier = instructions[start - 1]
+            if earlier.opname == opname and earlier.argval == argument:
+                return start - 1
+            return start
+    return None
+
+
+def function_of(fn: Callable) -> Callable | None:
+    """The Python function whose code `fn` runs (see code_of), for its globals and cells."""
+    fn = inspect.unwrap(fn)
+    while hasattr(fn, "func") and not hasattr(fn, "__code__"):
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)
+    if not hasattr(fn, "__code__") and callable(fn):
+        call = type(fn).__call__
+        fn = getattr(call, "__func__", call)
+    return fn if hasattr(fn, "__code__") else None
+
+
+def read_names(fn: Callable) -> tuple[list[str], list[str]]:
+    """The globals and the enclosing functions' variables `fn`'s own code reads."""
+    code = code_of(fn)
+    if code is None:
+        return [], []
+    globals_read, cells_read = [], []
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval not in globals_read:
+            globals_read.append(ins.argval)
+        elif ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE") and ins.argval in code.co_freevars:
+            if ins.argval not in cells_read:
+                cells_read.append(ins.argval)
+    return globals_read, cells_read

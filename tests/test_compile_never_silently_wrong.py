@@ -1,0 +1,307 @@
+"""minigrad.compile never gives a different answer from eager, silently.
+
+The cases a first try on real training loops found wrong (issue 21): a NumPy scalar argument
+keyed by id() (a new value in a reused id replayed the old constant), Python side effects
+in the step (run on the traced calls only), an optimizer setting changed in plain Python
+before step() (frozen at its traced value). Each now replays correctly or stays eager and
+says why, and the first fallback warns once. Every test compares with eager bit for bit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from test_compile import Twin, assert_stays_eager, batch
+
+import minigrad
+from minigrad import nn, optim
+from minigrad.compiler.compiled import CompileFallbackWarning
+from minigrad.compiler.side_effects import find
+
+warnings.simplefilter("ignore", CompileFallbackWarning)  # asserted where it matters
+
+
+def _linear_step(body):
+    """build() for a Twin: a Linear(3, 2) trained by SGD with `body(model, opt, x, *rest)`."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, *rest):
+            return body(model, opt, x, *rest)
+
+        return step, list(model.parameters())
+
+    return build
+
+
+def test_a_numpy_scalar_argument_is_keyed_by_value_not_by_id() -> None:
+    def body(model, opt, x, scale):
+        opt.zero_grad()
+        loss = (model(x).tanh() * float(scale)).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body), max_variants=20)
+    for value in (1.0, 1.0, 1.0, 2.0, 3.0, 2.0, 0.5, 1.0):
+        twin(batch(), np.float32(value))  # a new scalar each call: ids get reused
+    twin.assert_same_state()
+    assert twin.compiled.replays > 0, twin.explain()
+
+
+def test_a_batch_as_a_list_a_tuple_or_a_dict_replays_with_its_own_values() -> None:
+    def body(model, opt, x, pair):
+        opt.zero_grad()
+        inputs, targets = pair[0], pair[1]
+        loss = ((model(inputs) - targets) ** 2).mean() + 0 * x.sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    def as_dict(model, opt, x, named):
+        return body(model, opt, x, [named["inputs"], named["targets"]])
+
+    for container, function in ((list, body), (tuple, body), (dict, as_dict)):
+        twin = Twin(_linear_step(function))
+        for seed in range(6):
+            inputs = batch(seed=seed)
+            targets = minigrad.Variable(np.random.default_rng(seed + 9).normal(size=(5, 2)))
+            if container is dict:
+                twin(batch(), {"inputs": inputs, "targets": targets})
+            else:
+                twin(batch(), container([inputs, targets]))
+        twin.assert_same_state()
+        assert twin.compiled.replays >= 3, twin.explain()
+
+
+COUNT = 0
+
+
+def test_a_global_counter_in_the_step_keeps_it_eager_and_counting() -> None:
+    global COUNT
+    COUNT = 0
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            global COUNT
+            COUNT += 1
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    assert_stays_eager(Twin(build), "assigns the global COUNT", batch(), calls=5)
+    assert COUNT == 10  # five eager calls and five compiled ones, each counted
+
+
+def _build_with(effect: str):
+    """build() for a Twin whose step has the side effect `effect` in its own code."""
+    history: list = []
+
+    class Tracker:
+        calls = 0
+
+    tracker = Tracker()
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step_with_history(x):
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            history.append(loss.detach())
+            return loss.item()
+
+        def step_with_attribute(x):
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            tracker.calls += 1
+            return loss.item()
+
+        def step_that_prints(x):
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            print(end="")
+            return loss.item()
+
+        steps = {"history": step_with_history, "attribute": step_with_attribute,
+                 "print": step_that_prints}
+        return steps[effect], list(model.parameters())
+
+    return build, history, tracker
+
+
+def test_a_history_list_and_an_attribute_in_the_step_keep_it_eager() -> None:
+    build, history, _ = _build_with("history")
+    assert_stays_eager(Twin(build), "calls .append() on the closure history", batch())
+    assert len(history) == 10
+    build, _, tracker = _build_with("attribute")
+    assert_stays_eager(Twin(build), "sets the attribute .calls of the closure tracker", batch())
+    assert tracker.calls == 10
+
+
+def test_an_lr_set_by_a_helper_before_step_is_not_frozen() -> None:
+    """The step's own bytecode is clean (the change happens in a helper); the optimizer's
+    settings, compared at the start of a traced call and at its step(), show it."""
+
+    def set_lr(opt, value):
+        opt.param_groups[0]["lr"] = value
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        warm_up = iter([0.01 * k for k in range(1, 100)])
+
+        def step(x):
+            set_lr(opt, next(warm_up))
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    assert_stays_eager(Twin(build), "'lr' 0.01 -> 0.02) in plain Python before its step()",
+                       batch(), calls=6)
+
+
+def test_the_first_fallback_warns_once_and_names_the_reason() -> None:
+    twin = Twin(_build_with("print")[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CompileFallbackWarning)
+        for _ in range(4):
+            twin(batch())
+    fallbacks = [w for w in caught if issubclass(w.category, CompileFallbackWarning)]
+    assert len(fallbacks) == 1
+    message = str(fallbacks[0].message)
+    assert "runs eagerly from now on: line" in message and "prints" in message
+    assert fallbacks[0].filename.endswith("test_compile.py")  # Twin calls the compiled step
+
+
+def _plain(model, x):
+    y = [x, x]
+    y[0] = x * 2
+    out = {}
+    out["loss"] = y[0].sum()
+    losses = []
+    losses.append(out["loss"])
+    model.zero_grad()
+    out["loss"].backward()
+    return losses
+
+
+def test_side_effect_finder_leaves_local_containers_and_grad_alone() -> None:
+    assert find(_plain) == []
+
+    def clears(params):
+        for p in params:
+            p.grad = None
+
+    assert find(clears) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(x):\n    global n\n    n = 1", "assigns the global n"),
+        ("def f(x, log):\n    log.append(x)", "calls .append() on the argument log"),
+        ("def f(x, d):\n    d['k'] = x", "changes an item of the argument d"),
+        ("def f(x, d):\n    d['k'] += x", "changes an item of the argument d"),
+        ("def f(x, m):\n    m.w += x", "sets the attribute .w of the argument m"),
+        ("def f(x, o):\n    for g in o.groups:\n        g['lr'] *= 0.9",
+         "changes an item of g (taken from outside)"),
+    ],
+)
+def test_side_effect_finder_names_what_and_where(source: str, expected: str) -> None:
+    scope: dict = {}
+    exec(compile(source, "<test>", "exec"), scope)
+    found = find(scope["f"])
+    assert any(expected in text for text in found), found
+    assert found[0].startswith("line ")
+
+
+LOSS_WEIGHT = 1.0
+
+
+def test_a_global_number_the_step_reads_is_guarded() -> None:
+    """A number read from a global becomes a constant of the trace; changed after tracing,
+    the guard on it makes the step trace again (it used to replay the old value)."""
+    global LOSS_WEIGHT
+    LOSS_WEIGHT = 1.0
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            loss = LOSS_WEIGHT * model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for weight in (1.0, 1.0, 1.0, 1.0, 100.0, 100.0, 100.0, 100.0):
+        LOSS_WEIGHT = weight
+        twin(batch())
+    twin.assert_same_state()
+    assert "the global LOSS_WEIGHT changed: 1.0 -> 100.0" in twin.explain()
+    assert twin.compiled.replays >= 3
+
+
+def test_a_closure_number_the_step_reads_is_guarded() -> None:
+    setters = []  # one per copy of the step (eager and compiled)
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        factor = 2.0
+
+        def step(x):
+            opt.zero_grad()
+            loss = factor * model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        def set_factor(value):
+            nonlocal factor
+            factor = value
+
+        setters.append(set_factor)
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for call in range(8):
+        if call == 4:
+            for set_factor in setters:
+                set_factor(5.0)
+        twin(batch())
+    twin.assert_same_state()
+    assert "factor of the enclosing function changed: 2.0 -> 5.0" in twin.explain()

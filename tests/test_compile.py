@@ -919,7 +919,9 @@ def test_a_function_whose_backward_reads_changing_class_state_stays_eager() -> N
     )
 
 
-def test_returning_a_variable_that_requires_grad_stays_eager() -> None:
+def test_returning_the_loss_after_its_backward_replays() -> None:
+    """`return loss` after loss.backward() (issue 21; it used to keep the step eager)."""
+
     def build() -> tuple:
         w = nn.Parameter(np.random.default_rng(10).normal(size=(3, 2)))
 
@@ -936,8 +938,7 @@ def test_returning_a_variable_that_requires_grad_stays_eager() -> None:
     for _ in range(4):
         twin(batch())
     twin.assert_same_state()
-    assert twin.compiled.replays == 0
-    assert "returns a Variable that requires grad" in twin.explain()
+    assert twin.compiled.replays > 0, twin.explain()
 
 
 @pytest.mark.parametrize("how", ["retain_grad", "hook"])

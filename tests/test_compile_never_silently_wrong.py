@@ -305,3 +305,34 @@ def test_a_closure_number_the_step_reads_is_guarded() -> None:
         twin(batch())
     twin.assert_same_state()
     assert "factor of the enclosing function changed: 2.0 -> 5.0" in twin.explain()
+
+
+def test_return_loss_replays_and_behaves_as_after_an_eager_step() -> None:
+    """`return loss`, as torch.compile users write it: .item() works, and a second
+    backward() raises the backward-twice error, on the replay as on the eager step."""
+
+    def body(model, opt, x):
+        opt.zero_grad()
+        loss = ((model(x) - 1.0) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    twin = Twin(_linear_step(body))
+    results = [twin(batch(seed=seed)) for seed in range(6)]
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+    eager = twin.eager(batch(seed=7))
+    replayed = twin.compiled(batch(seed=7))
+    assert replayed.item() == eager.item() and replayed.requires_grad
+    for loss in (eager, replayed):
+        with pytest.raises(minigrad.autodiff.errors.BackwardTwiceError):
+            loss.backward()
+    assert all(isinstance(result, minigrad.Variable) for result in results)
+
+
+def test_returning_a_loss_never_backwarded_stays_eager_and_says_so() -> None:
+    def body(model, opt, x):
+        return model(x).sum()
+
+    assert_stays_eager(Twin(_linear_step(body)), "never calls backward()", batch())

@@ -17,12 +17,15 @@ node, no engine: the steps run in the order the eager run did them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import FunctionCtx
+from minigrad.autodiff import saved
+from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.autodiff.grad_mode import enable_grad
 from minigrad.compiler.rules import RULES
 from minigrad.compiler.signature import view_of_argument
 from minigrad.compiler.trace import (
@@ -367,12 +370,15 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
                 used.append(index)
                 return array.item
         if isinstance(value, Variable):
-            if value._requires_grad:
-                raise CannotReplayError(
-                    "the step returns a Variable that requires grad; call backward() inside "
-                    "the step (a replay builds no graph)"
-                )
             array = builder.array(value._data, "the returned value")
+            if value._requires_grad:
+                if not any(type(event) is Accumulate for event in builder.trace.events):
+                    raise CannotReplayError(
+                        "the step returns a Variable that requires grad and never calls "
+                        "backward(); call backward() inside the step (a replay builds no "
+                        "graph to call it on afterwards)"
+                    )
+                return functools.partial(_spent_loss, array, Variable(np.zeros(()), True))
             return lambda: Variable._make(array.copy())
         if isinstance(value, (tuple, list)):
             parts = [reader(item) for item in value]
@@ -390,6 +396,29 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
             "it); return the value instead"
         )
     return read
+
+
+class SpentGraph(Function):
+    """What a replayed `return loss` hands back: the loss with a graph that backward has
+    already been through, as after the eager step. `.item()` works; a second backward()
+    raises the backward-twice error, since the saved values are gone."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, anchor: Variable, value: np.ndarray) -> np.ndarray:
+        ctx.save_for_backward(anchor)
+        return value.copy()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
+        (anchor,) = ctx.saved_tensors  # freed below: this raises BackwardTwiceError
+        return grad_output, None
+
+
+def _spent_loss(array: np.ndarray, anchor: Variable) -> Variable:
+    with enable_grad():
+        loss = SpentGraph.apply(anchor, array)
+    saved.free(loss.grad_fn)
+    return loss
 
 
 def _view(event: Call, inputs: list, kwargs: dict) -> Any:

@@ -71,6 +71,10 @@ class Listener:
     def unsupported(self, reason: str) -> None:
         """Something a listener cannot follow happened (hooks, grad(), ...)."""
 
+    def assume(self, array: Any, holds: Callable[[Any], bool], what: str) -> None:
+        """Library code chose a branch from `array`'s values (cross_entropy's class labels):
+        `holds(values)` is True while the same branch would be taken; `what` says so."""
+
 
 def traced_as_one_call(method: Callable) -> Callable:
     """Wrap a method (an optimizer's step) so that a trace records it as one opaque call,

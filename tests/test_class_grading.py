@@ -296,6 +296,17 @@ def test_feedback_shows_no_hidden_test_code_and_no_runaway_output(graded_class: 
         assert path.stat().st_size < 2_000_000, path
 
 
+def test_feedback_shows_no_correct_beside_a_failed_check(graded_class: Path) -> None:
+    """hal's patched check printed "Exercise 0.1: correct." before the hidden tests failed
+    it; kim's 3.2 passed the visible check first. Their feedback must not say correct."""
+    for student, assignment, exercise in (("hal", WELCOME, "0.1"), ("kim", CUSTOM, "3.2")):
+        path = graded_class / "feedback" / student / assignment / f"{assignment}.html"
+        text = html.unescape(re.sub(r"<[^>]+>", "", path.read_text()))
+        # Printed output only: hal's own code, quoted in the feedback, has the words too.
+        printed = re.findall(rf"(?<!['\"])Exercise {re.escape(exercise)}: correct\.", text)
+        assert not printed, student
+
+
 def test_a_written_answer_waits_for_a_grader_then_counts(graded_class: Path) -> None:
     """formgrader's manual score, set through the gradebook, reaches the export."""
     with Gradebook(f"sqlite:///{graded_class / 'gradebook.db'}", "minigrad") as gradebook:

@@ -336,3 +336,56 @@ def test_returning_a_loss_never_backwarded_stays_eager_and_says_so() -> None:
         return model(x).sum()
 
     assert_stays_eager(Twin(_linear_step(body)), "never calls backward()", batch())
+
+
+def _classifier(loss_of):
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 4))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, labels):
+            opt.zero_grad()
+            loss = loss_of(model(x), labels)
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    return build
+
+
+def _labels(seed: int, high: int = 4) -> minigrad.Variable:
+    return minigrad.Variable(np.random.default_rng(seed).integers(0, high, size=5))
+
+
+@pytest.mark.parametrize(
+    "loss_of",
+    [nn.CrossEntropyLoss(), minigrad.nn.functional.cross_entropy],
+    ids=["CrossEntropyLoss", "F.cross_entropy"],
+)
+def test_integer_labels_from_the_batch_replay(loss_of) -> None:
+    twin = Twin(_classifier(loss_of))
+    for seed in range(8):
+        twin(batch(seed=seed), _labels(seed))
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 5, twin.explain()
+
+
+def test_labels_that_take_another_branch_trace_again_or_raise_as_eager() -> None:
+    """A batch with an ignored label takes another Python branch in cross_entropy: the
+    replay's check sends it to tracing. An out-of-range label raises as eager does."""
+    ignore = nn.CrossEntropyLoss(ignore_index=2)
+    twin = Twin(_classifier(ignore))
+    for seed in range(4):
+        twin(batch(seed=seed), minigrad.Variable(np.array([0, 1, 3, 0, 1])))
+    assert twin.compiled.replays >= 1
+    twin(batch(seed=9), minigrad.Variable(np.array([0, 2, 3, 2, 1])))  # two ignored
+    twin.assert_same_state()
+    assert "the class labels are in 0..3, none equal to ignore_index no longer holds" in (
+        twin.explain()
+    )
+    for side in (twin.eager, twin.compiled):
+        with pytest.raises(ValueError, match="target holds class 7"):
+            side(batch(), minigrad.Variable(np.array([0, 7, 3, 0, 1])))

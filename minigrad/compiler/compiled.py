@@ -177,7 +177,10 @@ class _Variant:
         if self.replay is not None:
             failure = self._failed_guard()
             if failure is None:
-                return self._run_replay(args, kwargs)
+                try:
+                    return self._run_replay(args, kwargs)
+                except replay.AssumptionFailedError as failed:
+                    failure = str(failed)
             owner.note(f"guard failed: {failure}; tracing again")
             self.replay, self.guards = None, []
             if self.traces >= 2 * owner.max_variants:

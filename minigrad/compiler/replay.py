@@ -30,6 +30,7 @@ from minigrad.compiler.rules import RULES
 from minigrad.compiler.signature import view_of_argument
 from minigrad.compiler.trace import (
     Accumulate,
+    Assume,
     Call,
     CannotReplayError,
     CopyInto,
@@ -50,14 +51,24 @@ class Replay:
         self.outside: list[Variable] = []  # Variables whose arrays the steps read live
         self.listing: list[str] = []  # one line per event, for CompiledFunction.tape()
         self.inputs: list[tuple[Any, np.ndarray]] = []  # (argument path, buffer)
+        # (where the values are, holds, what): library code's branches on values (Assume)
+        self.assumptions: list[tuple[Any, Callable[[Any], bool], str]] = []
         self.result: Callable[[], Any] = lambda: None
 
     def run(self, args: tuple, kwargs: dict) -> Any:
+        for where, holds, what in self.assumptions:
+            values = where(args, kwargs)
+            if not holds(values):
+                raise AssumptionFailedError(f"{what} no longer holds")
         for path, buffer in self.inputs:
             np.copyto(buffer, _argument(args, kwargs, path)._data)
         for step in self.steps:
             step()
         return self.result()
+
+
+class AssumptionFailedError(Exception):
+    """An Assume of the trace does not hold for this call: trace it again."""
 
 
 class Arguments(dict):
@@ -111,6 +122,9 @@ class _Builder:
         self.last_elementwise: tuple | None = None
         self.outside: list[Variable] = []  # whose arrays the replay reads live
         self.replay = Replay()
+        # Arrays library code branched on and said so (Assume): views of an argument among
+        # them are read live, their values checked before each replay.
+        self.assumed = [event.array for event in trace.events if type(event) is Assume]
 
     def array(self, array: np.ndarray, reader: str) -> np.ndarray:
         """The replay array standing for `array` of the trace, made on first use."""
@@ -150,6 +164,10 @@ class _Builder:
                 # labels.reshape(-1)): its values change with each call, and Python may
                 # branch on them.
                 place = view_of_argument(spec.array, self.arguments)
+                if place is not None and self._assumed(spec.array):
+                    found = self._live_view(spec.array, place, reader)
+                    self.where[key] = found
+                    return found
                 if place is not None:
                     raise CannotReplayError(
                         f"{reader} reads a NumPy view of argument {place[1]} made outside "
@@ -171,6 +189,37 @@ class _Builder:
         if isinstance(spec, (list, tuple)):
             return type(spec)(self.value(item, reader) for item in spec)
         return spec
+
+    def _assumed(self, array: np.ndarray) -> bool:
+        return any(array is other or np.shares_memory(array, other) for other in self.assumed)
+
+    def _live_view(self, array: np.ndarray, place: tuple, reader: str) -> np.ndarray:
+        """The replay's view of an argument's buffer that `array` (a reshape of the whole
+        argument) stands for."""
+        source = self.arguments.arrays[place]
+        contiguous = array.flags.c_contiguous and source.flags.c_contiguous
+        if array.size != source.size or not contiguous:
+            raise CannotReplayError(
+                f"{reader} reads a part of argument {place[1]} (a NumPy slice made outside "
+                f"minigrad's operations), which a replay cannot follow"
+            )
+        return self.array(source, reader).reshape(array.shape)
+
+    def assume(self, event: Assume) -> None:
+        """Check the values library code branched on before each replay."""
+        place = view_of_argument(event.array, self.arguments) or self.arguments.get(
+            id(event.array)
+        )
+        if place is None:  # an outside array, read live: check that very array
+            array = event.array
+            self.replay.assumptions.append((lambda args, kwargs: array, event.holds, event.what))
+            return
+        shape = event.array.shape
+
+        def values(args: tuple, kwargs: dict) -> np.ndarray:
+            return np.asarray(_argument(args, kwargs, place)._data).reshape(shape)
+
+        self.replay.assumptions.append((values, event.holds, event.what))
 
     def wrapped(self, spec: Any, value: Any) -> Any:
         """`value` (replay arrays for `spec`) with each array that came in a Variable
@@ -352,6 +401,8 @@ def build(trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace
             builder.opaque(event)
         elif type(event) is Item:
             items.append((event.value, builder.array(event.array, ".item()")))
+        elif type(event) is Assume:
+            builder.assume(event)
     builder.replay.result = _result_reader(returned, items, builder)
     builder.replay.outside = builder.outside
     return builder.replay

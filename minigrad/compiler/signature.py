@@ -14,7 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.compiler.trace import Accumulate, Call, CopyInto, Item, Opaque, Ref, SetGrad, Trace
+from minigrad.compiler.trace import (
+    Accumulate,
+    Assume,
+    Call,
+    CopyInto,
+    Item,
+    Opaque,
+    Ref,
+    SetGrad,
+    Trace,
+)
 
 
 def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
@@ -88,6 +98,8 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
             tokens.append(("call", call.func.__qualname__, id(owner)))
         elif type(event) is Item:
             tokens.append((".item()", role(event.array)))
+        elif type(event) is Assume:
+            tokens.append(("assume", event.what, spec(Ref(event.array, raw=True))))
     return tokens
 
 

@@ -13,6 +13,8 @@ so that no identity is reused while it records.
 - CopyInto: an in-place update wrote an array into a Variable's own data (`p -= ...`).
 - Opaque: an optimizer's step(), replayed by calling it again.
 - Item: `.item()` read a number out of an array.
+- Assume: library code branched on an array's values (class labels); checked before each
+  replay.
 """
 
 from __future__ import annotations
@@ -91,6 +93,15 @@ def optimizer_settings(owner: Any) -> Any:
         sorted((key, repr(value)) for key, value in group.items() if key != "params")
         for group in groups
     ]
+
+
+@dataclass
+class Assume:
+    """Library code branched on an array's values; the replay checks `holds` first."""
+
+    array: np.ndarray
+    holds: Any
+    what: str
 
 
 @dataclass
@@ -181,6 +192,10 @@ class Recorder(Listener):
                 f"the step reads {how} of a Variable: NumPy work on it would not be replayed "
                 f"(return the value, or use .item() on what the step returns)"
             )
+
+    def assume(self, array: np.ndarray, holds: Any, what: str) -> None:
+        self._keep(array)
+        self.trace.events.append(Assume(array, holds, what))
 
     def unsupported(self, reason: str) -> None:
         if reason not in self.trace.problems:

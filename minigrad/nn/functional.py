@@ -11,6 +11,7 @@ PyTorch callers pass by keyword keeps its name.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -23,6 +24,7 @@ from minigrad.nn._functions import (
     EmbeddingLookup,
     LogSigmoid,
 )
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -625,8 +627,16 @@ def _picked_losses(
             f"{caller}: target holds class {outside[0]}, but there are {classes} classes (0 to "
             f"{classes - 1})."
         )
+    any_ignored = bool(ignored.any())
+    if not any_ignored and tracer.recorder is not None:
+        # minigrad.compile reads the labels live; Python chose this branch from their values.
+        tracer.recorder.assume(
+            labels,
+            functools.partial(_labels_fit, classes=classes, ignore_index=ignore_index),
+            f"{caller}: the class labels are in 0..{classes - 1}, none equal to ignore_index",
+        )
     # The labels themselves when none is ignored (minigrad.compile then reads them live).
-    safe = np.where(ignored, 0, labels) if ignored.any() else labels
+    safe = np.where(ignored, 0, labels) if any_ignored else labels
     class_weight = _class_weight(weight, classes, caller)
     picked = rows[np.arange(labels.shape[0]), safe]
     if class_weight is None and not ignored.any():
@@ -634,6 +644,14 @@ def _picked_losses(
     per_row = np.ones(labels.shape, rows.dtype) if class_weight is None else class_weight[safe]
     sample_weight = Variable(np.where(ignored, 0, per_row).astype(rows.dtype))
     return -picked * sample_weight, sample_weight
+
+
+def _labels_fit(labels: np.ndarray, classes: int, ignore_index: int) -> bool:
+    """True when `labels` take _picked_losses' branch of a traced call: every label a class,
+    none ignored."""
+    if labels.size == 0:
+        return True
+    return bool(labels.min() >= 0 and labels.max() < classes and not (labels == ignore_index).any())
 
 
 def _reduce_picked(

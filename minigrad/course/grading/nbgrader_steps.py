@@ -11,7 +11,8 @@
   cut to MAX_CHARACTERS too.
 - ShortCheckTracebacks (feedback): an error in a check cell is shown as its one-line
   message. A traceback quotes the lines around the failing one, which in a check cell are
-  its hidden tests; a check's own CheckError already shows as its message alone.
+  its hidden tests; a check's own CheckError already shows as its message alone. A check
+  cell that failed loses any "Exercise N.k: correct." it printed before failing.
 """
 
 from __future__ import annotations
@@ -117,7 +118,24 @@ class ShortCheckTracebacks(NbGraderPreprocessor):
     def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int) -> tuple:
         roles = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and roles.get("grade") and not roles.get("solution"):
-            for output in cell.outputs:
-                if output.output_type == "error":
-                    output.traceback = [f"{output.ename}: {output.evalue}"]
+            errors = [output for output in cell.outputs if output.output_type == "error"]
+            for output in errors:
+                output.traceback = [f"{output.ename}: {output.evalue}"]
+            if errors:
+                # A cell that failed scored 0, whatever "correct." it printed first (a
+                # patched check, or the visible check before a hidden test failed).
+                for output in cell.outputs:
+                    if output.output_type == "stream":
+                        output.text = _without_correct(output.text)
+                cell.outputs = [o for o in cell.outputs if o.get("text", True) != ""]
         return cell, resources
+
+
+def _without_correct(text: str) -> str:
+    kept = [line for line in text.splitlines(keepends=True) if not _says_correct(line)]
+    return "".join(kept)
+
+
+def _says_correct(line: str) -> bool:
+    words = line.strip()
+    return words.startswith("Exercise ") and words.endswith(": correct.")

@@ -11,6 +11,14 @@ from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 
+def numeric_shape(value: Any, op: str) -> tuple:
+    """The shape of numeric(value, op), read without the values: a reshape needs no more, and
+    minigrad.compile must not take it for NumPy work on the values."""
+    if type(value) is Variable and type(value._data) is np.ndarray:
+        return value._data.shape
+    return np.shape(numeric(value, op))
+
+
 def numeric(value: Any, op: str) -> Any:
     """The NumPy value behind an operand; Python numbers stay numbers so dtypes don't widen."""
     if tracer.recorder is not None:  # outside a forward: minigrad.compile cannot replay it

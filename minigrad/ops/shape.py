@@ -13,7 +13,7 @@ import numpy as np
 
 from minigrad.autodiff.checks import broadcasts_to
 from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.ops.operand import array_of, numeric, single_dim
+from minigrad.ops.operand import array_of, numeric, numeric_shape, single_dim
 from minigrad.ops.table import register
 from minigrad.variable import Variable
 
@@ -366,7 +366,7 @@ def repeat(x: Variable, *repeats: Any) -> Variable:
 @register("flatten")
 def flatten(x: Variable, start_dim: int = 0, end_dim: int = -1) -> Variable:
     """Merge dimensions start_dim..end_dim into one (a reshape); a 0-d x becomes shape (1,)."""
-    shape = np.shape(numeric(x, "flatten"))
+    shape = numeric_shape(x, "flatten")
     start, end = single_dim(start_dim, len(shape)), single_dim(end_dim, len(shape))
     if not shape:
         return Reshape.apply(x, (1,))
@@ -382,7 +382,7 @@ def flatten(x: Variable, start_dim: int = 0, end_dim: int = -1) -> Variable:
 @register("unflatten")
 def unflatten(x: Variable, dim: int, sizes: Any) -> Variable:
     """Split dimension `dim` into `sizes` (one may be -1, inferred) (a reshape)."""
-    shape = np.shape(numeric(x, "unflatten"))
+    shape = numeric_shape(x, "unflatten")
     if not shape:
         raise RuntimeError("unflatten needs a dimension to split; got a 0-d Variable.")
     axis = single_dim(dim, len(shape))

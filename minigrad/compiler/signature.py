@@ -90,7 +90,11 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
                 value = (event.array.shape, str(event.array.dtype), event.array.tobytes())
             tokens.append(("set .grad", id(event.variable), value))
         elif type(event) is CopyInto:
-            tokens.append(("in-place update", id(event.variable), role(event.source)))
+            # A Variable made in the step (a .grad clipped in place) by its array's place in
+            # the trace: it is another object on every run.
+            data = event.variable._data
+            target = role(data) if id(data) in made else id(event.variable)
+            tokens.append(("in-place update", target, role(event.source)))
         elif type(event) is Opaque:
             call = event.call
             owner = call.args[0] if call.args else None

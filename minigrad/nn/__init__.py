@@ -3,7 +3,7 @@
 from typing import Any
 
 from minigrad.missing import missing_name
-from minigrad.nn import functional, init
+from minigrad.nn import functional, init, utils
 from minigrad.nn.activation import (
     GELU,
     LeakyReLU,
@@ -60,6 +60,7 @@ __all__ = [
     "Unflatten",
     "functional",
     "init",
+    "utils",
 ]
 
 

@@ -18,7 +18,7 @@ from minigrad.autodiff.checks import broadcasts_to
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
 from minigrad.ops.matmul import MatMul
-from minigrad.ops.operand import normalize_dims, numeric, shape_of
+from minigrad.ops.operand import normalize_dims, numeric, numeric_metadata, shape_of
 from minigrad.ops.pointwise import Sign, Where
 from minigrad.ops.shape import Transpose, Unsqueeze
 from minigrad.ops.table import register
@@ -395,7 +395,7 @@ def norm(
     """
     if dtype is not None:
         x = x.to(dtype)
-    data = numeric(x, "norm")
+    data = numeric_metadata(x, "norm")  # its dtype and ndim only
     if data.dtype.kind != "f":
         raise TypeError(
             f"norm expects floating-point values; got dtype {data.dtype}. Convert first: "

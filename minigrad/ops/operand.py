@@ -12,11 +12,17 @@ from minigrad.variable import Variable
 
 
 def numeric_shape(value: Any, op: str) -> tuple:
-    """The shape of numeric(value, op), read without the values: a reshape needs no more, and
-    minigrad.compile must not take it for NumPy work on the values."""
+    """The shape of numeric(value, op): see numeric_metadata."""
+    return np.shape(numeric_metadata(value, op))
+
+
+def numeric_metadata(value: Any, op: str) -> Any:
+    """numeric(value, op), for code that reads only its shape and dtype, never its values:
+    minigrad.compile must not take that for NumPy work on the values (a reshape, a norm's
+    dtype check)."""
     if type(value) is Variable and type(value._data) is np.ndarray:
-        return value._data.shape
-    return np.shape(numeric(value, op))
+        return value._data
+    return numeric(value, op)
 
 
 def numeric(value: Any, op: str) -> Any:

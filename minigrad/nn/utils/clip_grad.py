@@ -1,0 +1,80 @@
+"""Gradient clipping, in place on each parameter's .grad (PyTorch's torch.nn.utils names).
+
+    total = ‖(‖g₁‖ₚ, ‖g₂‖ₚ, ...)‖ₚ      (the p-norm of all gradients as one vector)
+    gᵢ ← gᵢ · min(1, max_norm / (total + 1e-6))
+
+Written with Variable operations under no_grad, so minigrad.compile records and replays
+it like the rest of a step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from minigrad.autodiff.grad_mode import no_grad
+from minigrad.ops.shape import stack
+from minigrad.variable import Variable
+
+
+def _gradients(parameters: Variable | Iterable[Variable], caller: str) -> list[Variable]:
+    if isinstance(parameters, Variable):
+        parameters = [parameters]
+    try:
+        parameters = list(parameters)
+    except TypeError:
+        raise TypeError(
+            f"{caller} expects a Variable or an iterable of Variables (model.parameters()); "
+            f"got {type(parameters).__name__}."
+        ) from None
+    for parameter in parameters:
+        if not isinstance(parameter, Variable) or isinstance(parameter.data, str):
+            raise TypeError(
+                f"{caller} expects numeric Variables (model.parameters()); got "
+                f"{type(parameter).__name__}{' (text)' if isinstance(parameter, Variable) else ''}."
+            )
+    return [parameter.grad for parameter in parameters if parameter.grad is not None]
+
+
+def clip_grad_norm_(
+    parameters: Variable | Iterable[Variable],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Variable:
+    """Scale the gradients so their total norm is at most max_norm; return the total norm
+    before clipping (a 0-d Variable). `foreach` is accepted and ignored."""
+    max_norm, norm_type = float(max_norm), float(norm_type)
+    if math.isnan(max_norm) or max_norm < 0:
+        raise ValueError(f"clip_grad_norm_: max_norm must be a number >= 0; got {max_norm}.")
+    grads = _gradients(parameters, "clip_grad_norm_")
+    if not grads:
+        return Variable(np.array(0.0))
+    with no_grad():
+        norms = [grad.reshape(-1).norm(norm_type) for grad in grads]
+        total = norms[0] if len(norms) == 1 else stack(norms).norm(norm_type)
+        if error_if_nonfinite and not math.isfinite(total.item()):
+            raise RuntimeError(
+                f"The total norm of order {norm_type:g} for gradients from `parameters` is "
+                f"non-finite, so it cannot be clipped. To disable this error and scale the "
+                f"gradients by the non-finite norm anyway, set `error_if_nonfinite=False`."
+            )
+        scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        for grad in grads:
+            grad.mul_(scale)
+    return total
+
+
+def clip_grad_value_(
+    parameters: Variable | Iterable[Variable], clip_value: float, foreach: bool | None = None
+) -> None:
+    """Clamp every gradient entry into [-clip_value, clip_value], in place."""
+    clip_value = float(clip_value)
+    if math.isnan(clip_value) or clip_value < 0:
+        raise ValueError(f"clip_grad_value_: clip_value must be >= 0; got {clip_value}.")
+    with no_grad():
+        for grad in _gradients(parameters, "clip_grad_value_"):
+            grad.clamp_(-clip_value, clip_value)

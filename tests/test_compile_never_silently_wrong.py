@@ -389,3 +389,32 @@ def test_labels_that_take_another_branch_trace_again_or_raise_as_eager() -> None
     for side in (twin.eager, twin.compiled):
         with pytest.raises(ValueError, match="target holds class 7"):
             side(batch(), minigrad.Variable(np.array([0, 7, 3, 0, 1])))
+
+
+def test_gradient_accumulation_over_micro_batches_replays() -> None:
+    """Two backward() calls in one step add into the .grad the first one made (it used to
+    say "call zero_grad() inside the step", which the step does)."""
+
+    def body(model, opt, x):
+        opt.zero_grad()
+        for half in (x[:3], x[3:]):
+            loss = ((model(half) - 1.0) ** 2).mean() / 2
+            loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body))
+    for seed in range(6):
+        twin(batch(n=6, seed=seed))
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+
+
+def test_gradients_onto_a_grad_from_before_the_step_still_stay_eager() -> None:
+    def body(model, opt, x):
+        loss = model(x).tanh().sum()  # no zero_grad: adds onto last call's .grad
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    assert_stays_eager(Twin(_linear_step(body)), "call zero_grad()", batch())

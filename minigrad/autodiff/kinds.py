@@ -40,11 +40,14 @@ def _accumulate_numbers(leaf: Variable, grad: Variable, create_graph: bool) -> V
 
     The engine may hand the same gradient to several inputs (a + b gives both the same one),
     so a leaf keeps its own copy: changing one .grad in place never changes another."""
+    if leaf._grad is not None:
+        # The sum is a new array already, and an operation minigrad.compile records.
+        if grad.dtype != leaf._grad.dtype:
+            grad = grad.to(leaf._grad.dtype)
+        return leaf._grad + grad
     if create_graph:
-        grad = grad.clone()  # recorded, so higher derivatives still flow through it
-    else:
-        grad = type(grad)._make(grad._data.astype(leaf._data.dtype))
-    return grad if leaf._grad is None else leaf._grad + grad
+        return grad.clone()  # recorded, so higher derivatives still flow through it
+    return type(grad)._make(grad._data.astype(leaf._data.dtype))
 
 
 def _seed_numbers(output: Variable, index: int) -> Any:

@@ -270,7 +270,13 @@ class _Builder:
         self.replay.listing.append(f".grad of a {event.result.shape} leaf")
         source = self.array(event.gradient, "the gradient of a leaf")
         variable = event.variable
-        if self._only_reader(event.gradient) and source.dtype == event.result.dtype:
+        summed = self.where.get(id(event.result))
+        if summed is not None:
+            # A second micro-batch: the engine's recorded add made the new .grad already.
+            def run() -> None:
+                variable._grad = Variable._make(summed)
+
+        elif self._only_reader(event.gradient) and source.dtype == event.result.dtype:
             # Nothing else reads this gradient: the leaf can have its buffer, uncopied.
             self.where[id(event.result)] = source
 

@@ -133,6 +133,9 @@ class Recorder(Listener):
 
     def __init__(self) -> None:
         self.trace = Trace()
+        # ids of the arrays this run made (call outputs, .grad results): a .grad made in
+        # the step may take more gradients (micro-batches), one found at its start may not
+        self.made: set[int] = set()
 
     # -------------------------------------------------------------- what the hooks call
 
@@ -148,14 +151,15 @@ class Recorder(Listener):
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:
-        if previous is not None:
+        if previous is not None and id(previous._data) not in self.made:
             self.unsupported(
                 f"gradients add onto an existing .grad of a {variable.shape} Variable; call "
                 f"zero_grad() (or set .grad = None) inside the step"
             )
-        self._watch(variable, previous is not None)
+        self._watch(variable, previous is not None and id(previous._data) not in self.made)
         result = variable._grad._data
         self._keep(gradient._data, result)
+        self.made.add(id(result))
         self.trace.events.append(Accumulate(variable, gradient._data, result))
 
     def set_grad(self, variable: Variable, value: Any) -> None:
@@ -216,6 +220,7 @@ class Recorder(Listener):
                     outputs.append(None)
                     continue
                 self._keep(data)
+                self.made.add(id(data))
                 outputs.append(data)
                 node = value.grad_fn
                 if node is not None and getattr(node, "_function", None) is cls and not needs:

@@ -160,11 +160,12 @@ class ValueGuard:
     enclosing function: the trace made it a constant, so another value needs another trace
     (as Dynamo guards the globals a frame reads)."""
 
-    __slots__ = ("read", "label", "value")
+    __slots__ = ("read", "label", "raw", "value")
 
     def __init__(self, read: Any, label: str, value: Any) -> None:
         self.read = read
         self.label = label
+        self.raw = value  # the very object: while it is still there, nothing changed
         self.value = _comparable(value)
 
     def failure(self) -> str | None:
@@ -172,6 +173,8 @@ class ValueGuard:
             current = self.read()
         except (KeyError, ValueError, NameError):
             return f"{self.label} is gone"
+        if current is self.raw:
+            return None
         if _comparable(current) != self.value:
             return f"{self.label} changed: {self.value[1]} -> {_comparable(current)[1]}"
         return None

@@ -418,3 +418,30 @@ def test_gradients_onto_a_grad_from_before_the_step_still_stay_eager() -> None:
         return loss.item()
 
     assert_stays_eager(Twin(_linear_step(body)), "call zero_grad()", batch())
+
+
+def _dropout_run(compiled: bool) -> tuple:
+    """Eight steps of a model with Dropout from the same seed, eager or compiled."""
+    minigrad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Dropout(0.3), nn.Linear(16, 2))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        loss = (model(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    run = minigrad.compile(step) if compiled else step
+    losses = [run(batch(seed=seed)) for seed in range(8)]
+    return losses, [p.data.copy() for p in model.parameters()], run
+
+
+def test_dropout_replays_drawing_the_same_masks_as_eager() -> None:
+    """The replay draws each mask from minigrad's generator, in the eager order."""
+    eager_losses, eager_params, _ = _dropout_run(compiled=False)
+    losses, params, compiled = _dropout_run(compiled=True)
+    assert losses == eager_losses
+    assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
+    assert compiled.replays >= 4, compiled.explain()

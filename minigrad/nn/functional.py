@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import factories
 from minigrad.nn._functions import (
     BinaryCrossEntropy,
     ConstantPad,
+    DropoutMask,
     EmbeddingLookup,
     LogSigmoid,
 )
@@ -204,9 +204,7 @@ def dropout(x: Variable, p: float = 0.5, training: bool = True, inplace: bool = 
     _variable(x, "dropout")
     if not training or p == 0:
         return x
-    keep = factories._generator.random(x.shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = Variable((keep * scale).astype(x.dtype))
+    mask = DropoutMask.apply(x.detach(), float(p))
     if x.device == "cuda":
         mask = mask.to("cuda")
     return x.mul_(mask) if inplace else x * mask

@@ -2,11 +2,13 @@
 
 Each one is here because a composition would be unstable (log_sigmoid, the clamped logs of
 binary_cross_entropy), would not give PyTorch's gradient (an embedding's padding row gets
-none), or needs a NumPy routine minigrad has no op for (pad). Their backward formulas are
+none), needs a NumPy routine minigrad has no op for (pad), or draws random numbers a
+compiled step must draw again (dropout's mask). Their backward formulas are
 Variable operations, so second derivatives work.
 """
 
 from minigrad.nn._functions.binary_cross_entropy import BinaryCrossEntropy
+from minigrad.nn._functions.dropout_mask import DropoutMask
 from minigrad.nn._functions.embedding_lookup import EmbeddingLookup
 from minigrad.nn._functions.log_sigmoid import LogSigmoid
 from minigrad.nn._functions.pad import ConstantPad
@@ -14,6 +16,7 @@ from minigrad.nn._functions.pad import ConstantPad
 __all__ = [
     "BinaryCrossEntropy",
     "ConstantPad",
+    "DropoutMask",
     "EmbeddingLookup",
     "LogSigmoid",
 ]

@@ -445,3 +445,30 @@ def test_dropout_replays_drawing_the_same_masks_as_eager() -> None:
     assert losses == eager_losses
     assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
     assert compiled.replays >= 4, compiled.explain()
+
+
+def test_an_in_place_relu_replays() -> None:
+    """ReLU(inplace=True) copies its input for backward; the copy is recorded now (it was
+    an array "made fresh outside minigrad's operations"). LeakyReLU still stays eager: its
+    comparison x > 0 is not a recorded operation."""
+    activation = nn.ReLU(inplace=True)
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 6), activation, nn.Linear(6, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            loss = (model(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for seed in range(6):
+        twin(batch(seed=seed))
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()

@@ -21,7 +21,7 @@ from minigrad.ops.matmul import MatMul
 from minigrad.ops.operand import single_dim
 from minigrad.ops.shape import Permute, Transpose
 from minigrad.ops.table import TEXT_OPERATORS, operator
-from minigrad.ops.unary import Abs
+from minigrad.ops.unary import Abs, Clone
 from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
@@ -259,7 +259,13 @@ def _snapshot(self) -> Variable:
     A recorded operation may save its input for backward, but our data is about to be
     overwritten, so it gets this copy instead.
     """
-    original = Variable._make(self._data.copy())
+    if tracer.recorder is None:
+        original = Variable._make(self._data.copy())
+    else:
+        # minigrad.compile records the copy (a replay makes it again) as a Clone of the
+        # values alone; the history below is this Variable's own.
+        with grad_mode.no_grad():
+            original = Clone.apply(Variable._make(self._data))
     original.grad_fn = self.grad_fn
     original._output_nr = self._output_nr
     original._requires_grad = self._requires_grad

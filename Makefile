@@ -47,14 +47,20 @@ $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
 	  echo "error: '$(PYTHON) -m venv' failed. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2; exit 1; }
 
+# pip install -e ".[$(1)]", one line per package; on failure, say what ($(2)) failed.
+COMMA := ,
+define pip_install
+@$(BIN)/python -m pip install --progress-bar off -e ".[$(1)]" | grep --line-buffered -E '^(Collecting|Processing|Successfully installed|ERROR)' \
+  | sed -u -e 's/ (from .*//' -e 's/^Processing .*\//Collecting /' -e 's/^Collecting /      getting /' \
+    -e 's/^Successfully installed .*/      done./'; \
+  status=$${PIPESTATUS[0]}; [ "$$status" = 0 ] || { echo "error: pip could not install $(2) (exit $$status); the lines above say which package failed." >&2; exit 1; }
+endef
+
 # Re-install only when the package metadata changed.
 $(STAMP): pyproject.toml setup.py | $(BIN)/python
 	@echo "[2/3] Installing minigrad and its dependencies into .venv (NumPy, Numba, JupyterLab, ...;"
 	@echo "      a few minutes the first time, one line per package)..."
-	@$(BIN)/python -m pip install --progress-bar off -e ".[dev]" | grep --line-buffered -E '^(Collecting|Processing|Successfully installed|ERROR)' \
-	  | sed -u -e 's/ (from .*//' -e 's/^Processing .*\//Collecting /' -e 's/^Collecting /      getting /' \
-	    -e 's/^Successfully installed .*/      done./'; \
-	  status=$${PIPESTATUS[0]}; [ "$$status" = 0 ] || { echo "error: pip could not install the dependencies (exit $$status); the lines above say which package failed." >&2; exit 1; }
+	$(call pip_install,dev,the dependencies)
 	@touch $@
 
 # nbgrader and what it needs (the `instructor` extra): for make course and the grading tests.
@@ -62,10 +68,7 @@ instructor: $(INSTRUCTOR)
 
 $(INSTRUCTOR): pyproject.toml setup.py | $(STAMP)
 	@echo "[+] Installing nbgrader (the instructor extra, for grading a class)..."
-	@$(BIN)/python -m pip install --progress-bar off -e ".[dev,instructor]" | grep --line-buffered -E '^(Collecting|Processing|Successfully installed|ERROR)' \
-	  | sed -u -e 's/ (from .*//' -e 's/^Processing .*\//Collecting /' -e 's/^Collecting /      getting /' \
-	    -e 's/^Successfully installed .*/      done./'; \
-	  status=$${PIPESTATUS[0]}; [ "$$status" = 0 ] || { echo "error: pip could not install nbgrader (exit $$status); the lines above say which package failed." >&2; exit 1; }
+	$(call pip_install,dev$(COMMA)instructor,nbgrader)
 	@touch $@
 
 # The `dot` binary the graphviz Python package drives (Debian package list in apt.txt).

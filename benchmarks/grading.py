@@ -28,13 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from minigrad.course.exercise_cells import BEGIN, END, exercise_cells  # noqa: E402
-from minigrad.course.grading.make_course import make_course  # noqa: E402
+from minigrad.course.grading.make_course import make_course, nbgrader_env  # noqa: E402
 
 
 def nbgrader(course: Path, *args: str) -> float:
     """Run `nbgrader ARGS` in the course folder; its wall seconds."""
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env = nbgrader_env()
     env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,

@@ -36,7 +36,7 @@ from nbgrader.exchange.default import ExchangeFetchAssignment, ExchangeSubmit  #
 from traitlets.config import Config  # noqa: E402
 
 from minigrad.course.exercise_cells import exercise_cells  # noqa: E402
-from minigrad.course.grading.make_course import make_course  # noqa: E402
+from minigrad.course.grading.make_course import make_course, nbgrader_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "lessons"
@@ -154,8 +154,7 @@ FEEDBACK = {
 
 def _run(course: Path, *args: str) -> str:
     """One instructor command, `nbgrader ARGS` in the course folder, as the README gives it."""
-    scripts = os.path.dirname(sys.executable)
-    env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
+    env = nbgrader_env()
     env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
     done = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],

@@ -33,17 +33,9 @@ _RECORDED_ATTRIBUTES = {"grad"}  # the trace records .grad assignments and repla
 
 
 def code_of(fn: Callable) -> object | None:
-    """The code object a call of `fn` runs: a function, a method, a partial, an object with
-    __call__; None when there is none (a builtin)."""
-    fn = inspect.unwrap(fn)
-    while hasattr(fn, "func") and not hasattr(fn, "__code__"):  # functools.partial
-        fn = fn.func
-    fn = getattr(fn, "__func__", fn)  # a bound method
-    code = getattr(fn, "__code__", None)
-    if code is None and callable(fn):
-        call = type(fn).__call__  # an object with __call__
-        code = getattr(getattr(call, "__func__", call), "__code__", None)
-    return code
+    """The code object a call of `fn` runs; None when there is none (a builtin)."""
+    function = function_of(fn)
+    return None if function is None else function.__code__
 
 
 def find(fn: Callable) -> list[str]:
@@ -148,13 +140,14 @@ def _augmented(instructions: list, index: int, opname: str, argument: int) -> in
 
 
 def function_of(fn: Callable) -> Callable | None:
-    """The Python function whose code `fn` runs (see code_of), for its globals and cells."""
+    """The Python function a call of `fn` runs (a function, a method, a partial, an object
+    with __call__), for its code, globals and cells; None for a builtin."""
     fn = inspect.unwrap(fn)
-    while hasattr(fn, "func") and not hasattr(fn, "__code__"):
+    while hasattr(fn, "func") and not hasattr(fn, "__code__"):  # functools.partial
         fn = fn.func
-    fn = getattr(fn, "__func__", fn)
+    fn = getattr(fn, "__func__", fn)  # a bound method
     if not hasattr(fn, "__code__") and callable(fn):
-        call = type(fn).__call__
+        call = type(fn).__call__  # an object with __call__
         fn = getattr(call, "__func__", call)
     return fn if hasattr(fn, "__code__") else None
 

@@ -75,13 +75,17 @@ def make_course(
     return names
 
 
-def nbgrader(course: Path, *args: str) -> None:
-    """Run one nbgrader command in `course` with this Python's scripts on PATH (nbgrader
+def nbgrader_env() -> dict[str, str]:
+    """The environment for an nbgrader command: this Python's scripts on PATH (nbgrader
     runs `alembic` from there to set up its gradebook)."""
     scripts = os.path.dirname(sys.executable)
-    env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
+    return dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
+
+
+def nbgrader(course: Path, *args: str) -> None:
+    """Run one nbgrader command in `course`."""
     command = [sys.executable, "-m", "nbgrader", *args]
-    done = subprocess.run(command, cwd=course, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=course, env=nbgrader_env(), capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(
             f"make_course: `nbgrader {' '.join(args)}` failed in {course}:\n{done.stderr[-3000:]}"

@@ -1,6 +1,9 @@
 """Benchmarks (d) and (e): minigrad.compile against eager minigrad, PyTorch eager and NumPy.
 
 (d) the MLP step of mlp.py, compiled; its baseline is the same step by hand in NumPy.
+(d') the same step written as PyTorch users write it: `optimizer.zero_grad()`, forward,
+    `loss.backward()`, `optimizer.step()`, `return loss`, with optim.SGD and with
+    optim.Adam; the baselines are the same steps by hand in NumPy (SGD, Adam).
 (e) a 100-step scalar training loop of y = tanh(w * x + b) with a squared error, manual
     SGD and zeroed gradients, per graph node (5 recorded nodes a step: *, +, tanh, -, **2).
     Each repeat compiles afresh, so the loop includes tracing; the steady state (replays
@@ -14,8 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 import mlp
+import numpy as np
 
 import minigrad
+from minigrad import optim
 
 LOOP_STEPS = 100
 NODES_PER_STEP = 5
@@ -24,6 +29,56 @@ LEARNING_RATE = 0.01
 
 def compiled_mlp_step_fn(problem: dict) -> Callable[[], float]:
     return minigrad.compile(mlp.minigrad_step_fn(problem))
+
+
+ADAM_LR, BETA1, BETA2, EPS = 1e-3, 0.9, 0.999, 1e-8
+
+
+def optimizer_mlp_step_fn(problem: dict, optimizer: str) -> Callable[[], Any]:
+    """(d'): the MLP step with minigrad.optim ("sgd" or "adam"), compiled, returning loss."""
+    x = minigrad.Variable(problem["x"])
+    onehot = minigrad.Variable(problem["onehot"])
+    w1, b1, w2, b2 = (minigrad.Parameter(problem[n].copy()) for n in ("w1", "b1", "w2", "b2"))
+    if optimizer == "sgd":
+        opt = optim.SGD([w1, b1, w2, b2], lr=mlp.LEARNING_RATE)
+    else:
+        opt = optim.Adam([w1, b1, w2, b2], lr=ADAM_LR, betas=(BETA1, BETA2), eps=EPS)
+
+    @minigrad.compile
+    def step() -> minigrad.Variable:
+        opt.zero_grad()
+        hidden = (x @ w1.T + b1).relu()
+        logits = hidden @ w2.T + b2
+        loss = -(logits.log_softmax(1) * onehot).sum() / mlp.BATCH
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def numpy_adam_step_fn(problem: dict) -> Callable[[], float]:
+    """(d')'s Adam baseline: mlp.py's NumPy step with Adam's update by hand."""
+    gradients = mlp.numpy_gradients_fn(problem)
+    params = gradients.params
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    count = [0]
+
+    def step() -> float:
+        loss, grads = gradients()
+        count[0] += 1
+        for p, g, m, v in zip(params, grads, moments, squares):
+            m *= BETA1
+            m += (1 - BETA1) * g
+            v *= BETA2
+            v += (1 - BETA2) * g * g
+            m_hat = m / (1 - BETA1 ** count[0])
+            v_hat = v / (1 - BETA2 ** count[0])
+            p -= ADAM_LR * m_hat / (np.sqrt(v_hat) + EPS)
+        return loss
+
+    return step
 
 
 def trace_seconds_of_mlp(problem: dict) -> float:

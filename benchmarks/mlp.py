@@ -59,12 +59,13 @@ def minigrad_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float]:
     return _autodiff_step_fn(minigrad, x, onehot, params)
 
 
-def numpy_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float]:
-    """The step by hand in NumPy: forward, the gradients written out, SGD."""
+def numpy_gradients_fn(problem: dict[str, np.ndarray]) -> Callable[[], tuple]:
+    """Forward and the gradients written out by hand: returns (loss, [grad of each of
+    `.params`]), the parameters being w1, b1, w2, b2 in that order."""
     x, onehot = problem["x"], problem["onehot"]
-    w1, b1, w2, b2 = (problem[name].copy() for name in ("w1", "b1", "w2", "b2"))
+    w1, b1, w2, b2 = params = [problem[name].copy() for name in ("w1", "b1", "w2", "b2")]
 
-    def step() -> float:
+    def gradients() -> tuple[float, list[np.ndarray]]:
         z1 = x @ w1.T + b1
         hidden = np.maximum(z1, 0)
         logits = hidden @ w2.T + b2
@@ -78,9 +79,21 @@ def numpy_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float]:
         grad_z1 = (grad_logits @ w2) * (z1 > 0)
         grad_w1 = grad_z1.T @ x
         grad_b1 = grad_z1.sum(axis=0)
-        for p, g in ((w1, grad_w1), (b1, grad_b1), (w2, grad_w2), (b2, grad_b2)):
+        return float(loss), [grad_w1, grad_b1, grad_w2, grad_b2]
+
+    gradients.params = params
+    return gradients
+
+
+def numpy_step_fn(problem: dict[str, np.ndarray]) -> Callable[[], float]:
+    """The step by hand in NumPy: forward, the gradients written out, SGD."""
+    gradients = numpy_gradients_fn(problem)
+
+    def step() -> float:
+        loss, grads = gradients()
+        for p, g in zip(gradients.params, grads):
             p -= LEARNING_RATE * g
-        return float(loss)
+        return loss
 
     return step
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,6 +45,7 @@ RECORDED_OP_BUDGET = 3.0  # µs over the NumPy call
 IMPORT_BUDGET = 0.300  # seconds, without numba
 COMPILED_MLP_BUDGET = 1.3  # x NumPy by hand (issue 14)
 COMPILED_LOOP_BUDGET = 0.5  # x PyTorch eager per node (issue 14)
+OPTIMIZER_STEP_BUDGET = 1.3  # x the same step by hand in NumPy (issue 21)
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class Results:
     numba_loaded: bool = False
     compiled_mlp: float | None = None  # compiled / NumPy
     compiled_loop: float | None = None  # compiled (tracing included) / PyTorch eager
+    optimizer_steps: dict[str, float] = field(default_factory=dict)  # compiled / NumPy
 
 
 def bench_chain(settings: Settings, results: Results) -> list[Row]:
@@ -294,6 +296,30 @@ def bench_compiled(settings: Settings, results: Results) -> list[Row]:
     )
     with_trace, replay, torch_loop = (median(loop.get(k)) for k in ("compiled", "replay", "torch"))
     results.compiled_loop = None if torch_loop is None else with_trace / torch_loop
+    optimizer_times = interleaved(
+        {
+            "sgd": measure(compiled.optimizer_mlp_step_fn(problem, "sgd"), settings.steps),
+            "numpy sgd": measure(mlp.numpy_step_fn(problem), settings.steps),
+            "adam": measure(compiled.optimizer_mlp_step_fn(problem, "adam"), settings.steps),
+            "numpy adam": measure(compiled.numpy_adam_step_fn(problem), settings.steps),
+        },
+        settings.repeats,
+    )
+    optimizer_rows = []
+    for name, label in (("sgd", "optim.SGD"), ("adam", "optim.Adam")):
+        mine, by_hand = median(optimizer_times[name]), median(optimizer_times[f"numpy {name}"])
+        results.optimizer_steps[label] = mine / by_hand
+        optimizer_rows.append(
+            Row(
+                f"(d') the MLP step with `{label}`, `zero_grad()`, `return loss`, compiled",
+                us(mine, 0),
+                us(by_hand, 0),
+                vs_numpy=ratio(mine, by_hand),
+                budget=budget(
+                    f"<= {OPTIMIZER_STEP_BUDGET}x NumPy", mine / by_hand, OPTIMIZER_STEP_BUDGET
+                ),
+            )
+        )
     mlp_trace = median([compiled.trace_seconds_of_mlp(problem) for _ in range(settings.repeats)])
     loop_trace = median([compiled.scalar_trace_seconds() for _ in range(settings.repeats)])
     loop_label = f"{compiled.LOOP_STEPS}-step scalar loop tanh(w*x+b), per node"
@@ -307,6 +333,7 @@ def bench_compiled(settings: Settings, results: Results) -> list[Row]:
             ratio(mg, torch_),
             budget(f"<= {COMPILED_MLP_BUDGET}x NumPy", results.compiled_mlp, COMPILED_MLP_BUDGET),
         ),
+        *optimizer_rows,
         Row(
             f"(e) {loop_label}, compiled, tracing included",
             us(with_trace, 2),
@@ -476,9 +503,19 @@ def budgets_line(results: Results) -> str:
             "no PyTorch" if results.compiled_loop is None else f"{results.compiled_loop:.2f}x",
         ),
     ]
+    optimizer_items = [
+        item(
+            f"(d') compiled step with {label} <= {OPTIMIZER_STEP_BUDGET}x NumPy by hand",
+            value,
+            OPTIMIZER_STEP_BUDGET,
+            f"{value:.2f}x",
+        )
+        for label, value in results.optimizer_steps.items()
+    ]
     return (
         "Budgets (issue 13): " + "; ".join(items) + ".\n"
-        "Budgets (issue 14): " + "; ".join(compiled_items) + "."
+        "Budgets (issue 14): " + "; ".join(compiled_items) + ".\n"
+        "Budgets (issue 21): " + "; ".join(optimizer_items) + "."
     )
 
 

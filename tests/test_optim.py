@@ -102,11 +102,11 @@ def test_sgd_momentum_first_step_uses_the_gradient_itself():
     (p * p).sum().backward()
     optimizer.step()
     np.testing.assert_allclose(p.data, [0.8, -1.6], rtol=1e-15)
-    np.testing.assert_allclose(optimizer.state[0]["velocity"], [2.0, -4.0], rtol=1e-15)
+    np.testing.assert_allclose(optimizer.state[0]["momentum_buffer"], [2.0, -4.0], rtol=1e-15)
     p.grad = None
     (p * p).sum().backward()  # g = [1.6, -3.2]; v = 0.9 * [2, -4] + g = [3.4, -6.8]
     optimizer.step()
-    np.testing.assert_allclose(optimizer.state[0]["velocity"], [3.4, -6.8], rtol=1e-14)
+    np.testing.assert_allclose(optimizer.state[0]["momentum_buffer"], [3.4, -6.8], rtol=1e-14)
     np.testing.assert_allclose(p.data, [0.8 - 0.34, -1.6 + 0.68], rtol=1e-14)
 
 
@@ -303,13 +303,18 @@ def test_base_optimizer_step_is_abstract():
     class Lazy(optim.Optimizer):
         pass
 
-    with pytest.raises(NotImplementedError, match="Lazy must implement step"):
-        Lazy([a_param()], {}).step()
+    param = a_param()
+    param.grad = Variable(np.ones_like(param.data))
+    with pytest.raises(NotImplementedError, match="Lazy must implement update"):
+        Lazy([param], {}).step()
 
 
 def test_repr_shows_the_settings():
     text = repr(optim.SGD([a_param(), a_param()], lr=0.5, momentum=0.9))
-    assert text == "SGD(2 parameters, lr=0.5, momentum=0.9, weight_decay=0.0)"
+    assert text == (
+        "SGD(2 parameters, lr=0.5, momentum=0.9, dampening=0.0, weight_decay=0.0, "
+        "nesterov=False, maximize=False)"
+    )
 
 
 # =========================================================================== training

@@ -65,6 +65,9 @@ OPTIMIZERS = [
     ("Adagrad", {"lr": 0.1, "weight_decay": 0.2, "initial_accumulator_value": 0.5}),
     ("Adagrad", {"lr": 0.1, "eps": 1e-3, "maximize": True}),
     ("SGD", {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.1}),
+    ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}),
+    ("SGD", {"lr": 0.05, "momentum": 0.8, "dampening": 0.3, "weight_decay": 0.05}),
+    ("SGD", {"lr": 0.05, "momentum": 0.5, "maximize": True}),
 ]
 
 

@@ -77,16 +77,6 @@ class CompiledFunction:
             )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        result = self._run(args, kwargs)
-        # What the step itself changed in place (replayed, traced or eager) is no change
-        # "outside the step" for any variant: switching between variants (a last, smaller
-        # batch) or an eager call under anomaly mode must not make them trace again.
-        for variant in self.variants.values():
-            for guard in variant.guards:
-                guard.settle()
-        return result
-
-    def _run(self, args: tuple, kwargs: dict) -> Any:
         if tracer.recorder is not None:
             # Called inside a step another minigrad.compile is tracing: run the Python, so
             # that the outer trace records what it does (a replay here would hide it).
@@ -138,9 +128,7 @@ class CompiledFunction:
 def _user_stacklevel() -> int:
     """The stacklevel for warnings.warn that names the caller of the compiled step."""
     level, frame = 1, sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(
-        "minigrad.compiler"
-    ):
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("minigrad.compiler"):
         level += 1
         frame = frame.f_back
     return level
@@ -157,7 +145,7 @@ class _Variant:
         self.owner = owner
         self.first: tuple | None = None  # (trace, its signature) of the first run
         self.replay: replay.Replay | None = None
-        self.guards: list[guards.StateGuard] = []
+        self.guards: list[Any] = []  # guards.StateGuard, ValueGuard, OptimizerGuard
         self.eager_reason: str | None = None
         self.traces = 0  # every traced run of this variant
         self.optimizers: dict[int, Any] = {}  # id -> an object whose step() a trace called
@@ -212,9 +200,7 @@ class _Variant:
         start = time.perf_counter()
         # The settings (lr, ...) of the optimizers earlier traces stepped, as the call finds
         # them: Python code in the step that changes them before step() is not replayed.
-        settings_before = {
-            key: optimizer_settings(owner) for key, owner in self.optimizers.items()
-        }
+        settings_before = {key: optimizer_settings(owner) for key, owner in self.optimizers.items()}
         tracer.recorder = recorder
         try:
             returned = self.owner.fn(*args, **kwargs)
@@ -261,6 +247,7 @@ class _Variant:
                     for variable in self.replay.outside
                 ]
                 self.guards += guards.value_guards(self.owner.fn)
+                self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
                 self.first = None
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")

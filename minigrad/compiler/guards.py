@@ -9,10 +9,12 @@ Two kinds:
   tuple, list or dict (a batch), or its identity (any other object, held so that its id
   cannot be reused); and grad mode.
   Calls with another key get their own trace (a variant).
+- the parameter groups of each optimizer the step calls (their sizes);
 - the state of the Variables the step found outside (parameters, captured inputs),
   checked on every replay: the same data array, the same requires_grad, .grad present or
-  not as when traced, the version an in-place change outside the step would bump, no
-  hooks; and anomaly mode off.
+  not as when traced, no hooks; and anomaly mode off. Their values may change (an
+  optimizer outside the step, an evaluation after a training epoch): the replay reads
+  these arrays live.
 
 Each check that fails says what it checked, so that `explain()` can tell why a step
 was traced again.
@@ -32,6 +34,8 @@ from minigrad.variable import Variable
 
 def key_of(args: tuple, kwargs: dict) -> tuple:
     """What a call's variant is chosen by (see the module's docstring)."""
+    if not args and not kwargs:  # a step that closes over everything it reads
+        return (("grad mode", is_grad_enabled()),)
     parts: list[Any] = [("grad mode", is_grad_enabled())]
     items = [(str(index), value) for index, value in enumerate(args)]
     items += sorted(kwargs.items())
@@ -115,15 +119,13 @@ def _words(part: tuple) -> str:
 class StateGuard:
     """The state of one outside Variable the replay reads or writes."""
 
-    __slots__ = ("variable", "data", "requires_grad", "has_grad", "counter", "version")
+    __slots__ = ("variable", "data", "requires_grad", "has_grad")
 
     def __init__(self, variable: Variable, has_grad: bool) -> None:
         self.variable = variable
         self.data = variable._data
         self.requires_grad = variable._requires_grad
         self.has_grad = has_grad
-        self.counter = variable._shared_version_counter()
-        self.version = self.counter.value
 
     def failure(self) -> str | None:
         """None when the Variable is as the replay expects it; else what changed."""
@@ -135,16 +137,30 @@ class StateGuard:
         if (variable._grad is not None) != self.has_grad:
             state = "has a .grad" if variable._grad is not None else "has no .grad"
             return f"a {self.data.shape} Variable now {state} at the start of the step"
-        if self.counter.value != self.version:
-            return f"a {self.data.shape} Variable was changed in place outside the step"
         edge = variable._accumulator_edge
         if variable._retains_grad or (edge is not None and edge[0]._pre_hooks):
             return f"a {self.data.shape} Variable has a hook now"
         return None
 
-    def settle(self) -> None:
-        """After any run of the step (of any variant): remember the version it left."""
-        self.version = self.counter.value
+
+class OptimizerGuard:
+    """The parameter groups of an optimizer the step calls: the replay updates (and
+    zero_grad() clears) the parameters it had when traced."""
+
+    __slots__ = ("optimizer", "sizes")
+
+    def __init__(self, optimizer: Any) -> None:
+        self.optimizer = optimizer
+        self.sizes = self._sizes()
+
+    def _sizes(self) -> list[int]:
+        return [len(group["params"]) for group in self.optimizer.param_groups]
+
+    def failure(self) -> str | None:
+        if self._sizes() != self.sizes:
+            name = type(self.optimizer).__name__
+            return f"the parameter groups of {name} changed (add_param_group)"
+        return None
 
 
 def anomaly_mode_failure() -> str | None:
@@ -178,9 +194,6 @@ class ValueGuard:
         if _comparable(current) != self.value:
             return f"{self.label} changed: {self.value[1]} -> {_comparable(current)[1]}"
         return None
-
-    def settle(self) -> None:
-        """A value the step itself changed is a side effect, which keeps it eager."""
 
 
 def _comparable(value: Any) -> tuple:

@@ -11,8 +11,9 @@ Every array of the trace gets a replay array, once:
 
 Then each event becomes one step: a NumPy call with `out=` for the built-in Functions that
 have a rule (minigrad/compiler/rules.py), or the Function's own forward for the others,
-a copy for an in-place update, a `.grad` set to the buffer that holds it. No `apply`, no
-node, no engine: the steps run in the order the eager run did them.
+a copy for an in-place update, a `.grad` set to the buffer that holds it (always the same
+Variable over that buffer), an optimizer's update() on the arrays. No `apply`, no node, no
+engine: the steps run in the order the eager run did them.
 """
 
 from __future__ import annotations
@@ -207,9 +208,7 @@ class _Builder:
 
     def assume(self, event: Assume) -> None:
         """Check the values library code branched on before each replay."""
-        place = view_of_argument(event.array, self.arguments) or self.arguments.get(
-            id(event.array)
-        )
+        place = view_of_argument(event.array, self.arguments) or self.arguments.get(id(event.array))
         if place is None:  # an outside array, read live: check that very array
             array = event.array
             self.replay.assumptions.append((lambda args, kwargs: array, event.holds, event.what))
@@ -273,24 +272,28 @@ class _Builder:
         summed = self.where.get(id(event.result))
         if summed is not None:
             # A second micro-batch: the engine's recorded add made the new .grad already.
+            grad = Variable._make(summed)
+
             def run() -> None:
-                variable._grad = Variable._make(summed)
+                variable._grad = grad
 
         elif self._only_reader(event.gradient) and source.dtype == event.result.dtype:
             # Nothing else reads this gradient: the leaf can have its buffer, uncopied.
             self.where[id(event.result)] = source
+            grad = Variable._make(source)
 
             def run() -> None:
-                variable._grad = Variable._make(source)
+                variable._grad = grad
 
         else:
             buffer = np.array(event.result, copy=True)
             self.where[id(event.result)] = buffer
+            grad = Variable._make(buffer)
 
             def run() -> None:
                 # The leaf's own copy in its dtype (kinds._accumulate_numbers' astype).
                 np.copyto(buffer, source, casting="unsafe")
-                variable._grad = Variable._make(buffer)
+                variable._grad = grad
 
         self.replay.steps.append(run)
 
@@ -308,9 +311,10 @@ class _Builder:
             if array is None:  # a gradient made outside the operations (zeros_like)
                 array = np.array(event.array, copy=True)
                 self.where[id(event.array)] = array
+            grad = Variable._make(array)
 
             def run() -> None:
-                variable._grad = Variable._make(array)
+                variable._grad = grad
 
         self.replay.steps.append(run)
 
@@ -343,8 +347,43 @@ class _Builder:
         self.replay.steps.append(run)
 
     def opaque(self, event: Opaque) -> None:
+        prebound = self._prebound_update(event)
+        if prebound is not None:
+            owner = event.call.args[0]
+            count = len(event.gradients)
+            self.replay.listing.append(
+                f"{type(owner).__name__}.update() on {count} parameter arrays, prebound"
+            )
+            self.replay.steps.append(prebound)
+            return
         self.replay.listing.append(f"{event.call.func.__qualname__}(), called as it is")
         self.replay.steps.append(event.call)
+
+    def _prebound_update(self, event: Opaque) -> Callable[[], None] | None:
+        """An optimizer's step() as its update() on the arrays the replay fills: no search
+        for gradients, no Variables. Settings (lr, ...) and state are read at each call, so
+        a scheduler's lr and a loaded state_dict take effect. None when some gradient is
+        not one of the replay's arrays (then step() is called as it is)."""
+        if event.gradients is None:
+            return None
+        owner = event.call.args[0]
+        entries = []
+        for index, group, param, gradient in event.gradients:
+            replay_gradient = self.where.get(id(gradient))
+            if replay_gradient is None:
+                return None
+            data = self.array(param._data, f"{type(owner).__name__}.step()")
+            entries.append((index, group, data, replay_gradient, param._shared_version_counter()))
+
+        def run() -> None:
+            state = owner.state
+            for index, group, data, gradient, counter in entries:
+                if index not in state:
+                    state[index] = {}
+                owner.update(data, gradient, state[index], group)
+                counter.value += 1  # as Optimizer.step
+
+        return run
 
 
 def _readers(trace: Trace, returned: Any) -> dict[int, int]:
@@ -435,7 +474,7 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
                         "backward(); call backward() inside the step (a replay builds no "
                         "graph to call it on afterwards)"
                     )
-                return functools.partial(_spent_loss, array, Variable(np.zeros(()), True))
+                return functools.partial(_spent_loss, array, _spent_node(array))
             return lambda: Variable._make(array.copy())
         if isinstance(value, (tuple, list)):
             parts = [reader(item) for item in value]
@@ -471,10 +510,19 @@ class SpentGraph(Function):
         return grad_output, None
 
 
-def _spent_loss(array: np.ndarray, anchor: Variable) -> Variable:
+def _spent_node(array: np.ndarray) -> Any:
+    """One SpentGraph node, its saved values freed: every replayed loss can point at it."""
     with enable_grad():
-        loss = SpentGraph.apply(anchor, array)
+        loss = SpentGraph.apply(Variable(np.zeros(()), True), array)
     saved.free(loss.grad_fn)
+    return loss.grad_fn
+
+
+def _spent_loss(array: np.ndarray, node: Any) -> Variable:
+    """The returned loss: a copy of its buffer, the output of a spent node."""
+    loss = Variable._make(array.copy())
+    loss.grad_fn = node
+    loss._requires_grad = True
     return loss
 
 

@@ -86,8 +86,9 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
                 value = None
             elif id(event.array) in made:
                 value = role(event.array)
-            else:
+            else:  # made by Python code in the step (zeros): by its values, then by place
                 value = (event.array.shape, str(event.array.dtype), event.array.tobytes())
+                make(event.array)
             tokens.append(("set .grad", id(event.variable), value))
         elif type(event) is CopyInto:
             # A Variable made in the step (a .grad clipped in place) by its array's place in

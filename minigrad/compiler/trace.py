@@ -11,7 +11,8 @@ so that no identity is reused while it records.
 - Accumulate: the engine added a gradient into a leaf's `.grad`.
 - SetGrad: the step assigned `.grad` (None, or a Variable).
 - CopyInto: an in-place update wrote an array into a Variable's own data (`p -= ...`).
-- Opaque: an optimizer's step(), replayed by calling it again.
+- Opaque: an optimizer's or scheduler's step(), replayed as one call: the optimizer's
+  update() on the same arrays, or the call itself again.
 - Item: `.item()` read a number out of an array.
 - Assume: library code branched on an array's values (class labels); checked before each
   replay.
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.optim.optimizer import Optimizer
 from minigrad.tracing import Listener
 from minigrad.variable import Variable
 
@@ -75,6 +77,22 @@ class CopyInto:
 class Opaque:
     call: Any
     settings: Any = None  # an optimizer's param_groups settings (lr, ...) when called
+    # For a minigrad optimizer's own step(): (position, group, parameter, its .grad array)
+    # of each parameter it updated, so that a replay can call its update() directly.
+    gradients: list | None = None
+
+
+def gradients_of(call: Any) -> list | None:
+    """What an optimizer's step() `call` will update: (position, group, parameter, .grad
+    array) for each parameter with a gradient; None unless it is Optimizer.step itself."""
+    owner = call.args[0] if call.args else None
+    if not isinstance(owner, Optimizer) or call.func is not Optimizer.step.__wrapped__:
+        return None
+    if call.args[1:] or call.keywords:
+        return None
+    return [
+        (index, group, param, param._grad._data) for index, group, param in owner._with_gradients()
+    ]
 
 
 def settings_of(call: Any) -> Any:
@@ -146,8 +164,11 @@ class Recorder(Listener):
         return result
 
     def opaque(self, call: Any) -> Any:
+        gradients = gradients_of(call)  # as step() will find them
+        for _, _, _, array in gradients or ():
+            self._keep(array)
         result = super().opaque(call)
-        self.trace.events.append(Opaque(call, settings_of(call)))
+        self.trace.events.append(Opaque(call, settings_of(call), gradients))
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:
@@ -167,6 +188,8 @@ class Recorder(Listener):
         array = None if value is None else value._data
         if array is not None:
             self._keep(array)
+            # Set inside the step (zero_grad(set_to_none=False)): gradients may add onto it.
+            self.made.add(id(array))
         self.trace.events.append(SetGrad(variable, array))
 
     def copy_into(self, variable: Variable, source: np.ndarray) -> None:

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 
@@ -40,27 +39,31 @@ class Adagrad(Optimizer):
         }
         super().__init__(params, defaults)
         # As in PyTorch, the state exists from the start (state_dict shows it before a step).
-        for index, (group, param) in enumerate(self._groups_and_params()):
-            self.state[index] = self._initial_state(group, param)
-
-    def _groups_and_params(self) -> list[tuple[dict[str, Any], Any]]:
-        return [(group, param) for group in self.param_groups for param in group["params"]]
+        index = 0
+        for group in self.param_groups:
+            for param in group["params"]:
+                self.state[index] = {}
+                self._start(self.state[index], param._data, group)
+                index += 1
 
     @staticmethod
-    def _initial_state(group: dict[str, Any], param: Any) -> dict[str, Any]:
-        return {"step": 0, "sum": np.full_like(param.data, group["initial_accumulator_value"])}
+    def _start(state: dict[str, Any], param: np.ndarray, group: dict[str, Any]) -> None:
+        state["step"] = 0
+        state["sum"] = np.full_like(param, group["initial_accumulator_value"])
 
-    def step(self) -> None:
-        with no_grad():
-            for index, group, param in self._with_gradients():
-                if index not in self.state:  # a group added after construction
-                    self.state[index] = self._initial_state(group, param)
-                state = self.state[index]
-                grad = -param.grad.data if group["maximize"] else param.grad.data
-                state["step"] += 1
-                if group["weight_decay"]:
-                    grad = grad + group["weight_decay"] * param.data
-                clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-                state["sum"] = state["sum"] + grad * grad
-                std = np.sqrt(state["sum"]) + group["eps"]
-                param.sub_(clr * grad / std)
+    def update(
+        self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
+        if not state:  # a group added after construction
+            self._start(state, param, group)
+        if group["maximize"]:
+            grad = -grad
+        state["step"] += 1
+        if group["weight_decay"]:
+            grad = grad + group["weight_decay"] * param
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        # The sum changes in place: a replay keeps reading the same array.
+        total = state["sum"]
+        total += grad * grad
+        std = np.sqrt(total) + group["eps"]
+        param -= clr * grad / std

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, check_betas, check_hyperparameter
 
 
@@ -43,29 +42,33 @@ class Adam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        with no_grad():
-            for index, group, param in self._with_gradients():
-                beta1, beta2 = group["betas"]
-                lr, weight_decay = group["lr"], group["weight_decay"]
-                grad = -param.grad.data if group["maximize"] else param.grad.data
-                if weight_decay and group["decoupled_weight_decay"]:
-                    param.mul_(1 - lr * weight_decay)
-                elif weight_decay:
-                    grad = grad + weight_decay * param.data
-                state = self.state.setdefault(index, {"step": 0})
-                if state["step"] == 0:
-                    state["exp_avg"] = np.zeros_like(grad)
-                    state["exp_avg_sq"] = np.zeros_like(grad)
-                    if group["amsgrad"]:
-                        state["max_exp_avg_sq"] = np.zeros_like(grad)
-                state["step"] += 1
-                state["exp_avg"] = beta1 * state["exp_avg"] + (1 - beta1) * grad
-                state["exp_avg_sq"] = beta2 * state["exp_avg_sq"] + (1 - beta2) * grad * grad
-                second = state["exp_avg_sq"]
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], second)
-                    second = state["max_exp_avg_sq"]
-                m_hat = state["exp_avg"] / (1 - beta1 ** state["step"])
-                v_hat = second / (1 - beta2 ** state["step"])
-                param.sub_(lr * m_hat / (np.sqrt(v_hat) + group["eps"]))
+    def update(
+        self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
+        beta1, beta2 = group["betas"]
+        lr, weight_decay = group["lr"], group["weight_decay"]
+        if group["maximize"]:
+            grad = -grad
+        if weight_decay and group["decoupled_weight_decay"]:
+            param *= 1 - lr * weight_decay
+        elif weight_decay:
+            grad = grad + weight_decay * param
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(grad)
+            state["exp_avg_sq"] = np.zeros_like(grad)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(grad)
+        state["step"] += 1
+        # The running averages change in place: a replay keeps reading the same arrays.
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg *= beta1
+        exp_avg += (1 - beta1) * grad
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * grad * grad
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            second = np.maximum(state["max_exp_avg_sq"], second, out=state["max_exp_avg_sq"])
+        m_hat = exp_avg / (1 - beta1 ** state["step"])
+        v_hat = second / (1 - beta2 ** state["step"])
+        param -= lr * m_hat / (np.sqrt(v_hat) + group["eps"])

@@ -4,6 +4,11 @@ and state_dict.
 Parameters live in `param_groups`, a list of dicts, each with its own "params" and its
 own settings ("lr", ...), filled from the optimizer's defaults where a group leaves one
 out. Learning-rate schedulers change `param_groups[i]["lr"]`, and `step()` reads it there.
+
+Each optimizer writes one method, `update`: the change to one parameter's array, in place,
+from its gradient, its state and its group's settings. `step()` calls it for every
+parameter that has a gradient; minigrad.compile's replay calls it on the same arrays
+without looking for them again (minigrad/compiler/replay.py).
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.grad_mode import no_grad
 from minigrad.tracing import traced_as_one_call
 from minigrad.variable import Variable
 
 
 class Optimizer:
-    """Holds the parameters to update, in groups; subclasses write `step()`.
+    """Holds the parameters to update, in groups; subclasses write `update()` (or `step()`).
 
     `params` is an iterable of Variables, or of dicts {"params": [...], "lr": ..., ...}
     (one per group, settings they leave out come from `defaults`).
@@ -27,7 +33,8 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # minigrad.compile records a step() as one call and replays it by calling it again.
+        # minigrad.compile records a step() as one call; a subclass's own step() is replayed
+        # by calling it again.
         if "step" in cls.__dict__:
             cls.step = traced_as_one_call(cls.step)
 
@@ -111,8 +118,23 @@ class Optimizer:
                 # zeros_like, not grad * 0: that would keep a nan or inf as nan.
                 param.grad = Variable(np.zeros_like(param.grad.data))
 
+    @traced_as_one_call
     def step(self) -> None:
-        raise NotImplementedError(f"{type(self).__name__} must implement step().")
+        """Update every parameter that has a gradient (the others are left alone)."""
+        with no_grad():
+            for index, group, param in self._with_gradients():
+                self.update(param._data, param.grad._data, self.state.setdefault(index, {}), group)
+                # As an in-place operation does: values saved for a backward see the change.
+                param._shared_version_counter().value += 1
+
+    def update(
+        self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
+        """Change `param` in place from `grad`, keeping what it needs in `state`."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement update(param, grad, state, group) (the "
+            f"change to one parameter's array, in place), or step()."
+        )
 
     def state_dict(self) -> dict[str, Any]:
         """{"state": {position: {...}}, "param_groups": [{settings, "params": [positions]}]},

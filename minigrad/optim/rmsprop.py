@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import no_grad
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 
@@ -41,31 +40,37 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        with no_grad():
-            for index, group, param in self._with_gradients():
-                alpha = group["alpha"]
-                grad = -param.grad.data if group["maximize"] else param.grad.data
-                if group["weight_decay"]:
-                    grad = grad + group["weight_decay"] * param.data
-                state = self.state.setdefault(index, {"step": 0})
-                if state["step"] == 0:
-                    state["square_avg"] = np.zeros_like(grad)
-                    if group["momentum"] > 0:
-                        state["momentum_buffer"] = np.zeros_like(grad)
-                    if group["centered"]:
-                        state["grad_avg"] = np.zeros_like(grad)
-                state["step"] += 1
-                state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * grad * grad
-                if group["centered"]:
-                    state["grad_avg"] = state["grad_avg"] + (1 - alpha) * (grad - state["grad_avg"])
-                    average = np.sqrt(state["square_avg"] - state["grad_avg"] ** 2)
-                else:
-                    average = np.sqrt(state["square_avg"])
-                average = average + group["eps"]
-                if group["momentum"] > 0:
-                    buffer = group["momentum"] * state["momentum_buffer"] + grad / average
-                    state["momentum_buffer"] = buffer
-                    param.sub_(group["lr"] * buffer)
-                else:
-                    param.sub_(group["lr"] * grad / average)
+    def update(
+        self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
+        alpha = group["alpha"]
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"]:
+            grad = grad + group["weight_decay"] * param
+        if not state:
+            state["step"] = 0
+            state["square_avg"] = np.zeros_like(grad)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = np.zeros_like(grad)
+            if group["centered"]:
+                state["grad_avg"] = np.zeros_like(grad)
+        state["step"] += 1
+        # The running averages change in place: a replay keeps reading the same arrays.
+        square_avg = state["square_avg"]
+        square_avg *= alpha
+        square_avg += (1 - alpha) * grad * grad
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg += (1 - alpha) * (grad - grad_avg)
+            average = np.sqrt(square_avg - grad_avg**2)
+        else:
+            average = np.sqrt(square_avg)
+        average += group["eps"]
+        if group["momentum"] > 0:
+            buffer = state["momentum_buffer"]
+            buffer *= group["momentum"]
+            buffer += grad / average
+            param -= group["lr"] * buffer
+        else:
+            param -= group["lr"] * grad / average

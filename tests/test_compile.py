@@ -552,8 +552,9 @@ def test_switching_between_variants_every_epoch_keeps_replaying() -> None:
     assert "changed in place outside the step" not in twin.explain()
 
 
-def test_keyword_and_number_arguments_choose_variants() -> None:
-    """A learning rate passed as an argument is part of the key: each value its variant."""
+def test_float_keyword_arguments_are_read_live_by_one_variant() -> None:
+    """A learning rate passed as a float argument goes into operations as it is: one
+    variant replays every value, each new value checked once by a traced eager run."""
 
     def build() -> tuple:
         w = nn.Parameter(np.random.default_rng(2).normal(size=(3, 2)))
@@ -575,8 +576,31 @@ def test_keyword_and_number_arguments_choose_variants() -> None:
             batch(seed=seed), lr=lr, scale=2.0
         )
     assert_same_parameters(eager_params, params)
-    assert compiled.replays == 4, compiled.explain()
-    assert "argument lr changed: 0.1 -> 0.2" in compiled.explain()
+    assert len(compiled.variants) == 1, compiled.explain()
+    assert compiled.replays == 5, compiled.explain()  # all but the 2 traced, 1 checked
+    assert "changed" not in compiled.explain()
+
+
+def test_int_arguments_choose_variants() -> None:
+    def build() -> tuple:
+        w = nn.Parameter(np.random.default_rng(2).normal(size=(3, 2)))
+
+        def step(x, power):
+            w.grad = None
+            loss = ((x @ w) ** power).sum()
+            loss.backward()
+            sgd_([w], 0.01)
+            return loss.item()
+
+        return step, [w]
+
+    eager, eager_params = build()
+    step, params = build()
+    compiled = minigrad.compile(step)
+    for seed, power in enumerate([2, 2, 2, 3, 3, 3]):
+        assert compiled(batch(seed=seed), power) == eager(batch(seed=seed), power)
+    assert_same_parameters(eager_params, params)
+    assert "argument 1 changed: 2 -> 3" in compiled.explain()
 
 
 def test_a_new_argument_dtype_traces_a_new_variant() -> None:

@@ -472,3 +472,168 @@ def test_an_in_place_relu_replays() -> None:
         twin(batch(seed=seed))
     twin.assert_same_state()
     assert twin.compiled.replays >= 3, twin.explain()
+
+
+# ------------------------------------------------------------ float arguments, read live
+
+
+def _weighted(weigh):
+    """A step whose loss is scaled by `weigh(loss, weight)`, `weight` a float argument."""
+
+    def body(model, opt, x, weight):
+        opt.zero_grad()
+        loss = weigh(model(x).tanh().sum(), weight)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return _linear_step(body)
+
+
+def _epochs(twin: Twin, weights: list, steps: int = 4) -> None:
+    for weight in weights:
+        for seed in range(steps):
+            twin(batch(seed=seed), weight)
+    twin.assert_same_state()
+
+
+def test_a_float_passed_per_epoch_replays_live_in_one_variant() -> None:
+    twin = Twin(_weighted(lambda loss, weight: loss * weight))
+    _epochs(twin, [0.1 * epoch for epoch in range(1, 9)])
+    assert len(twin.compiled.variants) == 1, twin.explain()
+    # Three traced calls (the first zero_grad finds no .grad yet), then each later epoch's
+    # first call checks its new value with a traced eager run; the rest replay.
+    assert twin.compiled.replays == 8 * 4 - 3 - 7, twin.explain()
+
+
+def test_a_float_argument_on_a_float32_model_is_cast_as_numpy_casts_it() -> None:
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2).to(minigrad.float32)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, weight):
+            opt.zero_grad()
+            loss = (model(x).tanh() * weight).sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for weight in (0.1, 1 / 3, 2 / 7, 1e-8):
+        for seed in range(4):
+            twin(batch(seed=seed, dtype=np.float32), weight)
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 8, twin.explain()
+
+
+@pytest.mark.parametrize(
+    "weigh",
+    [
+        lambda loss, weight: loss * min(weight, 0.25),  # the same object until it is not
+        lambda loss, weight: loss * (2 * weight),  # a constant computed from it
+        lambda loss, weight: loss * 2 if weight > 0.3 else loss,  # a branch on it
+    ],
+    ids=["min", "derived", "branch"],
+)
+def test_a_float_used_in_plain_python_is_keyed_by_value(weigh) -> None:
+    twin = Twin(_weighted(weigh), max_variants=20)
+    _epochs(twin, [0.1, 0.2, 0.3, 0.4, 0.5, 0.2])
+    assert twin.compiled.replays > 0, twin.explain()
+
+
+def test_the_same_float_object_twice_then_two_values() -> None:
+    def body(model, opt, x, a, b):
+        opt.zero_grad()
+        loss = model(x).tanh().sum() * a + model(x).sum() * b
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body))
+    same = 0.5
+    for _ in range(4):
+        twin(batch(), same, same)
+    for value in (0.25, 0.75, 0.125):
+        for _ in range(3):
+            twin(batch(), same, value)
+    twin.assert_same_state()
+    assert "the same object as argument" in twin.explain()
+
+
+def test_a_float_that_changes_on_every_call_falls_back_after_a_few_checks() -> None:
+    twin = Twin(_weighted(lambda loss, weight: loss * weight))
+    with pytest.warns(CompileFallbackWarning, match="a float argument changes on most calls"):
+        for call in range(40):
+            twin(batch(), 1.0 + call / 64)
+    twin.assert_same_state()
+    assert twin.compiled.variants  # eager, for good, with the reason
+    assert "pass it in a Variable" in twin.explain()
+
+
+def test_a_float_read_by_a_function_without_a_numpy_rule_is_checked_each_call() -> None:
+    def body(model, opt, x, low):
+        opt.zero_grad()
+        out = model(x)
+        loss = out.where(out > low, out * 0.5).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body), max_variants=20)
+    _epochs(twin, [0.0, 0.0, 0.25, -0.5])
+    assert twin.compiled.replays > 0, twin.explain()
+    assert "which Compare reads as a constant, no longer holds" in twin.explain()
+
+
+def test_a_float_used_by_a_library_backward_is_keyed_by_value() -> None:
+    """x ** p: Pow's backward computes p - 1 in Python, a constant the check finds."""
+
+    def body(model, opt, x, power):
+        opt.zero_grad()
+        loss = (model(x).sigmoid() ** power).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body), max_variants=20)
+    _epochs(twin, [1.5, 1.5, 2.5, 0.5])
+    assert twin.compiled.replays > 0, twin.explain()
+    assert "a float argument is used in plain Python" in twin.explain()
+
+
+def test_leaky_relu_replays_with_its_slope_live() -> None:
+    def body(model, opt, x, slope):
+        opt.zero_grad()
+        loss = nn.functional.leaky_relu(model(x), slope).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body))
+    _epochs(twin, [0.01, 0.01, 0.2, 0.1])
+    assert len(twin.compiled.variants) == 1 and twin.compiled.replays >= 10, twin.explain()
+
+
+def test_an_in_place_leaky_relu_module_replays() -> None:
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 4), nn.LeakyReLU(0.1, inplace=True), nn.Linear(4, 1))
+        opt = optim.Adam(model.parameters(), lr=0.01)
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for seed in range(8):
+        twin(batch(seed=seed))
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 4, twin.explain()

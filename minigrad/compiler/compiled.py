@@ -57,6 +57,9 @@ class CompiledFunction:
         self._last_key: tuple | None = None
         self._side_effects: list[str] | None = None  # read from the bytecode on first use
         self._warned = False
+        # Python float arguments are read live by the replays until one turns out to be
+        # used in plain Python (a derived constant, a branch): then each value is a variant.
+        self.floats_by_value = False
 
     def side_effects(self) -> list[str]:
         """The Python side effects in the step's own code (side_effects.py), found once."""
@@ -85,7 +88,7 @@ class CompiledFunction:
         if reason is not None:
             self.note(f"eager: {reason}")
             return self.fn(*args, **kwargs)
-        key = guards.key_of(args, kwargs)
+        key = guards.key_of(args, kwargs, self.floats_by_value)
         variant = self.variants.get(key)
         if variant is None:
             if len(self.variants) >= self.max_variants:
@@ -143,13 +146,17 @@ class _Variant:
 
     def __init__(self, owner: CompiledFunction) -> None:
         self.owner = owner
-        self.first: tuple | None = None  # (trace, its signature) of the first run
+        self.first: tuple | None = None  # (trace, signature, float values) of the first run
         self.replay: replay.Replay | None = None
         self.guards: list[Any] = []  # guards.StateGuard, ValueGuard, OptimizerGuard
         self.eager_reason: str | None = None
         self.traces = 0  # every traced run of this variant
         self.optimizers: dict[int, Any] = {}  # id -> an object whose step() a trace called
         self.tries = 0  # traced runs since the last replay was built (or since the start)
+        self.signature: list | None = None  # of the trace the replay was built from
+        self.verified: set[tuple] = set()  # float argument values a trace showed it fits
+        self.calls = 0
+        self.verifications = 0
 
     def status(self) -> str:
         if self.eager_reason is not None:
@@ -162,8 +169,13 @@ class _Variant:
         owner = self.owner
         if self.eager_reason is not None:
             return owner.fn(*args, **kwargs)
+        self.calls += 1
         if self.replay is not None:
             failure = self._failed_guard()
+            if failure is None and self.replay.float_paths:
+                values = self.replay.float_values(args, kwargs)
+                if values not in self.verified:
+                    return self._verify(args, kwargs, values)
             if failure is None:
                 try:
                     return self._run_replay(args, kwargs)
@@ -194,21 +206,55 @@ class _Variant:
         self.owner.replays += 1
         return result
 
-    def _trace(self, args: tuple, kwargs: dict) -> Any:
-        """Run the step eagerly with a Recorder; on the second run, build the replay."""
+    def _record(self, args: tuple, kwargs: dict) -> tuple:
+        """Run the step eagerly with a Recorder: (the trace, what the step returned)."""
         recorder = Recorder()
-        start = time.perf_counter()
-        # The settings (lr, ...) of the optimizers earlier traces stepped, as the call finds
-        # them: Python code in the step that changes them before step() is not replayed.
-        settings_before = {key: optimizer_settings(owner) for key, owner in self.optimizers.items()}
         tracer.recorder = recorder
         try:
             returned = self.owner.fn(*args, **kwargs)
         finally:
             tracer.recorder = None
+        return recorder.trace, returned
+
+    def _verify(self, args: tuple, kwargs: dict, values: tuple) -> Any:
+        """New values of float arguments: run the step eagerly with a Recorder once. When
+        the trace is the replay's, the floats only pass into operations as they are (a
+        replay reads them live): replay these values from now on. When it is not (a
+        constant computed from one, a branch on one), key every float by value."""
+        owner = self.owner
+        start = time.perf_counter()
+        trace, returned = self._record(args, kwargs)
+        owner.trace_seconds += time.perf_counter() - start
+        self.verifications += 1
+        arguments = replay.argument_arrays(args, kwargs)
+        if not trace.problems and signature(trace, arguments) == self.signature:
+            self.verified.add(values)
+            if self.verifications > owner.max_variants and 4 * self.verifications > self.calls:
+                self.eager_reason = (
+                    "a float argument changes on most calls, and each new value is checked "
+                    "by a traced eager run; pass it in a Variable (a 0-d array) instead"
+                )
+                owner.fall_back(self.eager_reason)
+            return returned
+        owner.note(
+            "guard failed: a float argument is used in plain Python (a value computed from "
+            "it, or a branch on it), not only passed to operations; each float value is its "
+            "own variant from now on"
+        )
+        owner.floats_by_value = True
+        owner.variants.clear()
+        owner._last_key = None
+        return returned
+
+    def _trace(self, args: tuple, kwargs: dict) -> Any:
+        """Run the step eagerly with a Recorder; on the second run, build the replay."""
+        start = time.perf_counter()
+        # The settings (lr, ...) of the optimizers earlier traces stepped, as the call finds
+        # them: Python code in the step that changes them before step() is not replayed.
+        settings_before = {key: optimizer_settings(owner) for key, owner in self.optimizers.items()}
+        trace, returned = self._record(args, kwargs)
         self.traces += 1
         self.tries += 1
-        trace = recorder.trace
         arguments = replay.argument_arrays(args, kwargs)
         try:
             effects = self.owner.side_effects()
@@ -238,10 +284,13 @@ class _Variant:
                 if self.tries >= _TRACES_TO_AGREE:
                     raise CannotReplayError(first_difference(self.first[1], current))
                 self.first = None
+            values = replay.float_values(replay.float_paths(arguments), args, kwargs)
             if self.first is None:
-                self.first = (trace, current)
+                self.first = (trace, current, values)
             else:
                 self.replay = replay.build(trace, arguments, returned, self.first[0])
+                self.signature = current
+                self.verified = {values, self.first[2]}
                 self.guards = [
                     guards.StateGuard(variable, trace.had_grad[id(variable._data)])
                     for variable in self.replay.outside

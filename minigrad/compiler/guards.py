@@ -5,9 +5,10 @@ Two kinds:
 - the key of a call: for each argument its shape, dtype and requires_grad (a Variable)
   and which earlier argument, if any, is the same array (the replay copies each argument
   into its own buffer, so `step(x, x)` and `step(x, z)` need their own traces), its
-  value and type (a number, a NumPy scalar, a str, None), the same for each item of a
-  tuple, list or dict (a batch), or its identity (any other object, held so that its id
-  cannot be reused); and grad mode.
+  value and type (an int, a NumPy scalar, a str, None; a Python float by its type only,
+  since the replay reads it live, until one is found used in plain Python), the same for
+  each item of a tuple, list or dict (a batch), or its identity (any other object, held
+  so that its id cannot be reused); and grad mode.
   Calls with another key get their own trace (a variant).
 - the parameter groups of each optimizer the step calls (their sizes);
 - the state of the Variables the step found outside (parameters, captured inputs),
@@ -32,23 +33,31 @@ from minigrad.autodiff.grad_mode import is_grad_enabled
 from minigrad.variable import Variable
 
 
-def key_of(args: tuple, kwargs: dict) -> tuple:
-    """What a call's variant is chosen by (see the module's docstring)."""
+def key_of(args: tuple, kwargs: dict, floats_by_value: bool = False) -> tuple:
+    """What a call's variant is chosen by (see the module's docstring). A Python float is
+    keyed by its type alone (the replay reads it live, see replay.Replay.floats) unless
+    `floats_by_value`."""
     if not args and not kwargs:  # a step that closes over everything it reads
         return (("grad mode", is_grad_enabled()),)
     parts: list[Any] = [("grad mode", is_grad_enabled())]
     items = [(str(index), value) for index, value in enumerate(args)]
     items += sorted(kwargs.items())
-    seen: dict[int, str] = {}  # id(array) -> the first argument that holds it
+    seen: dict[int, str] = {}  # id(array or float) -> the first argument that holds it
     for name, value in items:
-        _add_parts(parts, name, value, seen)
+        _add_parts(parts, name, value, seen, floats_by_value)
     return tuple(parts)
 
 
-def _add_parts(parts: list, name: str, value: Any, seen: dict[int, str]) -> None:
+def _add_parts(
+    parts: list, name: str, value: Any, seen: dict[int, str], floats_by_value: bool
+) -> None:
     """The key's parts for one argument: containers (a batch as a tuple, list or dict) are
     walked, so each Variable in them is keyed like an argument of its own."""
-    if isinstance(value, Variable):
+    if type(value) is float and not floats_by_value:
+        # The same float object passed twice is one value in the trace: keep that apart.
+        same_as = seen.setdefault(id(value), name)
+        parts.append((name, "float", None if same_as == name else same_as))
+    elif isinstance(value, Variable):
         data = value._data
         kind = type(data).__name__
         same_as = seen.setdefault(id(data), name)
@@ -66,11 +75,11 @@ def _add_parts(parts: list, name: str, value: Any, seen: dict[int, str]) -> None
     elif type(value) in (tuple, list):
         parts.append((name, type(value).__name__, len(value)))
         for index, item in enumerate(value):
-            _add_parts(parts, f"{name}[{index}]", item, seen)
+            _add_parts(parts, f"{name}[{index}]", item, seen, floats_by_value)
     elif type(value) is dict and all(isinstance(key, str) for key in value):
         parts.append((name, "dict", tuple(value)))
         for key, item in value.items():
-            _add_parts(parts, f"{name}[{key!r}]", item, seen)
+            _add_parts(parts, f"{name}[{key!r}]", item, seen, floats_by_value)
     else:
         parts.append((name, "object", _Same(value)))
 
@@ -109,6 +118,9 @@ def _words(part: tuple) -> str:
         return f"shape {part[3]}, dtype {part[4]}, requires_grad={part[5]}{alias}"
     if part[1] == "value":
         return repr(part[3]) if part[2] != "float" else part[3]
+    if part[1] == "float":
+        alias = "" if part[2] is None else f", the same object as argument {part[2]}"
+        return f"a float, read live{alias}"
     if part[1] in ("tuple", "list"):
         return f"a {part[1]} of {part[2]}"
     if part[1] == "dict":

@@ -54,7 +54,15 @@ class Replay:
         self.inputs: list[tuple[Any, np.ndarray]] = []  # (argument path, buffer)
         # (where the values are, holds, what): library code's branches on values (Assume)
         self.assumptions: list[tuple[Any, Callable[[Any], bool], str]] = []
+        # (argument path, 0-d buffer): a float argument an elementwise NumPy call reads
+        # from a buffer of the dtype NumPy would have cast it to, filled at each call
+        self.floats: list[tuple[Any, np.ndarray]] = []
+        self.float_paths: list[Any] = []  # every float argument's path, in order
         self.result: Callable[[], Any] = lambda: None
+
+    def float_values(self, args: tuple, kwargs: dict) -> tuple:
+        """The float arguments of a call, as the variant's verified values are kept."""
+        return float_values(self.float_paths, args, kwargs)
 
     def run(self, args: tuple, kwargs: dict) -> Any:
         for where, holds, what in self.assumptions:
@@ -63,6 +71,8 @@ class Replay:
                 raise AssumptionFailedError(f"{what} no longer holds")
         for path, buffer in self.inputs:
             np.copyto(buffer, _argument(args, kwargs, path)._data)
+        for path, buffer in self.floats:
+            buffer[()] = _argument(args, kwargs, path)
         for step in self.steps:
             step()
         return self.result()
@@ -74,16 +84,19 @@ class AssumptionFailedError(Exception):
 
 class Arguments(dict):
     """id(array) -> where it is among the arguments: ("args", i) or ("kwargs", name), then
-    the index or key inside a tuple, list or dict argument; and `arrays`, where -> the array
-    itself (to find NumPy views of an argument)."""
+    the index or key inside a tuple, list or dict argument; `arrays`, where -> the array
+    itself (to find NumPy views of an argument); `floats`, id(float) -> where, for each
+    Python float argument."""
 
     arrays: dict
+    floats: dict
 
 
 def argument_arrays(args: tuple, kwargs: dict) -> Arguments:
     """The step's argument arrays (see Arguments)."""
     found = Arguments()
     found.arrays = {}
+    found.floats = {}
     places = [(("args", index), value) for index, value in enumerate(args)]
     places += [(("kwargs", name), value) for name, value in kwargs.items()]
     while places:
@@ -91,11 +104,31 @@ def argument_arrays(args: tuple, kwargs: dict) -> Arguments:
         if isinstance(value, Variable) and type(value._data) is np.ndarray:
             found.setdefault(id(value._data), path)
             found.arrays[path] = value._data
+        elif type(value) is float:
+            found.floats.setdefault(id(value), path)
         elif type(value) in (tuple, list):
             places += [((*path, index), item) for index, item in enumerate(value)]
         elif type(value) is dict:
             places += [((*path, key), item) for key, item in value.items()]
     return found
+
+
+def float_paths(arguments: Arguments) -> list:
+    """Where the float arguments are, each place once, in order."""
+    return list(dict.fromkeys(arguments.floats.values()))
+
+
+def float_values(paths: list, args: tuple, kwargs: dict) -> tuple:
+    """The float arguments at `paths`, by repr (nan equals itself there)."""
+    return tuple(repr(_argument(args, kwargs, path)) for path in paths)
+
+
+def _place_name(path: tuple) -> str:
+    """An argument's place as code would write it: args[1], kwargs['lr'], args[0][2]."""
+    text = f"{path[0]}[{path[1]!r}]"
+    for step in path[2:]:
+        text += f"[{step!r}]"
+    return text
 
 
 def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:
@@ -235,6 +268,39 @@ class _Builder:
         """Whether exactly one event reads this array of the trace (and nothing returns it)."""
         return self.readers.get(id(array), 0) == 1
 
+    def _float_place(self, spec: Any) -> Any:
+        return self.arguments.floats.get(id(spec)) if type(spec) is float else None
+
+    def live_floats(self, event: Call, rule: Any, inputs: list) -> None:
+        """Float arguments among a call's inputs: an elementwise NumPy call reads each from
+        a 0-d buffer that run() fills; any other call keeps the traced value, which the
+        replay then checks before each call (another value traces again)."""
+        places = [self._float_place(spec) for spec in event.args]
+        places += [self._float_place(spec) for spec in event.kwargs.values()]
+        if not any(places):
+            return
+        if getattr(rule, "ufunc", None) is None or event.kwargs:
+            for place, spec in zip(places, [*event.args, *event.kwargs.values()]):
+                if place is not None:
+                    self.fixed_float(place, spec, event.function.__name__)
+            return
+        arrays = [value for value in inputs if type(value) is np.ndarray]
+        for index, place in enumerate(places):
+            if place is not None:
+                # The dtype NumPy casts a Python float to beside these arrays (NEP 50).
+                buffer = np.array(inputs[index], dtype=np.result_type(*arrays, inputs[index]))
+                self.replay.floats.append((place, buffer))
+                inputs[index] = buffer
+
+    def fixed_float(self, place: Any, value: float, reader: str) -> None:
+        traced = repr(value)
+
+        def current(args: tuple, kwargs: dict) -> str:
+            return repr(_argument(args, kwargs, place))
+
+        what = f"float argument {_place_name(place)} = {traced}, which {reader} reads as a constant,"
+        self.replay.assumptions.append((current, traced.__eq__, what))
+
     def call(self, event: Call) -> None:
         self.last_elementwise = None
         name = event.function.__name__
@@ -242,6 +308,7 @@ class _Builder:
         kwargs = {key: self.value(spec, name) for key, spec in event.kwargs.items()}
         trace_extras = [array for _, array in event.extras]
         rule = RULES.get(event.function)
+        self.live_floats(event, rule, inputs)
         built = rule(inputs, kwargs, event.outputs, trace_extras) if rule else None
         how = "NumPy into a buffer"
         if built is None and getattr(event.function, "_output_is_view", False):
@@ -450,6 +517,7 @@ def build(trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace
             builder.assume(event)
     builder.replay.result = _result_reader(returned, items, builder)
     builder.replay.outside = builder.outside
+    builder.replay.float_paths = float_paths(arguments)
     return builder.replay
 
 

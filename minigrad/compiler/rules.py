@@ -60,6 +60,7 @@ def _ufunc_rule(ufunc: np.ufunc) -> Rule:
         out = _buffer_like(outputs[0])
         return writing_into(out), [out], []
 
+    rule.ufunc = ufunc  # the replay may feed it a float argument through a 0-d buffer
     return rule
 
 

@@ -1,4 +1,7 @@
-"""Comparisons: elementwise <, <=, >, >=, ==, != giving Variables of bools, never recorded."""
+"""Comparisons: elementwise <, <=, >, >=, ==, != giving Variables of bools, never recorded
+for backward (they have no gradient). While a listener hears the operations (minigrad.compile
+tracing a step), a comparison runs as the Function Compare, so that a replay computes the
+mask again (leaky_relu's x > 0) instead of keeping the traced one."""
 
 from __future__ import annotations
 
@@ -7,9 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.ops.table import register
+from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
 _OPERATORS = {
@@ -36,6 +41,9 @@ def compare(name: str, a: Variable, b: Any) -> Variable:
             raise TypeError(f"text Variables support == and != only; got the comparison {name!r}.")
         other = b.data if isinstance(b, Variable) else b
         return Variable._make(np.asarray(compute(a.data, other)))
+    if tracer.recorder is not None:
+        other = b.detach() if isinstance(b, Variable) else b
+        return Compare.apply(a.detach(), other, name)
     try:
         result = compute(a.data, numeric(b, name))
     except ValueError:
@@ -43,6 +51,27 @@ def compare(name: str, a: Variable, b: Any) -> Variable:
             f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
         ) from None
     return Variable._make(result if is_on_cuda(result) else np.asarray(result))
+
+
+class Compare(Function):
+    """a <op> b elementwise, bools; as compare(), for a listener to hear. No gradient."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Variable, b: Any, name: str) -> np.ndarray:
+        try:
+            return np.asarray(_OPERATORS[name](a._data, numeric(b, name)))
+        except ValueError:
+            raise ValueError(
+                f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
+            ) from None
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
+        return None, None, None
+
+    @staticmethod
+    def jvp(ctx: FunctionCtx, *tangents: Any) -> None:
+        return None
 
 
 # --------------------------------------------------------------------------- the op table

@@ -298,7 +298,8 @@ class _Builder:
         def current(args: tuple, kwargs: dict) -> str:
             return repr(_argument(args, kwargs, place))
 
-        what = f"float argument {_place_name(place)} = {traced}, which {reader} reads as a constant,"
+        name = _place_name(place)
+        what = f"float argument {name} = {traced}, which {reader} reads as a constant,"
         self.replay.assumptions.append((current, traced.__eq__, what))
 
     def call(self, event: Call) -> None:

@@ -9,6 +9,8 @@ says why, and the first fallback warns once. Every test compares with eager bit 
 
 from __future__ import annotations
 
+import linecache
+import random
 import warnings
 
 import numpy as np
@@ -449,8 +451,7 @@ def test_dropout_replays_drawing_the_same_masks_as_eager() -> None:
 
 def test_an_in_place_relu_replays() -> None:
     """ReLU(inplace=True) copies its input for backward; the copy is recorded now (it was
-    an array "made fresh outside minigrad's operations"). LeakyReLU still stays eager: its
-    comparison x > 0 is not a recorded operation."""
+    an array "made fresh outside minigrad's operations")."""
     activation = nn.ReLU(inplace=True)
 
     def build() -> tuple:
@@ -637,3 +638,63 @@ def test_an_in_place_leaky_relu_module_replays() -> None:
         twin(batch(seed=seed))
     twin.assert_same_state()
     assert twin.compiled.replays >= 4, twin.explain()
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (
+            "scale = float(np.abs(out.data).max())\n    loss = (out / scale).sum()",
+            ["reads .data", "line 4 of step: `scale = float(np.abs(out.data).max())`"],
+        ),
+        (
+            "loss = out.sum()\n    if loss.item() > 0:\n        loss = loss * 2",
+            [".item() reads a value in the middle", "line 5 of step: `if loss.item() > 0:`"],
+        ),
+        (
+            "loss = (out * minigrad.Variable(np.full((5, 2), float(len(seen))))).sum()",
+            ["event", "(Mul)", "line 4 of step", "made fresh outside", "pass it in as an argument"],
+        ),
+        (
+            "out.retain_grad()\n    loss = out.sum()",
+            ["retain_grad()", "take them out of the compiled step", "line 6 of step"],
+        ),
+        (
+            "loss = out.sum() * random.random()",
+            ["line 4 of step calls random.random()", "pass the value in as an argument"],
+        ),
+    ],
+    ids=["data", "item", "numpy", "hook", "random"],
+)
+def test_explain_names_the_operation_the_users_line_and_what_to_change(body, words) -> None:
+    """Each reason a step stays eager names what did it, the user's line, and a way out."""
+    source = (
+        "def step(x):\n"
+        "    opt.zero_grad()\n"
+        "    out = model(x)\n"
+        f"    {body}\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss.item()\n"
+    )
+    filename = f"<explain-{abs(hash(body))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    minigrad.manual_seed(0)
+    model = nn.Linear(3, 2)
+    scope = {
+        "minigrad": minigrad,
+        "np": np,
+        "random": random,
+        "model": model,
+        "opt": optim.SGD(model.parameters(), lr=0.1),
+        "seen": [],
+    }
+    exec(compile(source, filename, "exec"), scope)  # noqa: S102 (a step written for the test)
+    step = minigrad.compile(scope["step"])
+    for _ in range(6):
+        scope["seen"].append(1)
+        step(batch())
+    text = step.explain()
+    assert "eager:" in text, text
+    for word in words:
+        assert word in text, (word, text)

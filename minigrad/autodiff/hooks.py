@@ -21,7 +21,10 @@ def before_node(
 ) -> None:
     """Run hooks, keep retained gradients, and catch the gradients `grad()` asked for."""
     if tracer.recorder is not None:
-        tracer.recorder.unsupported("gradient hooks, retain_grad(), grad() or backward(inputs=)")
+        tracer.recorder.unsupported(
+            "gradient hooks, retain_grad(), grad() or backward(inputs=): a replay would not "
+            "call the hooks or keep those gradients; take them out of the compiled step"
+        )
     for output_nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks):
             if grads[output_nr] is None:

@@ -99,7 +99,10 @@ def unpack(node: Any) -> tuple:
         if type(value) is PackedValue:
             # The hooks own these values: what unpack returns is not version-checked.
             if tracer.recorder is not None:
-                tracer.recorder.unsupported("saved_tensors_hooks (a replay would not call them)")
+                tracer.recorder.unsupported(
+                    "saved_tensors_hooks (a replay would not call them); use them outside "
+                    "the compiled step"
+                )
             if unpacked is None:
                 unpacked = list(saved)
             unpacked[index] = value.unpack(node)

@@ -30,6 +30,7 @@ from minigrad.compiler.trace import (
     Opaque,
     Recorder,
     SetGrad,
+    describe_place,
     optimizer_settings,
     settings_of,
 )
@@ -259,11 +260,7 @@ class _Variant:
         try:
             effects = self.owner.side_effects()
             if effects:
-                raise CannotReplayError(
-                    f"{effects[0]}: a Python side effect, which a replay would not repeat "
-                    f"(it would run on the traced calls only); move it out of the compiled "
-                    f"step, or return what it needs and do it after the call"
-                )
+                raise CannotReplayError(effects[0])
             if trace.problems:
                 raise CannotReplayError(trace.problems[0])
             for key, variable in trace.owners.items():
@@ -282,7 +279,9 @@ class _Variant:
                 # A first step often differs (no .grad to zero yet, optimizer state to
                 # make): compare the next two, up to a few times.
                 if self.tries >= _TRACES_TO_AGREE:
-                    raise CannotReplayError(first_difference(self.first[1], current))
+                    raise CannotReplayError(
+                        first_difference(self.first[1], current, trace.events)
+                    )
                 self.first = None
             values = replay.float_values(replay.float_paths(arguments), args, kwargs)
             if self.first is None:
@@ -320,8 +319,9 @@ def _check_settings_kept(trace: Any) -> None:
             continue  # changed by a call the replay makes too (scheduler.step())
         raise CannotReplayError(
             f"the step changes the settings of {type(event.call.args[0]).__name__} "
-            f"(param_groups) in plain Python after its step(), which a replay would not "
-            f"redo; change them outside the compiled step, or with an lr scheduler"
+            f"(param_groups) in plain Python after its step() (at "
+            f"{describe_place(event.where)}), which a replay would not redo; change them "
+            f"outside the compiled step, or with an lr scheduler"
         )
 
 
@@ -339,9 +339,9 @@ def _check_settings_untouched(trace: Any, before: dict) -> None:
         if expected is not None and event.settings != expected and not replayed_call_before:
             raise CannotReplayError(
                 f"the step changes the settings of {type(owner).__name__} (param_groups: "
-                f"{_first_change(expected, event.settings)}) in plain Python before its step(), "
-                f"which a replay would not redo; change them outside the compiled step, or "
-                f"with an lr scheduler"
+                f"{_first_change(expected, event.settings)}) in plain Python before its step() "
+                f"(at {describe_place(event.where)}), which a replay would not redo; change "
+                f"them outside the compiled step, or with an lr scheduler"
             )
         replayed_call_before = True
 

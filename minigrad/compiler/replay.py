@@ -40,6 +40,7 @@ from minigrad.compiler.trace import (
     Ref,
     SetGrad,
     Trace,
+    describe_place,
 )
 from minigrad.variable import Variable
 
@@ -495,31 +496,44 @@ def build(trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace
     if Item in kinds and any(kind is not Item for kind in kinds[kinds.index(Item) :]):
         # Python may branch on the number (a replay would keep the traced path), even when
         # the step also returns it.
+        first = trace.events[kinds.index(Item)]
         raise CannotReplayError(
-            ".item() reads a value in the middle of the step (Python code could branch on "
-            "it); read it last, after the update, and return it"
+            f".item() reads a value in the middle of the step (at "
+            f"{describe_place(first.where)}; Python code could branch on it); read it last, "
+            f"after the update, and return it"
         )
     builder = _Builder(trace, arguments, returned, earlier)
     items = []
     for event in trace.events:
-        if type(event) is Call:
-            builder.call(event)
-        elif type(event) is Accumulate:
-            builder.accumulate(event)
-        elif type(event) is SetGrad:
-            builder.set_grad(event)
-        elif type(event) is CopyInto:
-            builder.copy_into(event)
-        elif type(event) is Opaque:
-            builder.opaque(event)
-        elif type(event) is Item:
-            items.append((event.value, builder.array(event.array, ".item()")))
-        elif type(event) is Assume:
-            builder.assume(event)
+        try:
+            _add_event(builder, event, items)
+        except CannotReplayError as reason:
+            place = getattr(event, "where", None)
+            if place is None:
+                raise
+            raise CannotReplayError(f"{reason} (at {describe_place(place)})") from None
     builder.replay.result = _result_reader(returned, items, builder)
     builder.replay.outside = builder.outside
     builder.replay.float_paths = float_paths(arguments)
     return builder.replay
+
+
+def _add_event(builder: _Builder, event: Any, items: list) -> None:
+    """Turn one traced event into the replay's step(s)."""
+    if type(event) is Call:
+        builder.call(event)
+    elif type(event) is Accumulate:
+        builder.accumulate(event)
+    elif type(event) is SetGrad:
+        builder.set_grad(event)
+    elif type(event) is CopyInto:
+        builder.copy_into(event)
+    elif type(event) is Opaque:
+        builder.opaque(event)
+    elif type(event) is Item:
+        items.append((event.value, builder.array(event.array, ".item()")))
+    elif type(event) is Assume:
+        builder.assume(event)
 
 
 def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[], Any]:

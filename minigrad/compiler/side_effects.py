@@ -12,7 +12,10 @@ the function once, before the first replay, and keeps the step eager when it fin
   an enclosing variable, an argument, or a name taken from one: `for g in
   opt.param_groups: g["lr"] *= 0.9`), except `.grad`, which the trace records;
 - calls of a mutating list, dict or set method on such an object (`history.append(...)`);
-- print().
+- print();
+- calls of Python's or NumPy's random numbers and clocks (`random.random()`,
+  `np.random.rand()`, `rng.normal()` on a captured generator, `time.time()`): a new value
+  on every call, which a replay would keep at its traced value.
 
 Code in functions the step calls is not read (a helper that appends to a global): the
 README lists that under "What minigrad.compile does not see".
@@ -20,9 +23,13 @@ README lists that under "What minigrad.compile does not see".
 
 from __future__ import annotations
 
+import builtins
 import dis
 import inspect
+import random
+import types
 from collections.abc import Callable
+from typing import Any
 
 MUTATORS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard sort "
@@ -30,6 +37,13 @@ MUTATORS = frozenset(
 )
 _NAME_LOADS = {"LOAD_GLOBAL": "global", "LOAD_DEREF": "closure", "LOAD_NAME": "global"}
 _RECORDED_ATTRIBUTES = {"grad"}  # the trace records .grad assignments and replays them
+_SIDE_EFFECT = (
+    ": a Python side effect, which a replay would not repeat (it would run on the traced "
+    "calls only); move it out of the compiled step, or return what it needs and do it "
+    "after the call"
+)
+# Modules whose functions give a new value on every call.
+_CHANGING = ("random", "time", "secrets", "uuid", "numpy.random")
 
 
 def code_of(fn: Callable) -> object | None:
@@ -39,7 +53,7 @@ def code_of(fn: Callable) -> object | None:
 
 
 def find(fn: Callable) -> list[str]:
-    """Each side effect in `fn`'s own code, as "line N: what it does"."""
+    """Each side effect in `fn`'s own code, as "line N of fn does what", and what to do."""
     code = code_of(fn)
     if code is None:
         return []
@@ -70,12 +84,21 @@ def find(fn: Callable) -> list[str]:
         return None
 
     lines = _lines(instructions)
+    names = _namespace(fn)
     for index, ins in enumerate(instructions):
         where = f"line {lines[index]} of {code.co_name}"
+        changing = _changing_value(instructions, index, names)
+        if changing is not None:
+            found.append(
+                f"{where} calls {changing}, which gives a new value on every call (a replay "
+                f"would keep the traced one): pass the value in as an argument"
+            )
         if ins.opname == "STORE_GLOBAL":
-            found.append(f"{where} assigns the global {ins.argval}")
+            found.append(f"{where} assigns the global {ins.argval}" + _SIDE_EFFECT)
         elif ins.opname == "STORE_DEREF" and ins.argval in code.co_freevars:
-            found.append(f"{where} assigns {ins.argval} of an enclosing function (nonlocal)")
+            found.append(
+                f"{where} assigns {ins.argval} of an enclosing function (nonlocal)" + _SIDE_EFFECT
+            )
         elif ins.opname == "STORE_FAST" and index > 0:
             before = index - 1
             if instructions[before].opname == "FOR_ITER":
@@ -86,20 +109,67 @@ def find(fn: Callable) -> list[str]:
             start = _augmented(instructions, index, "COPY", 1)
             target = origin(start - 1 if start is not None else index - 1)
             if target is not None:
-                found.append(f"{where} sets the attribute .{ins.argval} of {target}")
+                found.append(f"{where} sets the attribute .{ins.argval} of {target}" + _SIDE_EFFECT)
         elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR"):
             start = _augmented(instructions, index, "COPY", 2)
             target = origin((start - 1 if start is not None else index - 1) - 1)
             if target is not None:
-                found.append(f"{where} changes an item of {target}")
+                found.append(f"{where} changes an item of {target}" + _SIDE_EFFECT)
         elif ins.opname in ("LOAD_METHOD", "LOAD_ATTR") and ins.argval in MUTATORS:
             target = origin(index - 1)
             next_op = instructions[index + 1].opname if index + 1 < len(instructions) else ""
             if target is not None and next_op not in ("STORE_FAST", "RETURN_VALUE"):
-                found.append(f"{where} calls .{ins.argval}() on {target}")
+                found.append(f"{where} calls .{ins.argval}() on {target}" + _SIDE_EFFECT)
         elif ins.opname == "LOAD_GLOBAL" and ins.argval == "print":
-            found.append(f"{where} prints")
+            found.append(f"{where} prints" + _SIDE_EFFECT)
     return found
+
+
+def _namespace(fn: Callable) -> dict[str, Any]:
+    """The globals and closure values `fn`'s own code can read, by name."""
+    function = function_of(fn)
+    if function is None:
+        return {}
+    names = dict(vars(builtins))
+    names.update(function.__globals__)
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    return names
+
+
+def _changing_value(instructions: list, index: int, names: dict[str, Any]) -> str | None:
+    """When the name loaded at `index`, with the attributes read after it, is a random
+    number or clock function (random.random, np.random.rand, rng.normal, time.time): its
+    dotted name; else None."""
+    ins = instructions[index]
+    if ins.opname not in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME") or ins.argval not in names:
+        return None
+    value, dotted = names[ins.argval], ins.argval
+    following = index + 1
+    while True:
+        if callable(value) and _is_changing(value):
+            return f"{dotted}()"
+        if following >= len(instructions):
+            return None
+        step = instructions[following]
+        if step.opname not in ("LOAD_ATTR", "LOAD_METHOD"):
+            return None
+        value = getattr(value, step.argval, None)
+        dotted += f".{step.argval}"
+        following += 1
+
+
+def _is_changing(value: Any) -> bool:
+    if isinstance(value, types.ModuleType):
+        return False
+    owner = getattr(value, "__self__", None)
+    if isinstance(owner, random.Random) or type(owner).__module__.startswith("numpy.random"):
+        return True
+    module = getattr(value, "__module__", None) or ""
+    return any(module == name or module.startswith(name + ".") for name in _CHANGING)
 
 
 def _lines(instructions: list) -> list:

@@ -24,6 +24,7 @@ from minigrad.compiler.trace import (
     Ref,
     SetGrad,
     Trace,
+    describe_place,
 )
 
 
@@ -122,13 +123,16 @@ def view_of_argument(array: np.ndarray, arguments: Any) -> tuple | None:
     return None
 
 
-def first_difference(first: list[tuple], second: list[tuple]) -> str:
-    """What differs between two signatures, in words."""
+def first_difference(first: list[tuple], second: list[tuple], events: list | None = None) -> str:
+    """What differs between two signatures, in words; with the second run's events, also
+    the user's line that made the differing one."""
     for index, (a, b) in enumerate(zip(first, second)):
         if a != b:
             what = a[0] if a[0] == b[0] else f"{a[0]} / {b[0]}"
             detail = _detail(a, b)
-            return f"event {index} ({what}) differs between the last two traced runs{detail}"
+            place = getattr(events[index], "where", None) if events else None
+            at = f" (at {describe_place(place)})" if place is not None else ""
+            return f"event {index} ({what}){at} differs between the last two traced runs{detail}"
     return f"the last two traced runs did {len(first)} and {len(second)} things"
 
 
@@ -138,7 +142,11 @@ def _detail(a: tuple, b: tuple) -> str:
     for part_a, part_b in zip(a[1:], b[1:]):
         if part_a != part_b:
             if "outside" in repr(part_b):
-                return ": it reads an array made fresh outside minigrad's operations"
+                return (
+                    ": it reads an array made fresh outside minigrad's operations (NumPy work "
+                    "in the step), whose values a replay would not compute again; make it "
+                    "with minigrad's operations, or pass it in as an argument"
+                )
             return f": {_short(part_a)} vs {_short(part_b)}"
     return ""
 

@@ -20,6 +20,7 @@ so that no identity is reused while it records.
 
 from __future__ import annotations
 
+import linecache
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,27 @@ from minigrad.variable import Variable
 
 class CannotReplayError(Exception):
     """The step does something a replay could not reproduce; it stays eager."""
+
+
+def user_frame() -> tuple | None:
+    """(file, line, function) of the innermost caller outside minigrad: the user's line
+    that led to what is being recorded (`out = model(x)`, `loss.backward()`)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("minigrad."):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+
+def describe_place(place: tuple | None) -> str:
+    """A user_frame() in words: "line 12 of step: `loss = model(x).sum()`"."""
+    if place is None:
+        return "inside minigrad"
+    filename, line, function = place
+    source = linecache.getline(filename, line).strip()
+    code = f": `{source}`" if source else ""
+    return f"line {line} of {function}{code}"
 
 
 @dataclass(frozen=True)
@@ -52,6 +74,7 @@ class Call:
     outputs: list  # one array (or None) per output of the apply
     extras: list  # (place, array): ("saved", i) or ("attr", name) of the node
     needs_input_grad: tuple  # what the node's forward saw (it may save accordingly)
+    where: tuple | None = None  # user_frame() of the call (the backward() line for a formula)
 
 
 @dataclass
@@ -71,6 +94,7 @@ class SetGrad:
 class CopyInto:
     variable: Variable
     source: np.ndarray
+    where: tuple | None = None
 
 
 @dataclass
@@ -80,6 +104,7 @@ class Opaque:
     # For a minigrad optimizer's own step(): (position, group, parameter, its .grad array)
     # of each parameter it updated, so that a replay can call its update() directly.
     gradients: list | None = None
+    where: tuple | None = None
 
 
 def gradients_of(call: Any) -> list | None:
@@ -126,6 +151,7 @@ class Assume:
 class Item:
     array: np.ndarray
     value: Any
+    where: tuple | None = None
 
 
 @dataclass
@@ -168,7 +194,7 @@ class Recorder(Listener):
         for _, _, _, array in gradients or ():
             self._keep(array)
         result = super().opaque(call)
-        self.trace.events.append(Opaque(call, settings_of(call), gradients))
+        self.trace.events.append(Opaque(call, settings_of(call), gradients, user_frame()))
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:
@@ -195,7 +221,7 @@ class Recorder(Listener):
     def copy_into(self, variable: Variable, source: np.ndarray) -> None:
         self._watch(variable)
         self._keep(source)
-        self.trace.events.append(CopyInto(variable, source))
+        self.trace.events.append(CopyInto(variable, source, user_frame()))
 
     def constants(self, variables: list) -> None:
         for variable in variables:
@@ -204,7 +230,7 @@ class Recorder(Listener):
 
     def item(self, variable: Variable, value: Any) -> None:
         self._keep(variable._data)
-        self.trace.events.append(Item(variable._data, value))
+        self.trace.events.append(Item(variable._data, value, user_frame()))
 
     def raw_read(self, op: str) -> None:
         """A backward formula (or other code outside a recorded call) read array values."""
@@ -225,6 +251,7 @@ class Recorder(Listener):
         self.trace.events.append(Assume(array, holds, what))
 
     def unsupported(self, reason: str) -> None:
+        reason = f"{reason} (at {describe_place(user_frame())})"
         if reason not in self.trace.problems:
             self.trace.problems.append(reason)
 
@@ -239,7 +266,10 @@ class Recorder(Listener):
             if isinstance(value, Variable):
                 data = value._data
                 if type(data) is not np.ndarray:
-                    self.unsupported(f"{cls.__name__} made a {type(data).__name__} value")
+                    self.unsupported(
+                        f"{cls.__name__} made a {type(data).__name__} value (minigrad.compile "
+                        f"replays NumPy arrays only)"
+                    )
                     outputs.append(None)
                     continue
                 self._keep(data)
@@ -250,7 +280,8 @@ class Recorder(Listener):
                     extras, needs = self._kept_by(node), node.needs_input_grad
             else:
                 outputs.append(None)
-        self.trace.events.append(Call(cls, spec_args, spec_kwargs, outputs, extras, needs))
+        where = user_frame()
+        self.trace.events.append(Call(cls, spec_args, spec_kwargs, outputs, extras, needs, where))
 
     def _kept_by(self, node: Any) -> list:
         """Arrays a node kept for its backward besides Variables: saved masks, ctx arrays."""

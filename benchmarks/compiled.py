@@ -4,6 +4,10 @@
 (d') the same step written as PyTorch users write it: `optimizer.zero_grad()`, forward,
     `loss.backward()`, `optimizer.step()`, `return loss`, with optim.SGD and with
     optim.Adam; the baselines are the same steps by hand in NumPy (SGD, Adam).
+(f) falling back: the (d') SGD step made unreplayable two common ways (it logs the
+    gradient norm with NumPy on `.grad.data`; it takes the step number as an int argument,
+    a new variant each call until the limit), compiled against the same step eager, after
+    the compiler has given up: the cost of a compile that does not help.
 (e) a 100-step scalar training loop of y = tanh(w * x + b) with a squared error, manual
     SGD and zeroed gradients, per graph node (5 recorded nodes a step: *, +, tanh, -, **2).
     Each repeat compiles afresh, so the loop includes tracing; the steady state (replays
@@ -55,6 +59,37 @@ def optimizer_mlp_step_fn(problem: dict, optimizer: str) -> Callable[[], Any]:
         return loss
 
     return step
+
+
+def fallback_step_fn(problem: dict, how: str, compiled: bool) -> Callable[[], Any]:
+    """(f): the MLP step with optim.SGD that cannot replay: how="numpy" reads .grad.data
+    to log the gradient norm; how="int" passes the call number as an int argument."""
+    x = minigrad.Variable(problem["x"])
+    onehot = minigrad.Variable(problem["onehot"])
+    params = [minigrad.Parameter(problem[n].copy()) for n in ("w1", "b1", "w2", "b2")]
+    w1, b1, w2, b2 = params
+    opt = optim.SGD(params, lr=mlp.LEARNING_RATE)
+
+    def step(number: int) -> tuple:
+        opt.zero_grad()
+        hidden = (x @ w1.T + b1).relu()
+        logits = hidden @ w2.T + b2
+        loss = -(logits.log_softmax(1) * onehot).sum() / mlp.BATCH
+        loss.backward()
+        grad_norm = 0.0
+        if how == "numpy":
+            grad_norm = float(np.sqrt(sum(float((p.grad.data**2).sum()) for p in params)))
+        opt.step()
+        return loss.item(), grad_norm, number
+
+    run = minigrad.compile(step) if compiled else step
+    count = [0]
+
+    def call() -> Any:
+        count[0] += 1
+        return run(count[0] if how == "int" else 0)
+
+    return call
 
 
 def numpy_adam_step_fn(problem: dict) -> Callable[[], float]:

@@ -46,6 +46,7 @@ IMPORT_BUDGET = 0.300  # seconds, without numba
 COMPILED_MLP_BUDGET = 1.3  # x NumPy by hand (issue 14)
 COMPILED_LOOP_BUDGET = 0.5  # x PyTorch eager per node (issue 14)
 OPTIMIZER_STEP_BUDGET = 1.3  # x the same step by hand in NumPy (issue 21)
+FALLBACK_BUDGET = 0.95  # eager / compiled, after the compiler gave up (issue 21)
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,13 @@ def budget(text: str, value: float | None, limit: float) -> str:
     return f"{text}: {verdict(value, limit)}"
 
 
+def budget_at_least(text: str, value: float | None, floor: float) -> str:
+    """A floor and whether `value` reaches it, e.g. '>= 0.95x eager speed: met'."""
+    if value is None:
+        return f"{text}: n/a"
+    return f"{text}: {'met' if value >= floor else 'not met'}"
+
+
 def torch_version() -> str | None:
     try:
         import torch
@@ -160,6 +168,7 @@ class Results:
     compiled_mlp: float | None = None  # compiled / NumPy
     compiled_loop: float | None = None  # compiled (tracing included) / PyTorch eager
     optimizer_steps: dict[str, float] = field(default_factory=dict)  # compiled / NumPy
+    fallbacks: dict[str, float] = field(default_factory=dict)  # eager / compiled speed
 
 
 def bench_chain(settings: Settings, results: Results) -> list[Row]:
@@ -317,6 +326,32 @@ def bench_compiled(settings: Settings, results: Results) -> list[Row]:
                 vs_numpy=ratio(mine, by_hand),
                 budget=budget(
                     f"<= {OPTIMIZER_STEP_BUDGET}x NumPy", mine / by_hand, OPTIMIZER_STEP_BUDGET
+                ),
+            )
+        )
+    fallback_times = interleaved(
+        {
+            f"{how} {kind}": measure(
+                compiled.fallback_step_fn(problem, how, kind == "compiled"), settings.steps
+            )
+            for how in ("numpy", "int")
+            for kind in ("eager", "compiled")
+        },
+        settings.repeats,
+    )
+    for how, label in (("numpy", "logs a NumPy grad norm"), ("int", "takes the step number")):
+        eager = median(fallback_times[f"{how} eager"])
+        fell_back = median(fallback_times[f"{how} compiled"])
+        speed = eager / fell_back
+        results.fallbacks[label] = speed
+        optimizer_rows.append(
+            Row(
+                f"(f) the (d') SGD step that {label}: compiled, fallen back, vs eager",
+                us(fell_back, 0),
+                numpy="",
+                vs_numpy=f"{speed:.2f}x eager speed",
+                budget=budget_at_least(
+                    f">= {FALLBACK_BUDGET}x eager speed", speed, FALLBACK_BUDGET
                 ),
             )
         )
@@ -512,6 +547,9 @@ def budgets_line(results: Results) -> str:
         )
         for label, value in results.optimizer_steps.items()
     ]
+    for label, value in results.fallbacks.items():
+        text = f"(f) a step that {label}, fallen back, >= {FALLBACK_BUDGET}x eager speed"
+        optimizer_items.append(f"{budget_at_least(text, value, FALLBACK_BUDGET)} ({value:.2f}x)")
     return (
         "Budgets (issue 13): " + "; ".join(items) + ".\n"
         "Budgets (issue 14): " + "; ".join(compiled_items) + ".\n"

@@ -61,6 +61,10 @@ class CompiledFunction:
         # Python float arguments are read live by the replays until one turns out to be
         # used in plain Python (a derived constant, a branch): then each value is a variant.
         self.floats_by_value = False
+        # Set when no call can ever replay (a side effect in the code, tracing that keeps
+        # failing): every call then goes straight to the function, at eager speed.
+        self.eager_for_good = False
+        self.traces = 0  # traced calls of all variants together
 
     def side_effects(self) -> list[str]:
         """The Python side effects in the step's own code (side_effects.py), found once."""
@@ -81,6 +85,8 @@ class CompiledFunction:
             )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.eager_for_good:
+            return self.fn(*args, **kwargs)
         if tracer.recorder is not None:
             # Called inside a step another minigrad.compile is tracing: run the Python, so
             # that the outer trace records what it does (a replay here would hide it).
@@ -140,6 +146,9 @@ def _user_stacklevel() -> int:
 
 # How many eager runs may pass before two in a row agree (warm-up steps differ).
 _TRACES_TO_AGREE = 4
+# Traced calls of all variants together after which a function that replays less often
+# than it traces runs eagerly for good (each variant traces at least twice).
+_TRACE_BUDGET = 24
 
 
 class _Variant:
@@ -256,10 +265,12 @@ class _Variant:
         trace, returned = self._record(args, kwargs)
         self.traces += 1
         self.tries += 1
+        self.owner.traces += 1
         arguments = replay.argument_arrays(args, kwargs)
         try:
             effects = self.owner.side_effects()
             if effects:
+                self.owner.eager_for_good = True  # the code itself: no call can replay
                 raise CannotReplayError(effects[0])
             if trace.problems:
                 raise CannotReplayError(trace.problems[0])
@@ -303,7 +314,15 @@ class _Variant:
             self.eager_reason = str(reason)
             self.first = None
             self.owner.fall_back(self.eager_reason)
-        self.owner.trace_seconds += time.perf_counter() - start
+        owner = self.owner
+        if owner.traces >= _TRACE_BUDGET and owner.replays < owner.traces:
+            # Tracing costs about two eager runs: stop paying it when replays do not follow.
+            owner.eager_for_good = True
+            owner.fall_back(
+                f"{owner.traces} traced calls and only {owner.replays} replays; every call "
+                f"runs eagerly from now on"
+            )
+        owner.trace_seconds += time.perf_counter() - start
         return returned
 
 

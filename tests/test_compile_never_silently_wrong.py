@@ -698,3 +698,50 @@ def test_explain_names_the_operation_the_users_line_and_what_to_change(body, wor
     assert "eager:" in text, text
     for word in words:
         assert word in text, (word, text)
+
+
+def test_tracing_that_never_pays_off_stops_within_a_budget() -> None:
+    """A new int every call: each is a variant, traced, never replayed. After a bounded
+    number of traced calls every call runs eagerly, with no key or guard work."""
+
+    def body(model, opt, x, number):
+        opt.zero_grad()
+        loss = (model(x) * number).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body), max_variants=100)
+    for number in range(60):
+        twin(batch(), number)
+    twin.assert_same_state()
+    compiled = twin.compiled
+    assert compiled.eager_for_good
+    assert compiled.traces <= 24, compiled.explain()
+    assert "24 traced calls and only 0 replays" in compiled.explain()
+
+
+def test_a_side_effect_in_the_code_sends_every_call_straight_to_the_function() -> None:
+    history = []
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+            history.append(1)
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for _ in range(5):
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.eager_for_good and twin.compiled.traces == 1
+    assert len(history) == 10  # both steps ran it every time

@@ -239,6 +239,12 @@ class _Variant:
         arguments = replay.argument_arrays(args, kwargs)
         if not trace.problems and signature(trace, arguments) == self.signature:
             self.verified.add(values)
+            if self.verifications == 1:  # later values are checked the same way, unnoted
+                owner.note(
+                    f"new float argument value(s) {', '.join(values)} checked by a traced "
+                    f"eager run: they only pass into operations, so replays read them live "
+                    f"(each new value is checked once)"
+                )
             if self.verifications > owner.max_variants and 4 * self.verifications > self.calls:
                 self.eager_reason = (
                     "a float argument changes on most calls, and each new value is checked "
@@ -286,7 +292,7 @@ class _Variant:
                 if type(event) is Opaque and event.settings is not None:
                     self.optimizers.setdefault(id(event.call.args[0]), event.call.args[0])
             current = signature(trace, arguments)
-            if self.first is not None and self.first[1] != current:
+            if self.first is not None and not _agree(self.first[0], self.first[1], trace, current):
                 # A first step often differs (no .grad to zero yet, optimizer state to
                 # make): compare the next two, up to a few times.
                 if self.tries >= _TRACES_TO_AGREE:
@@ -324,6 +330,27 @@ class _Variant:
             )
         owner.trace_seconds += time.perf_counter() - start
         return returned
+
+
+def _agree(first: Any, first_signature: list, second: Any, second_signature: list) -> bool:
+    """Whether two traced runs did the same thing. A Variable with no .grad when one run
+    began (the first call, before any backward) has none for zero_grad() to clear: its
+    `.grad = None` in the other run is left out of the comparison, so that the second and
+    third calls need not be traced both."""
+    if first_signature == second_signature:
+        return True
+    differing = set()
+    for key, had in first.had_grad.items():
+        if key in second.had_grad and second.had_grad[key] != had:
+            differing.add(id(first.owners[key]))
+            differing.add(id(second.owners[key]))
+    if not differing:
+        return False
+
+    def kept(token: tuple) -> bool:
+        return not (token[0] == "set .grad" and token[2] is None and token[1] in differing)
+
+    return [t for t in first_signature if kept(t)] == [t for t in second_signature if kept(t)]
 
 
 def _check_settings_kept(trace: Any) -> None:

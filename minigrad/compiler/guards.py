@@ -61,7 +61,9 @@ def _add_parts(
         data = value._data
         kind = type(data).__name__
         same_as = seen.setdefault(id(data), name)
-        parts.append((name, "Variable", kind, np.shape(data), str(value.dtype),
+        # The dtype object, not its str (slow to make): this runs before every replay.
+        dtype = data.dtype if kind == "ndarray" else str(value.dtype)
+        parts.append((name, "Variable", kind, np.shape(data), dtype,
                       value._requires_grad, None if same_as == name else same_as))  # fmt: skip
     elif value is None or isinstance(value, (bool, int, str)):
         parts.append((name, "value", type(value).__name__, value))

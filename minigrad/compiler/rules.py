@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Sub
+from minigrad.ops.indexing import Index, ScatterAdd
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.operand import normalize_dims, single_dim
-from minigrad.ops.reduction import Sum
+from minigrad.ops.reduction import Mean, Sum
 from minigrad.ops.shape import SumToSize
 from minigrad.ops.softmax import LogSoftmax
 from minigrad.ops.unary import Exp, Log, Relu, Tanh
@@ -111,6 +112,59 @@ def _sum(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     return run, [out], []
 
 
+def _mean(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    if kwargs or extras or type(inputs[0]) is not np.ndarray or inputs[0].ndim == 0:
+        return None
+    a, dim, keepdim = inputs[0], None, False
+    if len(inputs) > 1:
+        dim = inputs[1]
+    if len(inputs) > 2:
+        keepdim = inputs[2]
+    # float16 means are summed in float32 and rounded once; out= would round twice.
+    if len(inputs) > 3 or not isinstance(keepdim, bool) or a.dtype.kind != "f" or a.itemsize < 4:
+        return None
+    axes = normalize_dims(dim, a.ndim)
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        np.mean(a, axes, None, out, keepdim)
+
+    return run, [out], []
+
+
+def _integer_arrays(index: Any) -> bool:
+    """Whether `index` is a tuple of integer arrays (rows[np.arange(n), labels])."""
+    if type(index) is not tuple or not index:
+        return False
+    return all(type(part) is np.ndarray and part.dtype.kind in "iu" for part in index)
+
+
+def _index(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    a, index = inputs
+    if kwargs or extras or type(a) is not np.ndarray or not _integer_arrays(index):
+        return None
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        np.copyto(out, a[index])  # integer arrays: NumPy copies (no view to make once)
+
+    return run, [out], []
+
+
+def _scatter_add(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    grad, index, shape = inputs
+    if kwargs or extras or type(grad) is not np.ndarray or not _integer_arrays(index):
+        return None
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        # As ScatterAdd.forward: zeros, then add.at (an index may repeat).
+        out.fill(0)
+        np.add.at(out, index, grad)
+
+    return run, [out], []
+
+
 def _sum_to_size(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     a, shape = inputs
     if kwargs or extras or type(a) is not np.ndarray:
@@ -178,6 +232,9 @@ RULES: dict[type, Rule] = {
     MatMul: _matmul,
     Relu: _relu,
     Sum: _sum,
+    Mean: _mean,
+    Index: _index,
+    ScatterAdd: _scatter_add,
     SumToSize: _sum_to_size,
     LogSoftmax: _log_softmax,
 }

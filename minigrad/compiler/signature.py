@@ -39,7 +39,7 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         if key in arguments:
             return ("argument", arguments[key])
         if key in trace.constants:
-            return ("constant", array.shape, str(array.dtype), array.tobytes())
+            return ("constant", array.shape, array.dtype, array.tobytes())
         return ("outside", key)
 
     def spec(value: Any) -> Any:
@@ -51,7 +51,7 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
                 if view is not None:  # not a constant; the replay refuses it
                     return ("argument view", view)
                 # A NumPy array the Python code built: a constant, compared by its values.
-                return ("array", array.shape, str(array.dtype), array.tobytes())
+                return ("array", array.shape, array.dtype, array.tobytes())
             return role(value.array)
         if isinstance(value, (list, tuple)):
             return (type(value).__name__, tuple(spec(item) for item in value))
@@ -74,7 +74,7 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
             arguments_spec = tuple(spec(value) for value in event.args)
             keywords = tuple(sorted((name, spec(value)) for name, value in event.kwargs.items()))
             shapes = tuple(
-                None if array is None else (array.shape, str(array.dtype))
+                None if array is None else (array.shape, array.dtype)
                 for array in event.outputs
             )
             places = tuple(place for place, _ in event.extras)
@@ -92,7 +92,7 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
             elif id(event.array) in made:
                 value = role(event.array)
             else:  # made by Python code in the step (zeros): by its values, then by place
-                value = (event.array.shape, str(event.array.dtype), event.array.tobytes())
+                value = (event.array.shape, event.array.dtype, event.array.tobytes())
                 make(event.array)
             tokens.append(("set .grad", id(event.variable), value))
         elif type(event) is CopyInto:

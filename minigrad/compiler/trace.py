@@ -40,11 +40,19 @@ def user_frame() -> tuple | None:
     """(file, line, function) of the innermost caller outside minigrad: the user's line
     that led to what is being recorded (`out = model(x)`, `loss.backward()`)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("minigrad."):
+    while frame is not None:
+        code = frame.f_code
+        inside = _MINIGRAD_CODE.get(code)
+        if inside is None:  # asked once per code object: tracing calls this for every op
+            inside = frame.f_globals.get("__name__", "").startswith("minigrad.")
+            _MINIGRAD_CODE[code] = inside
+        if not inside:
+            return (code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
-    if frame is None:
-        return None
-    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    return None
+
+
+_MINIGRAD_CODE: dict = {}  # code object -> whether it is minigrad's own
 
 
 def describe_place(place: tuple | None) -> str:

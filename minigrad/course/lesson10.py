@@ -247,7 +247,9 @@ CALLS_10_2: dict[str, tuple[str, bool, str]] = {
         "scale 0.5 instead of 1.0",
         True,
         "a Python number gets no buffer: the trace recorded the NumPy calls Python made "
-        "with 1.0 in them, as a constant. Another value needs another trace.",
+        "with 1.0 in them, as a constant. Another value needs another trace (for a float, "
+        "minigrad.compile makes that trace once per new value, to check that Python "
+        "computed nothing from it; then it reads the float live).",
     ),
     "f": (
         "scale 1 (an int) instead of 1.0",

@@ -649,7 +649,10 @@ def _labels_fit(labels: np.ndarray, classes: int, ignore_index: int) -> bool:
     none ignored."""
     if labels.size == 0:
         return True
-    return bool(labels.min() >= 0 and labels.max() < classes and not (labels == ignore_index).any())
+    in_range = labels.min() >= 0 and labels.max() < classes
+    if not 0 <= ignore_index < classes:  # then no label in range equals it
+        return bool(in_range)
+    return bool(in_range and not (labels == ignore_index).any())
 
 
 def _reduce_picked(

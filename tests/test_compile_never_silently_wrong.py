@@ -745,3 +745,30 @@ def test_a_side_effect_in_the_code_sends_every_call_straight_to_the_function() -
     twin.assert_same_state()
     assert twin.compiled.eager_for_good and twin.compiled.traces == 1
     assert len(history) == 10  # both steps ran it every time
+
+
+@pytest.mark.parametrize("num_classes", [3, -1])
+def test_one_hot_targets_made_in_the_step_replay_from_each_batch(num_classes) -> None:
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 3)
+        opt = optim.Adam(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            opt.zero_grad()
+            target = nn.functional.one_hot(y, num_classes).float()
+            loss = nn.functional.mse_loss(model(x).softmax(1), target)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    rng = np.random.default_rng(0)
+    for seed in range(10):
+        labels = rng.integers(0, 3, size=5)
+        labels[seed % 5] = 2  # the largest class appears in each batch
+        twin(batch(seed=seed), minigrad.Variable(labels))
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 6, twin.explain()

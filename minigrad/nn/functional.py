@@ -23,6 +23,7 @@ from minigrad.nn._functions import (
     DropoutMask,
     EmbeddingLookup,
     LogSigmoid,
+    OneHot,
 )
 from minigrad.tracing import tracer
 from minigrad.variable import Variable
@@ -254,7 +255,8 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Variable:
         )
     if labels.size and labels.min() < 0:
         raise ValueError(f"one_hot: class values must be non-negative; got {labels.min()}.")
-    if num_classes == -1:
+    inferred = num_classes == -1
+    if inferred:
         if labels.size == 0:
             raise ValueError(
                 "one_hot cannot infer the number of classes from an empty tensor; pass "
@@ -270,7 +272,28 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Variable:
             f"one_hot: class values must be smaller than num_classes ({num_classes}); got "
             f"{labels.max()}."
         )
-    return Variable((labels[..., None] == np.arange(num_classes)).astype(np.int64))
+    if not isinstance(tensor, Variable):
+        return Variable((labels[..., None] == np.arange(num_classes)).astype(np.int64))
+    if tracer.recorder is not None:
+        # minigrad.compile reads the labels live; the checks above read their values.
+        tracer.recorder.assume(
+            labels,
+            functools.partial(_one_hot_fits, num_classes=num_classes, inferred=inferred),
+            f"one_hot: the labels are in 0..{num_classes - 1}"
+            + (f", the largest {num_classes - 1}" if inferred else ""),
+        )
+    return OneHot.apply(tensor.detach(), num_classes)
+
+
+def _one_hot_fits(labels: np.ndarray, num_classes: int, inferred: bool) -> bool:
+    """True when `labels` pass one_hot's checks as in a traced call, with the same number
+    of classes."""
+    if labels.size == 0:
+        return not inferred
+    if labels.min() < 0:
+        return False
+    largest = labels.max()
+    return largest == num_classes - 1 if inferred else largest < num_classes
 
 
 # =========================================================================== activations

@@ -2,8 +2,8 @@
 
 Each one is here because a composition would be unstable (log_sigmoid, the clamped logs of
 binary_cross_entropy), would not give PyTorch's gradient (an embedding's padding row gets
-none), needs a NumPy routine minigrad has no op for (pad), or draws random numbers a
-compiled step must draw again (dropout's mask). Their backward formulas are
+none), needs a NumPy routine minigrad has no op for (pad), or makes values from a batch that a
+compiled step must make again (dropout's mask, one_hot's rows). Their backward formulas are
 Variable operations, so second derivatives work.
 """
 
@@ -11,6 +11,7 @@ from minigrad.nn._functions.binary_cross_entropy import BinaryCrossEntropy
 from minigrad.nn._functions.dropout_mask import DropoutMask
 from minigrad.nn._functions.embedding_lookup import EmbeddingLookup
 from minigrad.nn._functions.log_sigmoid import LogSigmoid
+from minigrad.nn._functions.one_hot import OneHot
 from minigrad.nn._functions.pad import ConstantPad
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     "DropoutMask",
     "EmbeddingLookup",
     "LogSigmoid",
+    "OneHot",
 ]

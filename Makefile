@@ -109,6 +109,7 @@ test: setup $(INSTRUCTOR)
 
 bench: setup
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/real_loops.py
 
 # On a machine with an NVIDIA GPU (CUDA 13 driver): the kernels against cuBLAS (through
 # CuPy, when installed) and against the device's copy bandwidth. Never part of `make test`.

@@ -147,8 +147,22 @@ def _detail(a: tuple, b: tuple) -> str:
                     "in the step), whose values a replay would not compute again; make it "
                     "with minigrad's operations, or pass it in as an argument"
                 )
+            if isinstance(part_a, tuple) and isinstance(part_b, tuple):
+                for item_a, item_b in zip(part_a, part_b):
+                    if item_a != item_b:
+                        first, second = _spec_words(item_a), _spec_words(item_b)
+                        return f": {first} in one run, {second} in the other"
             return f": {_short(part_a)} vs {_short(part_b)}"
     return ""
+
+
+def _spec_words(spec: Any) -> str:
+    """One argument of a traced call, as a signature holds it, in words."""
+    if isinstance(spec, tuple) and len(spec) == 3 and spec[0] == "value":
+        return f"the constant {spec[2]!r}"
+    if isinstance(spec, tuple) and spec and spec[0] == "made":
+        return "a value computed in the step"
+    return _short(spec)
 
 
 def _short(value: Any) -> str:

@@ -772,3 +772,147 @@ def test_one_hot_targets_made_in_the_step_replay_from_each_batch(num_classes) ->
         twin(batch(seed=seed), minigrad.Variable(labels))
     twin.assert_same_state()
     assert twin.compiled.replays >= 6, twin.explain()
+
+
+# ------------------------------------------------ cases a fresh reviewer found (issue 21)
+
+
+def _sequence_run(compiled: bool) -> tuple:
+    """Next-token prediction: inputs tokens[:-1] and targets tokens[1:] of one array."""
+    minigrad.manual_seed(0)
+    emb, head = nn.Embedding(11, 4), nn.Linear(4, 11)
+    opt = optim.SGD([*emb.parameters(), *head.parameters()], lr=0.1)
+    sequences = np.random.default_rng(0).integers(0, 11, (8, 9))
+
+    def step(tokens, targets):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(head(emb(tokens)), targets)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    run = minigrad.compile(step) if compiled else step
+    losses = []
+    for _ in range(2):
+        for tokens in sequences:
+            losses.append(run(minigrad.Variable(tokens[:-1]), minigrad.Variable(tokens[1:])))
+    return losses, [p.data.copy() for p in head.parameters()], run
+
+
+def test_labels_overlapping_another_argument_are_read_from_their_own() -> None:
+    eager_losses, eager_params, _ = _sequence_run(False)
+    losses, params, compiled = _sequence_run(True)
+    assert losses == eager_losses
+    assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
+    assert compiled.replays > 0, compiled.explain()
+
+
+@pytest.mark.parametrize("what", ["model", "optimizer", "loss function", "target"])
+def test_rebinding_a_name_the_step_reads_traces_again(what: str) -> None:
+    def run(compiled: bool) -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        namespace = {
+            "model": model,
+            "opt": optim.SGD(model.parameters(), lr=0.1),
+            "loss_fn": nn.functional.mse_loss,
+            "target": minigrad.Variable(np.ones((5, 2))),
+        }
+        source = (  # a step whose names are globals, as in a user's script
+            "def step(x):\n"
+            "    opt.zero_grad()\n"
+            "    loss = loss_fn(model(x), target)\n"
+            "    loss.backward()\n"
+            "    opt.step()\n"
+            "    return loss.item()\n"
+        )
+        exec(source, namespace)  # noqa: S102
+        run_step = minigrad.compile(namespace["step"]) if compiled else namespace["step"]
+        losses = []
+        for call in range(8):
+            if call == 4:
+                if what == "model":
+                    namespace["model"] = nn.Linear(3, 2)
+                    namespace["opt"] = optim.SGD(namespace["model"].parameters(), lr=0.1)
+                elif what == "optimizer":
+                    namespace["opt"] = optim.Adam(namespace["model"].parameters(), lr=0.01)
+                elif what == "loss function":
+                    namespace["loss_fn"] = nn.functional.l1_loss
+                else:
+                    namespace["target"] = minigrad.Variable(np.full((5, 2), -1.0))
+            losses.append(run_step(batch(seed=call)))
+        return losses, [p.data.copy() for p in namespace["model"].parameters()], run_step
+
+    eager_losses, eager_params, _ = run(False)
+    losses, params, compiled = run(True)
+    assert losses == eager_losses
+    assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
+    assert "names another object now" in compiled.explain()
+
+
+def test_a_parameter_moved_between_groups_in_place_traces_again() -> None:
+    def run(compiled: bool) -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        weight, bias = model.weight, model.bias
+        opt = optim.SGD([{"params": [weight], "lr": 0.1}, {"params": [bias], "lr": 0.001}])
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        run_step = minigrad.compile(step) if compiled else step
+        losses = []
+        for call in range(8):
+            if call == 4:
+                groups = opt.param_groups
+                groups[0]["params"][0], groups[1]["params"][0] = bias, weight
+            losses.append(run_step(batch(seed=call)))
+        return losses, [weight.data.copy(), bias.data.copy()], run_step
+
+    eager_losses, eager_params, _ = run(False)
+    losses, params, compiled = run(True)
+    assert losses == eager_losses
+    assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
+    assert "the parameters in the groups of SGD changed" in compiled.explain()
+
+
+@pytest.mark.parametrize("case", ["eval outside", "train in the step", "train outside"])
+def test_train_and_eval_modes_with_dropout_follow_eager(case: str) -> None:
+    def run(compiled: bool) -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1))
+        opt = optim.SGD(model.parameters(), lr=0.05)
+        x, y = batch(), minigrad.Variable(np.ones((5, 1)))
+
+        def step(x, y):
+            if case == "train in the step":
+                model.train()
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        run_step = minigrad.compile(step) if compiled else step
+        out = []
+        for epoch in range(5):
+            if case == "eval outside" and epoch == 3:
+                model.eval()  # fine-tuning without dropout
+            if case == "train outside":
+                model.train()
+            out += [run_step(x, y) for _ in range(4)]
+            if case != "eval outside":
+                model.eval()
+                with minigrad.no_grad():
+                    out.append(((model(x) - y) ** 2).mean().item())
+        return out, [p.data.copy() for p in model.parameters()], model.training, run_step
+
+    eager, eager_params, eager_mode, _ = run(False)
+    got, params, mode, compiled = run(True)
+    assert got == eager and mode == eager_mode
+    assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
+    assert compiled.replays >= 10, compiled.explain()

@@ -268,6 +268,7 @@ class _Variant:
         # The settings (lr, ...) of the optimizers earlier traces stepped, as the call finds
         # them: Python code in the step that changes them before step() is not replayed.
         settings_before = {key: optimizer_settings(owner) for key, owner in self.optimizers.items()}
+        modes_before = guards.module_modes(self.owner.fn)  # train() / eval(), as it starts
         trace, returned = self._record(args, kwargs)
         self.traces += 1
         self.tries += 1
@@ -313,6 +314,7 @@ class _Variant:
                 ]
                 self.guards += guards.value_guards(self.owner.fn)
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
+                self.guards += guards.mode_guards(modes_before, trace.events)
                 self.first = None
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
@@ -389,7 +391,8 @@ def _check_settings_untouched(trace: Any, before: dict) -> None:
                 f"(at {describe_place(event.where)}), which a replay would not redo; change "
                 f"them outside the compiled step, or with an lr scheduler"
             )
-        replayed_call_before = True
+        if hasattr(owner, "optimizer"):  # a scheduler's step() changes settings; replayed
+            replayed_call_before = True
 
 
 def _first_change(before: Any, after: Any) -> str:

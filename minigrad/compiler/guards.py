@@ -24,6 +24,8 @@ was traced again.
 from __future__ import annotations
 
 import functools
+import inspect
+import types
 from typing import Any
 
 import numpy as np
@@ -159,21 +161,24 @@ class StateGuard:
 
 class OptimizerGuard:
     """The parameter groups of an optimizer the step calls: the replay updates (and
-    zero_grad() clears) the parameters it had when traced."""
+    zero_grad() clears) the parameters each group had when traced, in that order."""
 
-    __slots__ = ("optimizer", "sizes")
+    __slots__ = ("optimizer", "params")
 
     def __init__(self, optimizer: Any) -> None:
         self.optimizer = optimizer
-        self.sizes = self._sizes()
+        self.params = self._params()
 
-    def _sizes(self) -> list[int]:
-        return [len(group["params"]) for group in self.optimizer.param_groups]
+    def _params(self) -> list[list[int]]:
+        return [[id(param) for param in group["params"]] for group in self.optimizer.param_groups]
 
     def failure(self) -> str | None:
-        if self._sizes() != self.sizes:
+        if self._params() != self.params:
             name = type(self.optimizer).__name__
-            return f"the parameter groups of {name} changed (add_param_group)"
+            return (
+                f"the parameters in the groups of {name} changed (add_param_group, or a "
+                f"group's list edited)"
+            )
         return None
 
 
@@ -186,9 +191,11 @@ _PLAIN = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
 
 class ValueGuard:
-    """A plain value (a number, a str) the step's own code reads from a global or from an
-    enclosing function: the trace made it a constant, so another value needs another trace
-    (as Dynamo guards the globals a frame reads)."""
+    """A name the step's own code reads from a global or from an enclosing function (as
+    Dynamo guards the globals a frame reads). A plain value (a number, a str) became a
+    constant of the trace: another value needs another trace. Any other object (a model,
+    an optimizer, a loss function, a Variable) was bound into the replay: the name must
+    still hold that very object."""
 
     __slots__ = ("read", "label", "raw", "value")
 
@@ -196,7 +203,7 @@ class ValueGuard:
         self.read = read
         self.label = label
         self.raw = value  # the very object: while it is still there, nothing changed
-        self.value = _comparable(value)
+        self.value = _comparable(value) if isinstance(value, _PLAIN) else None
 
     def failure(self) -> str | None:
         try:
@@ -205,6 +212,11 @@ class ValueGuard:
             return f"{self.label} is gone"
         if current is self.raw:
             return None
+        if self.value is None:
+            return (
+                f"{self.label} names another object now (a new {type(current).__name__} "
+                f"where the trace used a {type(self.raw).__name__})"
+            )
         if _comparable(current) != self.value:
             return f"{self.label} changed: {self.value[1]} -> {_comparable(current)[1]}"
         return None
@@ -217,7 +229,8 @@ def _comparable(value: Any) -> tuple:
 
 
 def value_guards(fn: Any) -> list[ValueGuard]:
-    """A ValueGuard for each plain value `fn`'s own code reads from a global or a cell."""
+    """A ValueGuard for each name `fn`'s own code reads from a global or a cell (modules
+    and builtins aside: rebinding `np` is not a thing steps do)."""
     from minigrad.compiler.side_effects import function_of, read_names
 
     function = function_of(fn)
@@ -227,7 +240,7 @@ def value_guards(fn: Any) -> list[ValueGuard]:
     found = []
     namespace = function.__globals__
     for name in global_names:
-        if name in namespace and isinstance(namespace[name], _PLAIN):
+        if name in namespace and _guarded(namespace[name]):
             found.append(ValueGuard(functools.partial(namespace.__getitem__, name),
                                     f"the global {name}", namespace[name]))  # fmt: skip
     cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
@@ -237,7 +250,80 @@ def value_guards(fn: Any) -> list[ValueGuard]:
             value = cell.cell_contents
         except (AttributeError, ValueError):
             continue
-        if isinstance(value, _PLAIN):
+        if _guarded(value):
             found.append(ValueGuard(lambda cell=cell: cell.cell_contents,
                                     f"{name} of the enclosing function", value))  # fmt: skip
     return found
+
+
+def _guarded(value: Any) -> bool:
+    return not isinstance(value, types.ModuleType)
+
+
+class ModeGuard:
+    """The training mode of a Module the step's code reaches: Dropout (or a layer of
+    yours) acts on `training`, which the trace read as it was (model.train() / eval())."""
+
+    __slots__ = ("module", "training", "label")
+
+    def __init__(self, module: Any, training: bool, label: str) -> None:
+        self.module = module
+        self.training = training
+        self.label = label
+
+    def failure(self) -> str | None:
+        if self.module.training != self.training:
+            now = "train()" if self.module.training else "eval()"
+            return f"{self.label} was switched to {now} mode outside the step"
+        return None
+
+
+def module_modes(fn: Any) -> list[tuple]:
+    """(module, its training flag, a label) for every nn.Module inside the globals and
+    enclosing variables `fn`'s own code reads, as they are now."""
+    from minigrad.compiler.side_effects import function_of, read_names
+    from minigrad.nn.module import Module
+
+    function = function_of(fn)
+    if function is None:
+        return []
+    global_names, cell_names = read_names(fn)
+    values = [(f"the global {name}", function.__globals__.get(name)) for name in global_names]
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    for name in cell_names:
+        try:
+            values.append((name, cells[name].cell_contents))
+        except (KeyError, ValueError):
+            continue
+    owner = fn.__self__ if inspect.ismethod(fn) else None  # a bound method's object too
+    if owner is not None and hasattr(owner, "__dict__"):
+        values.append(("self", owner))
+    found, seen = [], set()
+    for label, value in values:
+        roots = [value] if isinstance(value, Module) else []
+        if not roots and owner is not None and owner is value:
+            roots = [item for item in vars(value).values() if isinstance(item, Module)]
+        for root in roots:
+            for module in root.modules():
+                if id(module) not in seen:
+                    seen.add(id(module))
+                    found.append((module, module.training, label))
+    return found
+
+
+def mode_guards(modes: list[tuple], events: list) -> list[ModeGuard]:
+    """ModeGuards for `modes` (module_modes() before the traced call), but for the modules
+    the step sets itself with train() or eval(), which the replay calls again."""
+    from minigrad.nn.module import Module
+
+    set_by_step = set()
+    for event in events:
+        call = getattr(event, "call", None)
+        owner = call.args[0] if call is not None and call.args else None
+        if isinstance(owner, Module) and call.func is Module.train.__wrapped__:
+            set_by_step.update(id(module) for module in owner.modules())
+    return [
+        ModeGuard(module, training, label)
+        for module, training, label in modes
+        if id(module) not in set_by_step
+    ]

@@ -114,6 +114,15 @@ def argument_arrays(args: tuple, kwargs: dict) -> Arguments:
     return found
 
 
+def _refuse_ambiguous(place: Any, reader: str) -> None:
+    if place == ("ambiguous", None):
+        raise CannotReplayError(
+            f"{reader} reads a NumPy view of arguments that overlap in memory (tokens[:-1] "
+            f"and tokens[1:] of one array), and which of them it reads cannot be told; pass "
+            f"copies (.clone()) instead of overlapping views"
+        )
+
+
 def float_paths(arguments: Arguments) -> list:
     """Where the float arguments are, each place once, in order."""
     return list(dict.fromkeys(arguments.floats.values()))
@@ -199,6 +208,7 @@ class _Builder:
                 # labels.reshape(-1)): its values change with each call, and Python may
                 # branch on them.
                 place = view_of_argument(spec.array, self.arguments)
+                _refuse_ambiguous(place, reader)
                 if place is not None and self._assumed(spec.array):
                     found = self._live_view(spec.array, place, reader)
                     self.where[key] = found
@@ -243,6 +253,7 @@ class _Builder:
     def assume(self, event: Assume) -> None:
         """Check the values library code branched on before each replay."""
         place = view_of_argument(event.array, self.arguments) or self.arguments.get(id(event.array))
+        _refuse_ambiguous(place, event.what.split(":")[0])
         if place is None:  # an outside array, read live: check that very array
             array = event.array
             self.replay.assumptions.append((lambda args, kwargs: array, event.holds, event.what))

@@ -14,6 +14,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # NumPy 2 moved it; minigrad supports NumPy >= 1.24
+    from numpy.lib.array_utils import byte_bounds
+except ImportError:  # pragma: no cover
+    from numpy import byte_bounds
+
 from minigrad.compiler.trace import (
     Accumulate,
     Assume,
@@ -117,10 +122,19 @@ def view_of_argument(array: np.ndarray, arguments: Any) -> tuple | None:
     """Where the argument is when `array` is a NumPy array over an argument's memory (as
     F.cross_entropy's labels.reshape(-1)); None otherwise. Such an array is no constant,
     and Python code may have branched on its values (cross_entropy's ignore_index)."""
-    for path, source in getattr(arguments, "arrays", {}).items():
-        if array is not source and np.shares_memory(array, source):
-            return path
-    return None
+    overlapping = [
+        (path, source)
+        for path, source in getattr(arguments, "arrays", {}).items()
+        if array is not source and np.shares_memory(array, source)
+    ]
+    if len(overlapping) > 1:
+        # Arguments that overlap (tokens[:-1] and tokens[1:] of one sequence): the one
+        # whose memory the array spans exactly, or none can be told.
+        bounds = byte_bounds(array)
+        overlapping = [item for item in overlapping if byte_bounds(item[1]) == bounds]
+        if len(overlapping) != 1:
+            return ("ambiguous", None)
+    return overlapping[0][0] if overlapping else None
 
 
 def first_difference(first: list[tuple], second: list[tuple], events: list | None = None) -> str:

@@ -17,6 +17,7 @@ import numpy as np
 from minigrad import devices
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.dtypes import as_dtype
+from minigrad.tracing import traced_as_one_call
 from minigrad.variable import Parameter, Variable
 
 
@@ -263,6 +264,8 @@ class Module:
             else:
                 param.grad = Variable(np.zeros_like(param.grad.data))
 
+    # minigrad.compile records a train() or eval() made in a step as one call, and replays it.
+    @traced_as_one_call
     def train(self, mode: bool = True) -> Module:
         """Set training mode on this Module and all inside it; returns self."""
         if not isinstance(mode, bool):

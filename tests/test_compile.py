@@ -360,7 +360,10 @@ def test_a_factory_made_constant_like_ones_like_stays_eager_with_the_right_answe
     labels = np.random.default_rng(1).integers(0, 2, size=len(bits)).astype(float)
     twin = Twin(functools.partial(logic_gate_step, ones_like=True))
     assert_stays_eager(
-        twin, "array made fresh outside", minigrad.Variable(bits), minigrad.Variable(labels)
+        twin,
+        "array made outside minigrad's operations, a new one each",
+        minigrad.Variable(bits),
+        minigrad.Variable(labels),
     )
 
 
@@ -720,7 +723,7 @@ def test_a_grad_left_on_a_parameter_outside_the_step_traces_again() -> None:
     twin(batch())  # adds onto the .grad: eager, and said so
     twin.assert_same_state()
     assert "now has a .grad at the start of the step" in twin.explain()
-    assert "gradients add onto an existing .grad" in twin.explain()
+    assert "gradients add onto a .grad the" in twin.explain()
 
 
 def test_a_hook_registered_on_a_parameter_traces_again_and_runs_eagerly() -> None:

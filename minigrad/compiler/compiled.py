@@ -194,7 +194,11 @@ class _Variant:
             owner.note(f"guard failed: {failure}; tracing again")
             self.replay, self.guards = None, []
             if self.traces >= 2 * owner.max_variants:
-                self.eager_reason = "traced too often (guards keep failing)"
+                self.eager_reason = (
+                    f"traced too often (guards keep failing; the last: {failure}); a number "
+                    f"that changes between calls replays when it is passed in as a float "
+                    f"argument"
+                )
                 owner.fall_back(self.eager_reason)
                 return owner.fn(*args, **kwargs)
         return self._trace(args, kwargs)

@@ -153,13 +153,27 @@ def first_difference(first: list[tuple], second: list[tuple], events: list | Non
 def _detail(a: tuple, b: tuple) -> str:
     if a[0] != b[0] or len(a) != len(b):
         return ""
+    if a[0] == "accumulate into":
+        return (
+            ": gradients go into the .grad of a different Variable in each run (a leaf made "
+            "in the step, as x.clone().requires_grad_() on a batch); pass it in as an "
+            "argument that requires grad"
+        )
+    if a[0] == "assume":
+        return (
+            f": library code branched on array values ({a[1]}) and took another branch "
+            f"in one of the runs (a batch with an ignored or another label); batches that "
+            f"alternate between branches keep the step eager"
+        )
     for part_a, part_b in zip(a[1:], b[1:]):
         if part_a != part_b:
             if "outside" in repr(part_b):
                 return (
-                    ": it reads an array made fresh outside minigrad's operations (NumPy work "
-                    "in the step), whose values a replay would not compute again; make it "
-                    "with minigrad's operations, or pass it in as an argument"
+                    ": it reads an array made outside minigrad's operations, a new one each "
+                    "call (NumPy work, minigrad.tensor(...) or a *_like factory in the step, "
+                    "or a global Variable rebound between calls), whose values a replay would "
+                    "not compute again; compute it from the step's inputs with operations, or "
+                    "pass it in as an argument"
                 )
             if isinstance(part_a, tuple) and isinstance(part_b, tuple):
                 for item_a, item_b in zip(part_a, part_b):

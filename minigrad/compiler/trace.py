@@ -207,9 +207,12 @@ class Recorder(Listener):
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:
         if previous is not None and id(previous._data) not in self.made:
+            name = f" {variable.name!r}" if getattr(variable, "name", None) else ""
             self.unsupported(
-                f"gradients add onto an existing .grad of a {variable.shape} Variable; call "
-                f"zero_grad() (or set .grad = None) inside the step"
+                f"gradients add onto a .grad the {variable.shape} Variable{name} had before "
+                f"the step, which a replay cannot follow; call optimizer.zero_grad() (or set "
+                f".grad = None) inside the step (p.grad.zero_() keeps that old array), and "
+                f"run the micro-batches of an accumulation inside one step"
             )
         self._watch(variable, previous is not None and id(previous._data) not in self.made)
         result = variable._grad._data

@@ -161,3 +161,33 @@ def test_a_parameter_group_added_after_tracing_is_updated_as_eager_does() -> Non
         twin.assert_same_state()
     assert "the parameters in the groups of SGD changed (add_param_group" in twin.explain()
     assert twin.compiled.replays > before, twin.explain()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_float32_or_float64_classifier_with_mean_and_labels_equals_eager(dtype) -> None:
+    """The replay rules for Mean, Index and ScatterAdd (cross-entropy's pick and its
+    gradient) make the eager NumPy calls, bit for bit, in either dtype."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)).to(dtype)
+        optimizer = optim.Adam(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            optimizer.zero_grad()
+            logits = model(x)
+            loss = nn.functional.cross_entropy(logits, y) + 0.1 * logits.pow(2).mean()
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    x = minigrad.Variable(X.astype(dtype))
+    for _ in range(6):
+        twin(x, minigrad.Variable(LABELS))
+    twin.assert_same_state()
+    tape = twin.compiled.tape()
+    assert "Mean" in tape and "Index " in tape and "ScatterAdd" in tape
+    assert "its forward, again" not in tape.split("Index")[1].splitlines()[0]

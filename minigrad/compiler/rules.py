@@ -93,7 +93,9 @@ def _relu(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     return run, [out], [mask] if extras else []
 
 
-def _sum(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+def _reduction(inputs: list, kwargs: dict, extras: list) -> tuple | None:
+    """(array, axes, keepdim) of a Sum or Mean call `x.sum(dim, keepdim)`; None when the
+    call is not that usual case."""
     if kwargs or extras or type(inputs[0]) is not np.ndarray or inputs[0].ndim == 0:
         return None
     a, dim, keepdim = inputs[0], None, False
@@ -103,7 +105,14 @@ def _sum(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
         keepdim = inputs[2]
     if len(inputs) > 3 or not isinstance(keepdim, bool):
         return None
-    axes = normalize_dims(dim, a.ndim)
+    return a, normalize_dims(dim, a.ndim), keepdim
+
+
+def _sum(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    found = _reduction(inputs, kwargs, extras)
+    if found is None:
+        return None
+    a, axes, keepdim = found
     out = _buffer_like(outputs[0])
 
     def run() -> None:
@@ -113,17 +122,11 @@ def _sum(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
 
 
 def _mean(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
-    if kwargs or extras or type(inputs[0]) is not np.ndarray or inputs[0].ndim == 0:
-        return None
-    a, dim, keepdim = inputs[0], None, False
-    if len(inputs) > 1:
-        dim = inputs[1]
-    if len(inputs) > 2:
-        keepdim = inputs[2]
+    found = _reduction(inputs, kwargs, extras)
     # float16 means are summed in float32 and rounded once; out= would round twice.
-    if len(inputs) > 3 or not isinstance(keepdim, bool) or a.dtype.kind != "f" or a.itemsize < 4:
+    if found is None or found[0].dtype.kind != "f" or found[0].itemsize < 4:
         return None
-    axes = normalize_dims(dim, a.ndim)
+    a, axes, keepdim = found
     out = _buffer_like(outputs[0])
 
     def run() -> None:

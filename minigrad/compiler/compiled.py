@@ -100,6 +100,8 @@ class CompiledFunction:
         if variant is None:
             if len(self.variants) >= self.max_variants:
                 self.fall_back(f"{self.max_variants} variants traced already; no more")
+                if self.replays == 0:  # none of them ever replayed: stop keying calls
+                    self.eager_for_good = True
                 return self.fn(*args, **kwargs)
             if self._last_key is not None:
                 change = guards.describe_key_change(self._last_key, key)

@@ -18,11 +18,14 @@ from typing import Any
 import numpy as np
 
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Sub
+from minigrad.ops.comparison import Compare
 from minigrad.ops.indexing import Index, ScatterAdd
+from minigrad.ops.linalg import Norm
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.operand import normalize_dims, single_dim
+from minigrad.ops.pointwise import Where
 from minigrad.ops.reduction import Mean, Sum
-from minigrad.ops.shape import SumToSize
+from minigrad.ops.shape import Reshape, Stack, SumToSize
 from minigrad.ops.softmax import LogSoftmax
 from minigrad.ops.unary import Exp, Log, Relu, Tanh
 
@@ -168,6 +171,95 @@ def _scatter_add(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any
     return run, [out], []
 
 
+_COMPARISONS = {
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}
+
+
+def _operands(*values: Any) -> bool:
+    """Whether each value is an array or a number (what a NumPy call can take as it is)."""
+    return all(type(value) is np.ndarray or isinstance(value, _NUMBERS) for value in values)
+
+
+def _compare(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    a, b, name = inputs
+    if kwargs or extras or type(a) is not np.ndarray or not _operands(b):
+        return None
+    ufunc = _COMPARISONS[name]  # what Python's operator does on an array
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        ufunc(a, b, out)
+
+    return run, [out], []
+
+
+def _where(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    condition, x, y = inputs
+    if kwargs or len(extras) > 1 or not _operands(x, y):
+        return None
+    if type(condition) is not np.ndarray or condition.dtype != np.bool_:
+        return None
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        np.copyto(out, np.where(condition, x, y))  # Where.forward's call
+
+    # The condition Where's ctx keeps for backward (when recorded) is the condition itself.
+    return run, [out], [condition] if extras else []
+
+
+def _norm(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    a, p, dims, keepdim = inputs
+    if kwargs or extras or type(a) is not np.ndarray or p != 2 or not isinstance(keepdim, bool):
+        return None
+    squares = np.empty(a.shape, a.dtype)
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        # As Norm.forward for p = 2: sqrt(sum(|x| * |x|)).
+        np.absolute(a, squares)
+        np.multiply(squares, squares, squares)
+        _add_reduce(squares, dims, None, out, keepdim)
+        np.sqrt(out, out)
+
+    return run, [out], []
+
+
+def _reshape_copy(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    """A reshape that must copy (of a transposed gradient, say); views are made once."""
+    a = inputs[0]
+    if kwargs or extras or type(a) is not np.ndarray:
+        return None
+    out = _buffer_like(outputs[0])
+    if np.shares_memory(a.reshape(out.shape), a):
+        return None  # a view: the replay makes it once
+    shape = out.shape
+
+    def run() -> None:
+        np.copyto(out, a.reshape(shape))
+
+    return run, [out], []
+
+
+def _stack(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    dim, arrays = inputs[0], inputs[1:]
+    if kwargs or extras or not arrays or not all(type(a) is np.ndarray for a in arrays):
+        return None
+    axis = single_dim(dim, arrays[0].ndim + 1)
+    out = _buffer_like(outputs[0])
+
+    def run() -> None:
+        np.stack(arrays, axis, out)
+
+    return run, [out], []
+
+
 def _sum_to_size(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     a, shape = inputs
     if kwargs or extras or type(a) is not np.ndarray:
@@ -236,6 +328,11 @@ RULES: dict[type, Rule] = {
     Relu: _relu,
     Sum: _sum,
     Mean: _mean,
+    Compare: _compare,
+    Where: _where,
+    Norm: _norm,
+    Reshape: _reshape_copy,
+    Stack: _stack,
     Index: _index,
     ScatterAdd: _scatter_add,
     SumToSize: _sum_to_size,

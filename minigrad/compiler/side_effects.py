@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import functools
 import inspect
 import random
 import types
@@ -227,6 +228,12 @@ def read_names(fn: Callable) -> tuple[list[str], list[str]]:
     code = code_of(fn)
     if code is None:
         return [], []
+    return _names_read(code)
+
+
+@functools.lru_cache(maxsize=256)
+def _names_read(code: types.CodeType) -> tuple[list[str], list[str]]:
+    # Read once per code object: every traced call of a step asks again.
     globals_read, cells_read = [], []
     for ins in dis.get_instructions(code):
         if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval not in globals_read:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Sub
+from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import Compare
 from minigrad.ops.indexing import Index, ScatterAdd
 from minigrad.ops.linalg import Norm
@@ -27,7 +27,7 @@ from minigrad.ops.pointwise import Where
 from minigrad.ops.reduction import Mean, Sum
 from minigrad.ops.shape import Reshape, Stack, SumToSize
 from minigrad.ops.softmax import LogSoftmax
-from minigrad.ops.unary import Exp, Log, Relu, Tanh
+from minigrad.ops.unary import Exp, Log, Relu, Sigmoid, Tanh
 
 Rule = Callable[[list, dict, list, list], Any]
 # np.sum and np.max are Python wrappers around these; calling them directly (arguments by
@@ -260,6 +260,23 @@ def _stack(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     return run, [out], []
 
 
+def _sigmoid(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    (a,) = inputs
+    if kwargs or extras or type(a) is not np.ndarray:
+        return None
+    out = _buffer_like(outputs[0])
+    half = np.empty(a.shape, out.dtype)
+
+    def run() -> None:
+        # As Sigmoid.forward: 0.5 * (1 + tanh(0.5 * x)).
+        np.multiply(0.5, a, half)
+        np.tanh(half, half)
+        np.add(1, half, half)
+        np.multiply(0.5, half, out)
+
+    return run, [out], []
+
+
 def _sum_to_size(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     a, shape = inputs
     if kwargs or extras or type(a) is not np.ndarray:
@@ -321,9 +338,11 @@ RULES: dict[type, Rule] = {
     Mul: _ufunc_rule(np.multiply),
     Div: _ufunc_rule(np.true_divide),
     Neg: _ufunc_rule(np.negative),
+    Pow: _ufunc_rule(np.power),
     Exp: _ufunc_rule(np.exp),
     Log: _ufunc_rule(np.log),
     Tanh: _ufunc_rule(np.tanh),
+    Sigmoid: _sigmoid,
     MatMul: _matmul,
     Relu: _relu,
     Sum: _sum,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import types
 from typing import Any
 
@@ -167,13 +168,21 @@ class OptimizerGuard:
 
     def __init__(self, optimizer: Any) -> None:
         self.optimizer = optimizer
-        self.params = self._params()
+        self.params = [list(group["params"]) for group in optimizer.param_groups]
 
-    def _params(self) -> list[list[int]]:
-        return [[id(param) for param in group["params"]] for group in self.optimizer.param_groups]
+    def _same(self) -> bool:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.params):
+            return False
+        for group, traced in zip(groups, self.params):
+            params = group["params"]
+            # By identity: == on Variables compares their values.
+            if len(params) != len(traced) or not all(map(operator.is_, params, traced)):
+                return False
+        return True
 
     def failure(self) -> str | None:
-        if self._params() != self.params:
+        if not self._same():
             name = type(self.optimizer).__name__
             return (
                 f"the parameters in the groups of {name} changed (add_param_group, or a "

@@ -423,11 +423,12 @@ def compile(  # noqa: A001 (PyTorch's name, torch.compile)
     per-operation dispatch. Use as `minigrad.compile(fn)` or as a decorator, with or
     without arguments.
 
-    Python numbers the step reads (a learning rate in a global) become constants of the
-    trace: pass a changing number as an argument (each value is a variant) or keep it in
-    an optimizer, whose step() the replay calls as it is. Buffers are reused: a `.grad`
-    or intermediate array read after a later call holds that call's values, as with
-    CUDA graphs. explain=True prints each trace, guard failure and fallback."""
+    Python numbers the step reads from globals or enclosing functions become constants of
+    the trace (guarded: a new value traces again); pass a changing number as a float
+    argument, which replays read live, or keep it in an optimizer, whose settings the
+    replayed update() reads at each call. Buffers are reused: a `.grad` or intermediate
+    array read after a later call holds that call's values, as with CUDA graphs.
+    explain=True prints each trace, guard failure and fallback."""
     if fn is None:
         return functools.partial(compile, explain=explain, max_variants=max_variants)
     if not callable(fn):

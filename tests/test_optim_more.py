@@ -222,6 +222,8 @@ SCHEDULERS = [
     ("CosineAnnealingLR", {"T_max": 5}),
     ("CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}),
     ("LambdaLR", {"lr_lambda": lambda epoch: 1 / (1 + epoch)}),
+    ("MultiStepLR", {"milestones": [2, 5, 5, 9]}),
+    ("MultiStepLR", {"milestones": [3, 6], "gamma": 0.5}),
 ]
 
 
@@ -328,3 +330,91 @@ def test_schedulers_are_reachable_as_in_torch():
     optimizer = mg.optim.AdamW(model.parameters(), lr=0.01)
     scheduler = mg.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=10)
     assert isinstance(scheduler, lr_scheduler.LRScheduler)
+
+
+def plateau_sequence(lib, settings, metrics, groups=False):
+    """get_last_lr() after each ReduceLROnPlateau.step(metric)."""
+    if lib is mg:
+        params = [Parameter(np.zeros(1)), Parameter(np.zeros(1))]
+        optimizer_class, scheduler_module = optim.SGD, lr_scheduler
+    else:
+        params = [lib.zeros(1, requires_grad=True), lib.zeros(1, requires_grad=True)]
+        optimizer_class, scheduler_module = lib.optim.SGD, lib.optim.lr_scheduler
+    spec = [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.3}] if groups else params
+    scheduler = scheduler_module.ReduceLROnPlateau(optimizer_class(spec, lr=0.1), **settings)
+    sequence = []
+    for metric in metrics:
+        scheduler.step(metric)
+        sequence.append(list(scheduler.get_last_lr()))
+    return sequence
+
+
+PLATEAUS = [
+    {},
+    {"patience": 1},
+    {"patience": 0, "cooldown": 2, "factor": 0.5},
+    {"mode": "max", "patience": 1, "threshold": 0.01, "threshold_mode": "abs"},
+    {"patience": 0, "min_lr": 0.02},
+    {"patience": 1, "threshold_mode": "abs", "threshold": 0.05, "eps": 0.05},
+]
+METRICS = [1.0, 0.9, 0.95, 0.95, 0.96, 0.8, 0.8, 0.81, 0.8, 0.79, 0.79, 0.9, 0.9, 0.9, 0.9]
+
+
+@pytest.mark.parametrize("groups", [False, True], ids=["one-group", "two-groups"])
+@pytest.mark.parametrize("settings", PLATEAUS, ids=[str(sorted(s.items())) for s in PLATEAUS])
+def test_reduce_lr_on_plateau_equals_torch(settings, groups):
+    torch = pytest.importorskip("torch")
+    metrics = METRICS * 2
+    mine = plateau_sequence(mg, settings, metrics, groups)
+    theirs = plateau_sequence(torch, settings, metrics, groups)
+    assert mine == theirs
+
+
+def test_reduce_lr_on_plateau_by_hand():
+    lrs = plateau_sequence(mg, {"patience": 1, "factor": 0.5}, [1.0, 1.0, 1.0, 0.5, 0.6, 0.6])
+    assert [lr[0] for lr in lrs] == [0.1, 0.1, 0.05, 0.05, 0.05, 0.025]
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "phrase"),
+    [
+        (lambda o: lr_scheduler.ReduceLROnPlateau(o, factor=1.0), ValueError, "factor must be"),
+        (lambda o: lr_scheduler.ReduceLROnPlateau(o, mode="up"), ValueError, "'min' or 'max'"),
+        (lambda o: lr_scheduler.ReduceLROnPlateau(o).step("low"), TypeError, "the epoch's metric"),
+        (lambda o: lr_scheduler.MultiStepLR(o, [2.5]), TypeError, "milestones must be epochs"),
+        (lambda o: lr_scheduler.MultiStepLR(o, [2], gamma=None), TypeError, "gamma must be"),
+    ],
+)
+def test_new_scheduler_errors(make, error, phrase):
+    with pytest.raises(error, match=phrase):
+        make(optim.SGD([Parameter(np.zeros(1))], lr=0.1))
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_step_with_a_closure_equals_torch(name):
+    """optimizer.step(closure): the closure computes the loss (grad mode on) and step()
+    returns it, as PyTorch's optimizers do (LBFGS needs it; the others accept it)."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        if lib is mg:
+            w = Parameter(np.array([1.5, -0.5]))
+        else:
+            w = lib.tensor([1.5, -0.5], dtype=lib.float64, requires_grad=True)
+        optimizer = getattr(lib.optim, name)([w], lr=0.1)
+
+        def closure():
+            optimizer.zero_grad()
+            loss = (w * w * w).sum() + (w * 2.0).sum()
+            loss.backward()
+            return loss
+
+        losses = []
+        for _ in range(5):
+            with lib.no_grad():  # step() turns grad mode on for the closure itself
+                losses.append(float(optimizer.step(closure)))
+        return losses, np.array(w.detach().numpy() if lib is not mg else w.data)
+
+    mine, theirs = run(mg), run(torch)
+    assert mine[0] == pytest.approx(theirs[0], rel=1e-12)
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-12)

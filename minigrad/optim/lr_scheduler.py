@@ -7,8 +7,10 @@ in `get_lr()` that PyTorch does, and the closed form for `step(epoch)`.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.optim.optimizer import Optimizer
@@ -147,6 +149,37 @@ class StepLR(LRScheduler):
         ]
 
 
+class MultiStepLR(LRScheduler):
+    """lr = base_lr · gamma^(number of milestones passed): divided at each listed epoch."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Iterable[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        milestones = list(milestones)
+        for milestone in milestones:
+            if isinstance(milestone, bool) or not isinstance(milestone, int):
+                raise TypeError(
+                    f"MultiStepLR: milestones must be epochs (ints); got {milestone!r}."
+                )
+        self.milestones = Counter(milestones)  # a repeated milestone divides twice
+        self.gamma = check_number("MultiStepLR", "gamma", gamma)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch not in self.milestones:
+            return self._current_lrs()
+        factor = self.gamma ** self.milestones[self.last_epoch]
+        return [lr * factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        passed = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base_lr * self.gamma**passed for base_lr in self.base_lrs]
+
+
 class ExponentialLR(LRScheduler):
     """lr = base_lr · gamma^epoch: multiplied by gamma every epoch."""
 
@@ -209,4 +242,121 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
 
-__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "StepLR"]
+class ReduceLROnPlateau:
+    """Divide the lr by 1/factor when a metric stopped improving for `patience` epochs.
+
+    `step(metric)` once per epoch with the validation loss (mode="min") or accuracy
+    ("max"). Better means below best·(1 - threshold) ("rel") or best - threshold ("abs");
+    after a reduction, `cooldown` epochs pass before counting again; no lr goes under
+    min_lr, and a change smaller than eps is not made. PyTorch's rules, step for step.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: float | list[float] = 0.0,
+        eps: float = 1e-8,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(
+                f"ReduceLROnPlateau schedules an optimizer's learning rate; got a "
+                f"{type(optimizer).__name__}, not a minigrad.optim Optimizer."
+            )
+        if mode not in ("min", "max"):
+            raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max'; got {mode!r}.")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(
+                f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs'; got "
+                f"{threshold_mode!r}."
+            )
+        if check_number("ReduceLROnPlateau", "factor", factor) >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be < 1.0; got {factor!r}.")
+        groups = len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != groups:
+                raise ValueError(
+                    f"ReduceLROnPlateau expected {groups} min_lrs (one per parameter group); "
+                    f"got {len(min_lr)}."
+                )
+            self.min_lrs = [float(value) for value in min_lr]
+        else:
+            self.min_lrs = [float(min_lr)] * groups
+        self.optimizer = optimizer
+        self.mode, self.threshold_mode = mode, threshold_mode
+        self.factor, self.threshold, self.eps = factor, threshold, eps
+        self.patience, self.cooldown = patience, cooldown
+        self.last_epoch = 0
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs = 0
+        self.cooldown_counter = 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+
+    def is_better(self, current: float, best: float) -> bool:
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return current < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return current < best - self.threshold
+        if self.threshold_mode == "rel":
+            return current > best * (self.threshold + 1.0)
+        return current > best + self.threshold
+
+    def step(self, metrics: Any) -> None:
+        """One epoch's metric (a number, or a 0-d Variable)."""
+        try:
+            current = float(metrics)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"ReduceLROnPlateau.step() takes the epoch's metric, a number such as the "
+                f"validation loss; got {type(metrics).__name__}."
+            ) from None
+        self.last_epoch += 1
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
+                old_lr = float(group["lr"])
+                new_lr = max(old_lr * self.factor, floor)
+                if old_lr - new_lr > self.eps:
+                    group["lr"] = new_lr
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list[float]:
+        return self._last_lr
+
+    def state_dict(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.__dict__.update(state_dict)
+
+
+def check_number(scheduler: str, name: str, value: Any) -> float:
+    """A number, or a TypeError naming the scheduler and the argument."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{scheduler}: {name} must be a number; got {value!r}.")
+    return float(value)
+
+
+__all__ = [
+    "CosineAnnealingLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "MultiStepLR",
+    "ReduceLROnPlateau",
+    "StepLR",
+]

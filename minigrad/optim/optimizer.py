@@ -14,12 +14,12 @@ without looking for them again (minigrad/compiler/replay.py).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.autodiff.grad_mode import enable_grad, no_grad
 from minigrad.tracing import traced_as_one_call
 from minigrad.variable import Variable
 
@@ -119,13 +119,22 @@ class Optimizer:
                 param.grad = Variable(np.zeros_like(param.grad.data))
 
     @traced_as_one_call
-    def step(self) -> None:
-        """Update every parameter that has a gradient (the others are left alone)."""
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient (the others are left alone).
+
+        `closure`, as in PyTorch: a function that zeroes the gradients, computes the loss,
+        calls backward() and returns the loss; step() calls it first (with grad mode on)
+        and returns what it returned."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
         with no_grad():
             for index, group, param in self._with_gradients():
                 self.update(param._data, param.grad._data, self.state.setdefault(index, {}), group)
                 # As an in-place operation does: values saved for a backward see the change.
                 param._shared_version_counter().value += 1
+        return loss
 
     def update(
         self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]

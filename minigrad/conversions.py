@@ -1,7 +1,8 @@
 """A Variable's conversions to plain Python and NumPy values, attached to Variable here.
 
-item(), numpy(), tolist(), len(), bool(), float(), int(), and `__array_ufunc__`, which hands
-`array * v` back to the Variable and refuses other NumPy functions on a Variable.
+item(), numpy(), tolist(), len(), bool(), float(), int(), `__index__` (a 0-d integer
+Variable indexes a list), type(), and `__array_ufunc__`, which hands `array * v` back to
+the Variable and refuses other NumPy functions on a Variable.
 """
 
 from __future__ import annotations
@@ -91,6 +92,48 @@ def __int__(self: Variable) -> int:  # noqa: N807
     return int(self.item())
 
 
+def __index__(self: Variable) -> int:  # noqa: N807
+    """As an index: classes[prediction.argmax()] works for a single integer value."""
+    if self.is_text or self._data.dtype.kind not in "iu" or self._data.size != 1:
+        kind = "a text Variable" if self.is_text else f"dtype {self.dtype}, shape {self.shape}"
+        raise TypeError(
+            f"only integer Variables of a single element can be converted to an index; got "
+            f"{kind}. Use .long() for floats, or pick one element first."
+        )
+    return int(self.item())
+
+
+# PyTorch's legacy type names (x.type() -> "torch.FloatTensor"), by NumPy dtype.
+_TYPE_NAMES = {
+    "float16": "torch.HalfTensor",
+    "float32": "torch.FloatTensor",
+    "float64": "torch.DoubleTensor",
+    "int8": "torch.CharTensor",
+    "uint8": "torch.ByteTensor",
+    "int16": "torch.ShortTensor",
+    "int32": "torch.IntTensor",
+    "int64": "torch.LongTensor",
+    "bool": "torch.BoolTensor",
+}
+
+
+def type_name_or_cast(self: Variable, dtype: Any = None) -> Any:
+    """With no dtype, the type's name ("torch.FloatTensor"); with one (a dtype, or such a
+    name), this Variable in that dtype (itself when it already has it), as .to(dtype)."""
+    if self.is_text:
+        raise TypeError("type() is for numeric Variables; a text Variable has no dtype.")
+    if dtype is None:
+        return _TYPE_NAMES.get(str(self._data.dtype), f"torch.{self._data.dtype}")
+    if isinstance(dtype, str):
+        names = {name: dtype_name for dtype_name, name in _TYPE_NAMES.items()}
+        if dtype not in names:
+            raise ValueError(
+                f"type() expects a dtype or one of {sorted(names)}; got {dtype!r}."
+            )
+        dtype = names[dtype]
+    return self.to(dtype)
+
+
 # The NumPy ufuncs behind the operators, with the Variable's method for each side.
 _OPERATORS = {
     np.add: ("__add__", "__radd__"),
@@ -123,7 +166,9 @@ def __array_ufunc__(  # noqa: N807
     raise mistakes.numpy_on_variable(ufunc, method, inputs, kwargs)
 
 
-for _method in (item, numpy, tolist, __len__, __bool__, __float__, __int__, __array_ufunc__):
+type_name_or_cast.__name__ = "type"  # Variable.type, PyTorch's name (not the builtin's)
+_ATTACHED = (item, numpy, tolist, __len__, __bool__, __float__, __int__, __index__)
+for _method in (*_ATTACHED, type_name_or_cast, __array_ufunc__):
     _method.__qualname__ = f"Variable.{_method.__name__}"
     setattr(Variable, _method.__name__, _method)
 del _method

@@ -569,3 +569,47 @@ def test_sum_and_mean_take_numpys_axis_as_pytorch_does() -> None:
     assert torch.mean(x, axis=0).tolist() == [1.5, 2.5, 3.5]
     with pytest.raises(TypeError, match="both dim=0 and axis=1"):
         x.sum(0, axis=1)
+
+
+def test_a_single_integer_variable_indexes_a_list_as_in_pytorch():
+    classes = ["cat", "dog", "bird"]
+    prediction = minigrad.tensor([0.1, 0.2, 0.7])
+    assert classes[prediction.argmax(0)] == "bird"
+    assert list(range(minigrad.tensor(3))) == [0, 1, 2]
+    with pytest.raises(TypeError, match="only integer Variables of a single element"):
+        classes[minigrad.tensor(1.0)]
+    with pytest.raises(TypeError, match="only integer Variables of a single element"):
+        classes[minigrad.tensor([1, 2])]
+
+
+def test_type_names_the_dtype_or_casts_as_pytorch():
+    x = minigrad.tensor([1.5, 2.0])
+    assert x.type() == "torch.DoubleTensor"
+    assert x.type(minigrad.float32).dtype == minigrad.float32
+    assert x.type("torch.LongTensor").tolist() == [1, 2]
+    assert minigrad.tensor([True]).type() == "torch.BoolTensor"
+    with pytest.raises(ValueError, match="type\\(\\) expects a dtype or one of"):
+        x.type("torch.Float")
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float32, torch.float64, torch.int64, torch.int32, torch.bool):
+        mine = minigrad.tensor([1.0]).type(getattr(minigrad, str(dtype).split(".")[1]))
+        assert mine.type() == torch.tensor([1.0]).type(dtype).type()
+
+
+def test_a_pack_hook_that_computes_with_its_variable_runs_once_per_value():
+    """PyTorch's saved-tensors-hooks tutorial: pack x * 4, unpack x / 4. The pack hook runs
+    with the hooks off, so the values it saves are not packed again (no recursion)."""
+    calls = []
+
+    def pack(x):
+        calls.append(x.shape)
+        return x * 4
+
+    a = minigrad.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    b = minigrad.tensor([0.5, 0.25, 2.0], requires_grad=True)
+    with minigrad.autograd.graph.saved_tensors_hooks(pack, lambda x: x / 4):
+        y = (a * b).sum()
+    y.backward()
+    assert len(calls) == 2  # a and b, saved by the product
+    np.testing.assert_array_equal(a.grad.data, b.data)
+    np.testing.assert_array_equal(b.grad.data, a.data)

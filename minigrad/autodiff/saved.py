@@ -163,12 +163,19 @@ def _among(value: Any, values: tuple) -> bool:
 
 def _packed_by_hooks(saved: list, outputs: tuple) -> list:
     """The innermost saved_tensors_hooks' pack hook applied to each saved Variable."""
-    pack_hook, unpack_hook = _hooks.stack[-1]
-    for index, value in enumerate(saved):
-        if type(value) is SavedOutput:
-            # The hook sees the output without its history (which would hold the node).
-            output = Variable._make(value.data, value.version_counter)
-            saved[index] = PackedValue(pack_hook(output), unpack_hook, value.output_nr)
-        elif isinstance(value, Variable):
-            saved[index] = PackedValue(pack_hook(value), unpack_hook, None)
+    stack = _hooks.stack
+    pack_hook, unpack_hook = stack[-1]
+    # As in PyTorch, a pack hook runs with the hooks off: a hook that computes with its
+    # Variable (x * 4) saves values of its own, which must not be packed by it again.
+    _hooks.stack = ()
+    try:
+        for index, value in enumerate(saved):
+            if type(value) is SavedOutput:
+                # The hook sees the output without its history (which would hold the node).
+                output = Variable._make(value.data, value.version_counter)
+                saved[index] = PackedValue(pack_hook(output), unpack_hook, value.output_nr)
+            elif isinstance(value, Variable):
+                saved[index] = PackedValue(pack_hook(value), unpack_hook, None)
+    finally:
+        _hooks.stack = stack
     return saved

@@ -21,7 +21,7 @@ from minigrad.variable import Parameter, Tensor, Variable
 from minigrad import conversions, display, hooks  # noqa: F401
 
 # isort: split
-from minigrad import amp, autodiff, autograd, ops, text
+from minigrad import amp, autodiff, autograd, backends, ops, text
 from minigrad.amp import autocast
 from minigrad.autodiff import (
     BackwardNode,
@@ -140,6 +140,7 @@ __all__ = [
     "as_tensor",
     "autodiff",
     "autograd",
+    "backends",
     "backward",
     "bool",
     "bool_",

@@ -613,3 +613,59 @@ def test_a_pack_hook_that_computes_with_its_variable_runs_once_per_value():
     assert len(calls) == 2  # a and b, saved by the product
     np.testing.assert_array_equal(a.grad.data, b.data)
     np.testing.assert_array_equal(b.grad.data, a.data)
+
+
+def test_backends_answer_the_quickstarts_question():
+    # PyTorch's quickstart, as it is written:
+    device = (
+        "cuda"
+        if torch.cuda.is_available()
+        else "mps"
+        if torch.backends.mps.is_available()
+        else "cpu"
+    )
+    assert device in ("cpu", "cuda")
+    assert torch.backends.mps.is_built() is False and torch.backends.cudnn.is_available() is False
+    torch.backends.cudnn.deterministic = True  # accepted, as reproducibility recipes set it
+
+
+def _cubic(x, y):
+    return (x * x * y).sum() + (y * y * y).sum()
+
+
+def test_vhp_equals_pytorch_and_hvp():
+    real = pytest.importorskip("torch")
+    x, y = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.7, -1.1])
+    v = (np.array([0.2, 0.1, -0.4]), np.array([1.0, -0.5, 0.25]))
+    mine_out, mine = torch.autograd.functional.vhp(
+        _cubic, (Variable(x), Variable(y)), tuple(Variable(a) for a in v)
+    )
+    theirs_out, theirs = real.autograd.functional.vhp(
+        _cubic, (real.tensor(x), real.tensor(y)), tuple(real.tensor(a) for a in v)
+    )
+    assert mine_out.item() == pytest.approx(theirs_out.item(), rel=1e-15)
+    for a, b in zip(mine, theirs):
+        np.testing.assert_allclose(a.data, b.numpy(), rtol=1e-14)
+    _, by_hvp = torch.autograd.functional.hvp(
+        _cubic, (Variable(x), Variable(y)), tuple(Variable(a) for a in v)
+    )
+    for a, b in zip(mine, by_hvp):
+        np.testing.assert_allclose(a.data, b.data, rtol=1e-14)  # H is symmetric
+
+
+@pytest.mark.parametrize("segments", [1, 2, 3])
+def test_checkpoint_sequential_gives_the_plain_gradients(segments):
+    from minigrad import nn
+    from minigrad.utils.checkpoint import checkpoint_sequential
+
+    minigrad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
+    x = minigrad.randn(5, 4, requires_grad=True)
+    checkpoint_sequential(model, segments, x, use_reentrant=True).sum().backward()
+    checkpointed = [p.grad.data.copy() for p in model.parameters()] + [x.grad.data.copy()]
+    model.zero_grad()
+    x.grad = None
+    model(x).sum().backward()
+    plain = [p.grad.data for p in model.parameters()] + [x.grad.data]
+    for a, b in zip(checkpointed, plain):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

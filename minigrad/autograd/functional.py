@@ -13,7 +13,9 @@ Variables and their `.grad` are left alone.
   element): pick the side with fewer elements;
 - hessian(func, inputs): the Jacobian of the gradient;
 - hvp(func, inputs, v): H·v without forming H, forward-over-reverse (the tangent of the
-  gradient).
+  gradient);
+- vhp(func, inputs, v): vᵀH, reverse-over-reverse (the gradient of gradient · v); the
+  same numbers as hvp when H is symmetric, by another road.
 """
 
 from __future__ import annotations
@@ -205,6 +207,43 @@ def hvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tupl
     return output.detach(), result
 
 
+def vhp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tuple:
+    """(func(inputs), vᵀ · H) for a scalar func, reverse-over-reverse: the gradient g is
+    computed with its own graph, then the gradient of Σ g · v."""
+    values, was_tuple = _as_tuple(inputs, "inputs")
+    vectors, _ = _as_tuple(v, "v")
+    if len(vectors) != len(values):
+        raise ValueError(
+            f"vhp: v needs one Variable per input ({len(values)}); got {len(vectors)}."
+        )
+    leaves = _fresh(values)
+    output = func(*leaves)
+    if not isinstance(output, Variable) or output.numel() != 1:
+        raise ValueError(
+            "vhp: func must return a single-element Variable (the Hessian of a scalar); "
+            f"got {type(output).__name__ if not isinstance(output, Variable) else output.shape}."
+        )
+    grads = grad(output, leaves, create_graph=True, allow_unused=True)
+    used = [(g, vector) for g, vector in zip(grads, vectors) if g is not None]
+    products: tuple = tuple(Variable(np.zeros_like(x.data)) for x in values)
+    if used and any(g.requires_grad for g, _ in used):
+        inner = _sum_of([(g * vector).sum() for g, vector in used])
+        second = grad(inner, leaves, create_graph=create_graph, allow_unused=True)
+        products = _zeros_for_none(second, values)
+    if not create_graph:
+        products = tuple(product.detach() for product in products)
+    result = products if was_tuple else products[0]
+    return output.detach(), result
+
+
+def _sum_of(terms: list) -> Variable:
+    """t₀ + t₁ + ... (Python's sum would start from the number 0)."""
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
+
 def _detached(outputs: Any, keep: bool) -> Any:
     if keep:
         return outputs
@@ -213,4 +252,4 @@ def _detached(outputs: Any, keep: bool) -> Any:
     return outputs.detach()
 
 
-__all__ = ["hessian", "hvp", "jacobian", "jvp", "vjp"]
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]

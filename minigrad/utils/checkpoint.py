@@ -115,3 +115,39 @@ def checkpoint(
             stacklevel=2,
         )
     return CheckpointFunction.apply(function, preserve_rng_state, *args)
+
+
+def checkpoint_sequential(
+    functions: Any,
+    segments: int,
+    input: Any,  # noqa: A002 (PyTorch's name for it)
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+) -> Any:
+    """Run `functions` (an nn.Sequential, or a list of modules or functions) one after
+    another on `input`, in `segments` pieces: every piece but the last under checkpoint()
+    (its intermediate values recomputed in backward), the last one as it is."""
+    if hasattr(functions, "children"):
+        functions = list(functions.children())
+    else:
+        functions = list(functions)
+    if isinstance(segments, bool) or not isinstance(segments, int) or segments < 1:
+        raise ValueError(f"checkpoint_sequential: segments must be an int >= 1; got {segments!r}.")
+    if not functions:
+        raise ValueError("checkpoint_sequential needs at least one function to run.")
+    size = len(functions) // segments
+    value = input
+    end = 0
+    for start in range(0, size * (segments - 1), size):
+        end = start + size
+        piece = functools.partial(_run_in_order, functions[start:end])
+        value = checkpoint(
+            piece, value, use_reentrant=use_reentrant, preserve_rng_state=preserve_rng_state
+        )
+    return _run_in_order(functions[end:], value)
+
+
+def _run_in_order(functions: list, value: Any) -> Any:
+    for function in functions:
+        value = function(value)
+    return value

@@ -227,8 +227,9 @@ SCHEDULERS = [
 ]
 
 
-def lr_sequence(lib, name, settings, epochs=14, groups=False):
-    """get_last_lr() after each epoch (step() after the optimizer's step, as PyTorch says)."""
+def _sgd_to_schedule(lib, groups):
+    """(an SGD over two parameters, lr 0.1, in one group or two (lr 0.3), lib's
+    lr_scheduler module) for minigrad (lib=mg) or torch."""
     if lib is mg:
         params = [Parameter(np.zeros(1)), Parameter(np.zeros(1))]
         optimizer_class, scheduler_module = optim.SGD, lr_scheduler
@@ -236,7 +237,12 @@ def lr_sequence(lib, name, settings, epochs=14, groups=False):
         params = [lib.zeros(1, requires_grad=True), lib.zeros(1, requires_grad=True)]
         optimizer_class, scheduler_module = lib.optim.SGD, lib.optim.lr_scheduler
     spec = [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.3}] if groups else params
-    optimizer = optimizer_class(spec, lr=0.1)
+    return optimizer_class(spec, lr=0.1), scheduler_module
+
+
+def lr_sequence(lib, name, settings, epochs=14, groups=False):
+    """get_last_lr() after each epoch (step() after the optimizer's step, as PyTorch says)."""
+    optimizer, scheduler_module = _sgd_to_schedule(lib, groups)
     scheduler = getattr(scheduler_module, name)(optimizer, **settings)
     sequence = [scheduler.get_last_lr()]
     for _ in range(epochs):
@@ -334,14 +340,8 @@ def test_schedulers_are_reachable_as_in_torch():
 
 def plateau_sequence(lib, settings, metrics, groups=False):
     """get_last_lr() after each ReduceLROnPlateau.step(metric)."""
-    if lib is mg:
-        params = [Parameter(np.zeros(1)), Parameter(np.zeros(1))]
-        optimizer_class, scheduler_module = optim.SGD, lr_scheduler
-    else:
-        params = [lib.zeros(1, requires_grad=True), lib.zeros(1, requires_grad=True)]
-        optimizer_class, scheduler_module = lib.optim.SGD, lib.optim.lr_scheduler
-    spec = [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.3}] if groups else params
-    scheduler = scheduler_module.ReduceLROnPlateau(optimizer_class(spec, lr=0.1), **settings)
+    optimizer, scheduler_module = _sgd_to_schedule(lib, groups)
+    scheduler = scheduler_module.ReduceLROnPlateau(optimizer, **settings)
     sequence = []
     for metric in metrics:
         scheduler.step(metric)

@@ -23,7 +23,6 @@ was traced again.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import operator
 import types
@@ -240,28 +239,14 @@ def _comparable(value: Any) -> tuple:
 def value_guards(fn: Any) -> list[ValueGuard]:
     """A ValueGuard for each name `fn`'s own code reads from a global or a cell (modules
     and builtins aside: rebinding `np` is not a thing steps do)."""
-    from minigrad.compiler.side_effects import function_of, read_names
+    from minigrad.compiler.side_effects import name_readers
 
-    function = function_of(fn)
-    if function is None:
-        return []
-    global_names, cell_names = read_names(fn)
     found = []
-    namespace = function.__globals__
-    for name in global_names:
-        if name in namespace and _guarded(namespace[name]):
-            found.append(ValueGuard(functools.partial(namespace.__getitem__, name),
-                                    f"the global {name}", namespace[name]))  # fmt: skip
-    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
-    for name in cell_names:
-        cell = cells.get(name)
-        try:
-            value = cell.cell_contents
-        except (AttributeError, ValueError):
-            continue
+    for name, is_global, read in name_readers(fn):
+        value = read()
         if _guarded(value):
-            found.append(ValueGuard(lambda cell=cell: cell.cell_contents,
-                                    f"{name} of the enclosing function", value))  # fmt: skip
+            label = f"the global {name}" if is_global else f"{name} of the enclosing function"
+            found.append(ValueGuard(read, label, value))
     return found
 
 
@@ -290,20 +275,13 @@ class ModeGuard:
 def module_modes(fn: Any) -> list[tuple]:
     """(module, its training flag, a label) for every nn.Module inside the globals and
     enclosing variables `fn`'s own code reads, as they are now."""
-    from minigrad.compiler.side_effects import function_of, read_names
+    from minigrad.compiler.side_effects import name_readers
     from minigrad.nn.module import Module
 
-    function = function_of(fn)
-    if function is None:
-        return []
-    global_names, cell_names = read_names(fn)
-    values = [(f"the global {name}", function.__globals__.get(name)) for name in global_names]
-    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
-    for name in cell_names:
-        try:
-            values.append((name, cells[name].cell_contents))
-        except (KeyError, ValueError):
-            continue
+    values = [
+        (f"the global {name}" if is_global else name, read())
+        for name, is_global, read in name_readers(fn)
+    ]
     owner = fn.__self__ if inspect.ismethod(fn) else None  # a bound method's object too
     if owner is not None and hasattr(owner, "__dict__"):
         values.append(("self", owner))

@@ -127,17 +127,9 @@ def find(fn: Callable) -> list[str]:
 
 
 def _namespace(fn: Callable) -> dict[str, Any]:
-    """The globals and closure values `fn`'s own code can read, by name."""
-    function = function_of(fn)
-    if function is None:
-        return {}
+    """The values of the builtins, globals and enclosing variables `fn`'s own code reads."""
     names = dict(vars(builtins))
-    names.update(function.__globals__)
-    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
-        try:
-            names[name] = cell.cell_contents
-        except ValueError:  # an empty cell
-            pass
+    names.update((name, read()) for name, _, read in name_readers(fn))
     return names
 
 
@@ -229,6 +221,37 @@ def read_names(fn: Callable) -> tuple[list[str], list[str]]:
     if code is None:
         return [], []
     return _names_read(code)
+
+
+def _is_empty(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 (reading it is the test)
+    except ValueError:
+        return True
+    return False
+
+
+def name_readers(fn: Callable) -> list[tuple[str, bool, Callable[[], Any]]]:
+    """(name, whether it is a global, a function that reads its value now) for each global
+    and enclosing variable `fn`'s own code reads and that holds a value (builtins and
+    empty cells left out): what the guards watch."""
+    function = function_of(fn)
+    if function is None:
+        return []
+    global_names, cell_names = read_names(fn)
+    namespace = function.__globals__
+    found = [
+        (name, True, functools.partial(namespace.__getitem__, name))
+        for name in global_names
+        if name in namespace
+    ]
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    for name in cell_names:
+        cell = cells.get(name)
+        if cell is None or _is_empty(cell):  # no such cell, or not assigned yet
+            continue
+        found.append((name, False, lambda cell=cell: cell.cell_contents))
+    return found
 
 
 @functools.lru_cache(maxsize=256)

@@ -29,7 +29,6 @@ _OPERATORS = {
 
 def compare(name: str, a: Variable, b: Any) -> Variable:
     """a <op> b elementwise, as a Variable of bools that does not require grad."""
-    compute = _OPERATORS[name]
     b_is_text = isinstance(b, str) or (isinstance(b, Variable) and b.is_text)
     if a.is_text != b_is_text:
         raise TypeError(
@@ -40,17 +39,22 @@ def compare(name: str, a: Variable, b: Any) -> Variable:
         if name not in ("eq", "ne"):
             raise TypeError(f"text Variables support == and != only; got the comparison {name!r}.")
         other = b.data if isinstance(b, Variable) else b
-        return Variable._make(np.asarray(compute(a.data, other)))
+        return Variable._make(np.asarray(_OPERATORS[name](a.data, other)))
     if tracer.recorder is not None:
         other = b.detach() if isinstance(b, Variable) else b
         return Compare.apply(a.detach(), other, name)
+    result = _compared(name, a, b)
+    return Variable._make(result if is_on_cuda(result) else np.asarray(result))
+
+
+def _compared(name: str, a: Variable, b: Any) -> Any:
+    """The comparison on the values (a NumPy or GPU array), or which shapes do not fit."""
     try:
-        result = compute(a.data, numeric(b, name))
+        return _OPERATORS[name](a._data, numeric(b, name))
     except ValueError:
         raise ValueError(
             f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
         ) from None
-    return Variable._make(result if is_on_cuda(result) else np.asarray(result))
 
 
 class Compare(Function):
@@ -58,12 +62,7 @@ class Compare(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Variable, b: Any, name: str) -> np.ndarray:
-        try:
-            return np.asarray(_OPERATORS[name](a._data, numeric(b, name)))
-        except ValueError:
-            raise ValueError(
-                f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
-            ) from None
+        return np.asarray(_compared(name, a, b))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:

@@ -27,8 +27,8 @@ LAB_ARGS ?=
 COURSE   ?= course
 EXCHANGE ?= $(COURSE)/exchange
 
-.PHONY: help setup instructor graphviz lab test bench bench-gpu bench-grading figures exercises \
-        course lesson-times clean
+.PHONY: help setup instructor graphviz lab test bench bench-gpu test-gpu gpu-site bench-grading \
+        figures exercises course lesson-times clean
 
 help:
 	@echo "make lab        set up (.venv, dependencies, Graphviz) and open JupyterLab on lessons/"
@@ -36,7 +36,7 @@ help:
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
 	@echo "make course     an nbgrader course folder (COURSE=course) with every lesson as an assignment"
-	@echo "make bench | bench-gpu | bench-grading | figures | exercises | lesson-times | clean"
+	@echo "make bench | bench-gpu | test-gpu | bench-grading | figures | exercises | lesson-times | clean"
 
 setup: $(STAMP) graphviz
 
@@ -113,9 +113,41 @@ bench: setup
 
 # On a machine with an NVIDIA GPU (CUDA 13 driver): the kernels against cuBLAS (through
 # CuPy, when installed) and against the device's copy bandwidth. Never part of `make test`.
-bench-gpu: setup
-	$(BIN)/pip install -q -e ".[gpu]"
-	NUMBA_ENABLE_CUDASIM=0 $(BIN)/python benchmarks/gpu.py
+# Where $(PYTHON) already has numba-cuda (a GPU image with no network, say), nothing is
+# downloaded: minigrad is built into $(GPU_SITE) with that Python and run from there.
+# Otherwise .venv gets the gpu extra from PyPI.
+GPU_SITE := .gpu-site
+GPU_SIM  ?= 0
+GPU_RUN   = PYTHONSAFEPATH=1 PYTHONPATH=$(abspath $(GPU_SITE)) NUMBA_ENABLE_CUDASIM=$(GPU_SIM) $(PYTHON)
+HAS_NUMBA_CUDA = $(PYTHON) -c 'import numba_cuda, numpy' 2>/dev/null
+
+bench-gpu:
+	@if $(HAS_NUMBA_CUDA); then \
+	  $(MAKE) --no-print-directory gpu-site && $(GPU_RUN) benchmarks/gpu.py $(BENCH_ARGS); \
+	else \
+	  $(MAKE) --no-print-directory setup && $(BIN)/pip install -q -e ".[gpu]" && \
+	  NUMBA_ENABLE_CUDASIM=0 $(BIN)/python benchmarks/gpu.py $(BENCH_ARGS); \
+	fi
+
+# The kernel tests on the GPU itself (make test runs them in the simulator).
+GPU_TESTS := tests/test_kernels.py tests/test_device.py
+test-gpu:
+	@if $(HAS_NUMBA_CUDA); then \
+	  $(MAKE) --no-print-directory gpu-site && \
+	  $(GPU_RUN) -m pytest -q -p no:cacheprovider $(GPU_TESTS) $(PYTEST_ARGS); \
+	else \
+	  $(MAKE) --no-print-directory setup $(INSTRUCTOR) && $(BIN)/pip install -q -e ".[gpu]" && \
+	  NUMBA_ENABLE_CUDASIM=0 $(BIN)/python -m pytest -q $(GPU_TESTS) $(PYTEST_ARGS); \
+	fi
+
+# minigrad (with kernels/ as minigrad.kernels) built for $(PYTHON), offline, no dependencies.
+# PYTHONSAFEPATH keeps the source folder minigrad/ (which has no kernels/) off sys.path.
+gpu-site:
+	@echo "Building minigrad into $(GPU_SITE) for $$($(PYTHON) -c 'import sys; print(sys.executable)')" \
+	  "(numba-cuda $$($(PYTHON) -c 'import numba_cuda; print(numba_cuda.__version__)'), offline)..."
+	@rm -rf $(GPU_SITE) build
+	@$(PYTHON) -m pip install -q --no-deps --no-index --no-build-isolation --target $(GPU_SITE) . \
+	  || { echo "error: $(PYTHON) could not build minigrad offline (it needs setuptools)." >&2; exit 1; }
 
 # The README's figures and the backward-step strip, drawn by minigrad.viz (needs `dot`).
 figures: setup

@@ -17,7 +17,8 @@ run (which compiles the kernels):
   thread per output element, no shared memory), and the table says so.
 - elementwise (a + b, exp(a)) and reductions (sum of everything, of each row, of each
   column) on 64M fp32 elements: bytes moved per second against a device-to-device copy
-  of the same array, the most a memory-bound kernel can reach.
+  of the same array (the faster of Numba's copy_to_device and CuPy's copyto), about the
+  most a memory-bound kernel can reach.
 - one MLP training step (forward, backward by hand, SGD) written once with NumPy calls:
   run on DeviceArrays on the GPU and on ndarrays by NumPy on the CPU.
 
@@ -145,10 +146,17 @@ def bench_memory(elements: int, repeats: int, rows: list) -> None:
     copy_src, copy_dst = a.to_numba(), out.to_numba()
     nbytes = host.nbytes
     copy_time = gpu_seconds(lambda: copy_dst.copy_to_device(copy_src), repeats)
+    copy_name = "Numba's copy_to_device"
+    cupy = cupy_or_none()
+    if cupy is not None:  # CuPy's copy kernel is the faster baseline where it is installed
+        cupy_src, cupy_dst = cupy.asarray(host), cupy.empty_like(cupy.asarray(host))
+        cupy_time = gpu_seconds(lambda: cupy.copyto(cupy_dst, cupy_src), repeats)
+        if cupy_time < copy_time:
+            copy_time, copy_name = cupy_time, "CuPy's copyto"
     copy_bw = 2 * nbytes / copy_time  # read + write
     rows.append(
         (
-            f"device-to-device copy, {count(elements)} fp32",
+            f"device-to-device copy ({copy_name}), {count(elements)} fp32",
             f"{copy_bw / 1e9:.0f} GB/s",
             "(the baseline below)",
             "100%",

@@ -14,6 +14,13 @@ from typing import Any
 import numpy as np
 from numba import config
 
+# numba-cuda 0.30 registers a device version of np.row_stack when it compiles its first
+# kernel, and NumPy 2.5 removed that alias of np.vstack: without it every compilation on a
+# real GPU fails with "module 'numpy' has no attribute 'row_stack'" (the simulator never
+# compiles, so it never notices).
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
 # Threads per block for 1-D launches: a multiple of the warp size (32), big enough to keep
 # a streaming multiprocessor busy, small enough that several blocks fit on one at once.
 THREADS = 256

@@ -353,6 +353,11 @@ def strip(drawings: Sequence[Drawing], *, title: str = "", columns: int = 1) -> 
         )
     if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
         raise ValueError(f"columns must be a positive int; got {columns!r}.")
+    if not isinstance(title, str):
+        raise TypeError(
+            f"strip(): title must be a str (shown above the frames; '' for none); got "
+            f"{type(title).__name__} {title!r}."
+        )
     directions = {d._graph_attrs["rankdir"] for d in drawings}
     rankdir = directions.pop() if len(directions) == 1 else "TB"
     groups = _groups(len(drawings), columns, rankdir)

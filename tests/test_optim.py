@@ -267,7 +267,7 @@ def a_param() -> Parameter:
             ValueError,
             ["parameter 0", "requires_grad=False"],
         ),
-        (lambda: optim.Adam([np.zeros(2)]), ValueError, ["parameter 0", "ndarray"]),
+        (lambda: optim.Adam([np.zeros(2)]), TypeError, ["parameter 0", "ndarray"]),
     ],
     ids=[
         "sgd-negative-lr",

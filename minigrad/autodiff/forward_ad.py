@@ -141,8 +141,8 @@ class dual_level:  # noqa: N801 (PyTorch's name)
 def make_dual(primal: Variable, tangent: Any) -> Variable:
     """A Variable with `primal`'s value (and history) carrying `tangent`, of the same shape."""
     level = _level()
-    if not isinstance(primal, Variable):
-        raise TypeError(f"make_dual needs a Variable as primal; got {type(primal).__name__}.")
+    _check_numeric("make_dual", "primal", primal, allow_array=False)
+    _check_numeric("make_dual", "tangent", tangent, allow_array=True)
     tangent = _as_variable(tangent)
     if tangent.dtype.kind != "f" or primal.dtype.kind != "f":
         raise TypeError(
@@ -162,6 +162,11 @@ def make_dual(primal: Variable, tangent: Any) -> Variable:
 def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
     """(primal, tangent) of a dual Variable; the tangent is None when it has none (and
     outside a dual level, as in PyTorch)."""
+    if not isinstance(tensor, Variable):
+        raise TypeError(
+            f"unpack_dual(tensor) needs a Variable (a result computed from make_dual); got "
+            f"{type(tensor).__name__}."
+        )
     level = tracer.recorder
     if not isinstance(level, _DualLevel):
         return UnpackedDualTensor(tensor, None)
@@ -174,6 +179,24 @@ def _alias(variable: Variable) -> Variable:
         return unheard(lambda: variable.reshape(variable.shape))
     # A view: a new array over the same memory, so it carries its own tangent.
     return Variable._make(variable._data.view(), variable._shared_version_counter())
+
+
+def _check_numeric(function: str, name: str, value: Any, allow_array: bool) -> None:
+    """A TypeError unless value is a numeric Variable (or, where allowed, a NumPy array)."""
+    if isinstance(value, Variable):
+        if value.is_text:
+            raise TypeError(
+                f"{function}: {name} must be a numeric Variable; got a text Variable. "
+                f"Forward-mode AD carries tangents of numbers; text has none."
+            )
+        return
+    if allow_array and isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return
+    kinds = "a floating-point Variable or NumPy array" if allow_array else "a Variable"
+    raise TypeError(
+        f"{function}: {name} must be {kinds}; got {type(value).__name__}. "
+        f"Wrap numbers with minigrad.tensor(...)."
+    )
 
 
 def _as_variable(value: Any) -> Variable:
@@ -207,7 +230,38 @@ def _user_jvp(cls: type, args: tuple, kwargs: dict, tangents: list, result: Any)
         t if t is not None or not isinstance(a, Variable) else Variable(np.zeros_like(a._data))
         for a, t in zip(args, tangents)
     ]
-    return cls.jvp(ctx, *full)
+    returned = cls.jvp(ctx, *full)
+    _check_user_tangents(cls, returned, result)
+    return returned
+
+
+def _check_user_tangents(cls: type, returned: Any, result: Any) -> None:
+    """A Function's jvp gives one tangent per output (a tuple when forward returned one),
+    each None or of its output's shape; else a RuntimeError, as PyTorch raises."""
+    outputs = result if isinstance(result, tuple) else (result,)
+    if len(outputs) > 1 or isinstance(returned, tuple):
+        count = len(returned) if isinstance(returned, tuple) else 1
+        if count != len(outputs):
+            raise RuntimeError(
+                f"{cls.__name__}.jvp returned an invalid number of forward gradients "
+                f"(expected {len(outputs)} but got {count}): return one tangent per output "
+                f"of forward, None for an output without one."
+            )
+    tangents = returned if isinstance(returned, tuple) else (returned,)
+    for index, (output, tangent) in enumerate(zip(outputs, tangents)):
+        if tangent is None or not isinstance(output, Variable):
+            continue
+        if not isinstance(tangent, (Variable, np.ndarray)):
+            raise RuntimeError(
+                f"{cls.__name__}.jvp must return Variables (or None) as tangents; tangent "
+                f"{index} is {type(tangent).__name__}. Wrap it: minigrad.tensor(value)."
+            )
+        if tuple(tangent.shape) != tuple(output.shape):
+            raise RuntimeError(
+                f"{cls.__name__}.jvp returned tangent {index} of shape {tuple(tangent.shape)} "
+                f"for an output of shape {tuple(output.shape)}: a tangent must have its "
+                f"output's shape (expand or reshape it in jvp)."
+            )
 
 
 def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> Any:

@@ -7,6 +7,7 @@ per input element. They must agree within atol + rtol * |numerical|.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -51,6 +52,7 @@ def gradcheck(
     masked (no sparse tensors). check_forward_ad=True raises NotImplementedError: forward
     mode is not part of minigrad's gradcheck.
     """
+    _check_tolerances(eps, atol, rtol)
     if check_forward_ad:
         raise NotImplementedError(
             "gradcheck(check_forward_ad=True): minigrad's gradcheck checks reverse mode only; "
@@ -97,6 +99,24 @@ def gradcheck(
         if problem:
             return _fail(raise_exception, f"output {out_index}: {problem}")
     return True
+
+
+def _check_tolerances(eps: Any, atol: Any, rtol: Any) -> None:
+    """eps > 0, atol >= 0, rtol >= 0 (numbers): else the comparison would be meaningless
+    (eps = 0 divides by zero). RuntimeError, as PyTorch raises for a negative atol."""
+    limits = (("eps", eps, "> 0"), ("atol", atol, ">= 0"), ("rtol", rtol, ">= 0"))
+    for name, value, smallest in limits:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+            raise TypeError(f"gradcheck: {name} must be a number {smallest}; got {value!r}.")
+        too_small = value <= 0 if name == "eps" else value < 0
+        if too_small or not math.isfinite(value):
+            raise RuntimeError(
+                f"gradcheck: {name} must be a finite number {smallest}; got {value!r}. "
+                f"Use the default ({_DEFAULTS[name]:g}) unless you need another."
+            )
+
+
+_DEFAULTS = {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-3}
 
 
 def gradgradcheck(

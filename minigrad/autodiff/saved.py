@@ -39,12 +39,15 @@ class SavedOutput:
 class PackedValue:
     """A saved Variable as a saved_tensors_hooks pack hook returned it, with its unpack hook."""
 
-    __slots__ = ("packed", "unpack_hook", "output_nr")
+    __slots__ = ("packed", "unpack_hook", "output_nr", "shape")
 
-    def __init__(self, packed: Any, unpack_hook: Callable, output_nr: int | None) -> None:
+    def __init__(
+        self, packed: Any, unpack_hook: Callable, output_nr: int | None, shape: tuple
+    ) -> None:
         self.packed = packed
         self.unpack_hook = unpack_hook
         self.output_nr = output_nr  # set when the node saved one of its own outputs
+        self.shape = shape  # the packed Variable's: unpack must give it back
 
     def unpack(self, node: Any) -> Variable:
         value = self.unpack_hook(self.packed)
@@ -53,6 +56,14 @@ class PackedValue:
                 f"a saved_tensors_hooks unpack hook must return a Variable; it returned "
                 f"{type(value).__name__} (for {node.name()}). Return what the pack hook was "
                 f"given, rebuilt from what it kept."
+            )
+        if tuple(value.shape) != tuple(self.shape):
+            # A backward computed from a value of another shape would be silently wrong.
+            raise RuntimeError(
+                f"a saved_tensors_hooks unpack hook returned a Variable of shape "
+                f"{tuple(value.shape)} (for {node.name()}), but the Variable packed had shape "
+                f"{tuple(self.shape)}. Return what the pack hook was given, rebuilt from what "
+                f"it kept."
             )
         if self.output_nr is not None:  # the node's own output: its history is the node
             value = Variable._make(value._data, value._version_counter)
@@ -173,9 +184,11 @@ def _packed_by_hooks(saved: list, outputs: tuple) -> list:
             if type(value) is SavedOutput:
                 # The hook sees the output without its history (which would hold the node).
                 output = Variable._make(value.data, value.version_counter)
-                saved[index] = PackedValue(pack_hook(output), unpack_hook, value.output_nr)
+                saved[index] = PackedValue(
+                    pack_hook(output), unpack_hook, value.output_nr, output.shape
+                )
             elif isinstance(value, Variable):
-                saved[index] = PackedValue(pack_hook(value), unpack_hook, None)
+                saved[index] = PackedValue(pack_hook(value), unpack_hook, None, value.shape)
     finally:
         _hooks.stack = stack
     return saved

@@ -31,8 +31,9 @@ from minigrad.ops.shape import stack
 from minigrad.variable import Variable
 
 
-def _as_tuple(value: Any, what: str) -> tuple[tuple, bool]:
-    """(value as a tuple, whether it was one already)."""
+def _as_tuple(value: Any, what: str, function: str) -> tuple[tuple, bool]:
+    """(value as a tuple, whether it was one already); a TypeError naming `function` unless
+    every item is a numeric Variable (text has no derivatives)."""
     if isinstance(value, tuple):
         values = value
         was_tuple = True
@@ -41,10 +42,25 @@ def _as_tuple(value: Any, what: str) -> tuple[tuple, bool]:
     for index, item in enumerate(values):
         if not isinstance(item, Variable):
             raise TypeError(
-                f"{what} must be a Variable or a tuple of Variables; item {index} is "
-                f"{type(item).__name__}."
+                f"The {what} given to {function} must be either a Variable or a tuple of "
+                f"Variables; item {index} is {type(item).__name__}. Wrap numbers and lists "
+                f"with minigrad.tensor(...)."
+            )
+        if item.is_text:
+            raise TypeError(
+                f"The {what} given to {function} must be numeric Variables; item {index} is a "
+                f"text Variable, which has no derivatives. Use text.backward() for feedback."
             )
     return values, was_tuple
+
+
+def _check_func(func: Any, function: str) -> None:
+    """A TypeError unless func can be called."""
+    if not callable(func):
+        raise TypeError(
+            f"{function}(func, inputs, ...): func must be a function of the inputs that returns "
+            f"Variables; got {type(func).__name__}."
+        )
 
 
 def _fresh(inputs: tuple) -> tuple:
@@ -61,11 +77,12 @@ def _zeros_for_none(grads: tuple, like: tuple) -> tuple:
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) -> tuple:
     """(func(inputs), vᵀ J): the gradient of <func(inputs), v> with respect to the inputs.
     `v` may be left out when func returns a single element (then it is 1)."""
-    values, was_tuple = _as_tuple(inputs, "inputs")
+    _check_func(func, "vjp")
+    values, was_tuple = _as_tuple(inputs, "inputs", "vjp")
     leaves = _fresh(values)
     outputs = func(*leaves)
-    outs, _ = _as_tuple(outputs, "func's output")
-    vs = None if v is None else _as_tuple(v, "v")[0]
+    outs, _ = _as_tuple(outputs, "func's output", "vjp")
+    vs = None if v is None else _as_tuple(v, "v", "vjp")[0]
     grads = grad(outs, leaves, vs, create_graph=create_graph, allow_unused=True)
     grads = _zeros_for_none(grads, leaves)
     result = grads if was_tuple else grads[0]
@@ -75,7 +92,8 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) -> tuple:
     """(func(inputs), J · v): one pass of forward-mode AD with tangents v (which may be
     left out when the only input has a single element: then it is 1)."""
-    values, was_tuple = _as_tuple(inputs, "inputs")
+    _check_func(func, "jvp")
+    values, was_tuple = _as_tuple(inputs, "inputs", "jvp")
     if v is None:
         if len(values) != 1 or values[0].numel() != 1:
             raise ValueError(
@@ -83,7 +101,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
                 "one element."
             )
         v = Variable(np.ones_like(values[0].data))
-    tangents, _ = _as_tuple(v, "v")
+    tangents, _ = _as_tuple(v, "v", "jvp")
     if len(tangents) != len(values):
         raise ValueError(
             f"jvp needs one tangent per input: {len(values)} inputs, {len(tangents)} tangents."
@@ -91,7 +109,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(x.detach(), t) for x, t in zip(values, tangents)]
         outputs = func(*duals)
-        outs, out_tuple = _as_tuple(outputs, "func's output")
+        outs, out_tuple = _as_tuple(outputs, "func's output", "jvp")
         unpacked = [forward_ad.unpack_dual(out) for out in outs]
     primals = tuple(u.primal for u in unpacked)
     jvps = tuple(
@@ -115,10 +133,11 @@ def jacobian(
     either is a tuple). `strict` and `vectorize` are accepted for PyTorch's sake."""
     if strategy not in ("reverse-mode", "forward-mode"):
         raise ValueError(f"strategy must be 'reverse-mode' or 'forward-mode'; got {strategy!r}.")
-    values, inputs_tuple = _as_tuple(inputs, "inputs")
+    _check_func(func, "jacobian")
+    values, inputs_tuple = _as_tuple(inputs, "inputs", "jacobian")
     leaves = _fresh(values)
     outputs = func(*leaves)
-    outs, outputs_tuple = _as_tuple(outputs, "func's output")
+    outs, outputs_tuple = _as_tuple(outputs, "func's output", "jacobian")
     if strategy == "reverse-mode":
         blocks = _jacobian_by_rows(outs, leaves, create_graph)
     else:
@@ -175,7 +194,8 @@ def _stack(pieces: list, shape: tuple) -> Variable:
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False) -> Any:
     """The matrix of second derivatives of a scalar func: the Jacobian of its gradient."""
-    values, was_tuple = _as_tuple(inputs, "inputs")
+    _check_func(func, "hessian")
+    values, was_tuple = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*xs: Variable) -> Any:
         grads = grad(func(*xs), xs, create_graph=True, allow_unused=True)
@@ -188,8 +208,13 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False) -> Any:
 def hvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tuple:
     """(func(inputs), H · v) for a scalar func, forward-over-reverse: the gradient is
     computed (reverse mode) on dual inputs carrying v, so its tangent is H · v."""
-    values, was_tuple = _as_tuple(inputs, "inputs")
-    tangents, _ = _as_tuple(v, "v")
+    _check_func(func, "hvp")
+    values, was_tuple = _as_tuple(inputs, "inputs", "hvp")
+    tangents, _ = _as_tuple(v, "v", "hvp")
+    if len(tangents) != len(values):
+        raise ValueError(
+            f"hvp: v needs one Variable per input ({len(values)}); got {len(tangents)}."
+        )
     with forward_ad.dual_level():
         leaves = _fresh(values)
         duals = [forward_ad.make_dual(x, t) for x, t in zip(leaves, tangents)]
@@ -210,8 +235,9 @@ def hvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tupl
 def vhp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tuple:
     """(func(inputs), vᵀ · H) for a scalar func, reverse-over-reverse: the gradient g is
     computed with its own graph, then the gradient of Σ g · v."""
-    values, was_tuple = _as_tuple(inputs, "inputs")
-    vectors, _ = _as_tuple(v, "v")
+    _check_func(func, "vhp")
+    values, was_tuple = _as_tuple(inputs, "inputs", "vhp")
+    vectors, _ = _as_tuple(v, "v", "vhp")
     if len(vectors) != len(values):
         raise ValueError(
             f"vhp: v needs one Variable per input ({len(values)}); got {len(vectors)}."

@@ -429,6 +429,17 @@ def compile(  # noqa: A001 (PyTorch's name, torch.compile)
     replayed update() reads at each call. Buffers are reused: a `.grad` or intermediate
     array read after a later call holds that call's values, as with CUDA graphs.
     explain=True prints each trace, guard failure and fallback."""
+    if isinstance(max_variants, bool) or not isinstance(max_variants, int):
+        raise TypeError(
+            f"minigrad.compile: max_variants must be an int >= 1; got "
+            f"{type(max_variants).__name__} {max_variants!r}."
+        )
+    if max_variants < 1:
+        raise ValueError(
+            f"minigrad.compile: max_variants must be an int >= 1 (how many traces to keep "
+            f"before running eagerly); got {max_variants!r}. To run eagerly, call the "
+            f"function without compiling it."
+        )
     if fn is None:
         return functools.partial(compile, explain=explain, max_variants=max_variants)
     if not callable(fn):

@@ -372,8 +372,7 @@ class Module:
         for name, param in own.items():
             if name not in state_dict:
                 continue
-            value = state_dict[name]
-            array = np.asarray(value.data if isinstance(value, Variable) else value)
+            array = _numeric_value(name, state_dict[name])
             if array.shape != param.shape:
                 raise RuntimeError(
                     f"size mismatch for {name}: copying a value of shape {array.shape}, the "
@@ -432,3 +431,33 @@ def _converted(data: Any, device: str | None, dtype: np.dtype | None) -> Any:
         else:
             data = data.astype(dtype)
     return data if device is None else devices.move(data, device)
+
+
+def _numeric_value(name: str, value: Any) -> np.ndarray:
+    """A state dict entry as a numeric array, or a RuntimeError naming its key (as PyTorch's
+    "While copying the parameter named ...")."""
+    if isinstance(value, Variable) and not value.is_text:
+        array = value.data
+        if hasattr(array, "to_host"):
+            array = array.to_host()
+        return np.asarray(array)
+    if isinstance(value, (np.ndarray, np.generic, int, float, list, tuple)):
+        try:
+            array = np.asarray(value)
+        except ValueError:  # a ragged list: not one array
+            array = np.asarray(None)
+        if array.dtype.kind in "biuf":
+            return array
+    raise RuntimeError(
+        f"Error(s) in loading state_dict: while copying the parameter named {name!r}, "
+        f"expected a numeric Variable or array but received {_kind_of(value)}. Load a "
+        f"state_dict that Module.state_dict() returned (or minigrad.load gave back)."
+    )
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, Variable):
+        return "a text Variable"
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype}"
+    return f"{type(value).__name__} {value!r}"[:80]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import numbers
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -59,6 +60,15 @@ class LRScheduler:
     @traced_as_one_call
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to `epoch`, deprecated in PyTorch) and set the lrs."""
+        if epoch is not None and (isinstance(epoch, bool) or not isinstance(epoch, int)):
+            # PyTorch would take a loss here as the epoch number, with a deprecation warning,
+            # and set a wrong lr: a metric belongs to ReduceLROnPlateau.step(metrics) only.
+            raise TypeError(
+                f"{type(self).__name__}.step() takes no metric: call it with no argument once "
+                f"per epoch. Only ReduceLROnPlateau.step(metrics) takes the validation loss. "
+                f"(step(epoch), deprecated in PyTorch, needs an int epoch; got "
+                f"{type(epoch).__name__}.)"
+            )
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -111,9 +121,19 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         return [
-            base_lr * function(self.last_epoch)
+            base_lr * self._factor(function)
             for function, base_lr in zip(self.lr_lambdas, self.base_lrs)
         ]
+
+    def _factor(self, function: Callable[[int], float]) -> float:
+        """lr_lambda(epoch), checked to be a number."""
+        factor = function(self.last_epoch)
+        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+            raise TypeError(
+                f"LambdaLR: lr_lambda({self.last_epoch}) returned {type(factor).__name__}; it "
+                f"must return a number, the factor that multiplies the initial lr."
+            )
+        return factor
 
     def state_dict(self) -> dict[str, Any]:
         """As the base class, without the functions (they cannot be saved)."""
@@ -135,7 +155,7 @@ class StepLR(LRScheduler):
         if isinstance(step_size, bool) or not isinstance(step_size, int) or step_size < 1:
             raise ValueError(f"StepLR: step_size must be an int >= 1; got {step_size!r}.")
         self.step_size = step_size
-        self.gamma = gamma
+        self.gamma = check_number("StepLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -184,7 +204,7 @@ class ExponentialLR(LRScheduler):
     """lr = base_lr · gamma^epoch: multiplied by gamma every epoch."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
-        self.gamma = gamma
+        self.gamma = check_number("ExponentialLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -209,7 +229,7 @@ class CosineAnnealingLR(LRScheduler):
         if isinstance(T_max, bool) or not isinstance(T_max, int) or T_max < 1:
             raise ValueError(f"CosineAnnealingLR: T_max must be an int >= 1; got {T_max!r}.")
         self.T_max = T_max
-        self.eta_min = eta_min
+        self.eta_min = check_number("CosineAnnealingLR", "eta_min", eta_min)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -284,9 +304,22 @@ class ReduceLROnPlateau:
                     f"ReduceLROnPlateau expected {groups} min_lrs (one per parameter group); "
                     f"got {len(min_lr)}."
                 )
-            self.min_lrs = [float(value) for value in min_lr]
+            self.min_lrs = [check_number("ReduceLROnPlateau", "min_lr", value) for value in min_lr]
         else:
-            self.min_lrs = [float(min_lr)] * groups
+            self.min_lrs = [check_number("ReduceLROnPlateau", "min_lr", min_lr)] * groups
+        for name, count in (("patience", patience), ("cooldown", cooldown)):
+            if isinstance(count, bool) or not isinstance(count, int):
+                raise TypeError(
+                    f"ReduceLROnPlateau: {name} must be a number of epochs, an int >= 0; got "
+                    f"{type(count).__name__} {count!r}."
+                )
+            if count < 0:
+                raise ValueError(
+                    f"ReduceLROnPlateau: {name} must be a number of epochs, an int >= 0; got "
+                    f"{count!r}."
+                )
+        threshold = check_number("ReduceLROnPlateau", "threshold", threshold)
+        eps = check_number("ReduceLROnPlateau", "eps", eps)
         self.optimizer = optimizer
         self.mode, self.threshold_mode = mode, threshold_mode
         self.factor, self.threshold, self.eps = factor, threshold, eps
@@ -346,7 +379,7 @@ class ReduceLROnPlateau:
 
 def check_number(scheduler: str, name: str, value: Any) -> float:
     """A number, or a TypeError naming the scheduler and the argument."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{scheduler}: {name} must be a number; got {value!r}.")
     return float(value)
 

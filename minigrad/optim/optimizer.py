@@ -44,6 +44,11 @@ class Optimizer:
                 "params should be an iterable of Variables, such as model.parameters(); got "
                 "a single Variable. Wrap it in a list: [w]."
             )
+        if not isinstance(params, Iterable) or isinstance(params, (str, dict)):
+            raise TypeError(
+                f"params should be an iterable of Variables (or of parameter-group dicts), "
+                f"such as model.parameters(); got {type(params).__name__}."
+            )
         params = list(params)
         if not params:
             raise ValueError(
@@ -81,7 +86,19 @@ class Optimizer:
         known = {id(param) for param in self.params}
         first = len(self.params)
         for offset, param in enumerate(group["params"]):
-            if not isinstance(param, Variable) or not param.is_leaf or not param.requires_grad:
+            if not isinstance(param, Variable):
+                raise TypeError(
+                    f"{type(self).__name__} can only optimize Variables, but parameter "
+                    f"{first + offset} is a {type(param).__name__}; pass model.parameters() "
+                    f"or a list of Variables that require grad."
+                )
+            if param.is_text:
+                raise TypeError(
+                    f"{type(self).__name__} updates numbers; parameter {first + offset} is a "
+                    f"text Variable. Optimize text with a textual optimizer: "
+                    f"minigrad.text.TGD([prompt])."
+                )
+            if not param.is_leaf or not param.requires_grad:
                 raise ValueError(
                     f"optimizer parameter {first + offset} must be a leaf Variable that "
                     f"requires grad; got {_describe(param)}."

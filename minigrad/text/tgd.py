@@ -26,6 +26,11 @@ class TGD:
     ) -> None:
         if isinstance(parameters, Variable):
             raise TypeError("TGD expects a list of text Variables; wrap a single one: [prompt].")
+        if not isinstance(parameters, Iterable) or isinstance(parameters, (str, dict)):
+            raise TypeError(
+                f"TGD expects a list of text Variables, e.g. TGD([prompt]); got "
+                f"{type(parameters).__name__}."
+            )
         self.parameters = list(parameters)
         if not self.parameters:
             raise ValueError("TGD got no parameters; pass the text Variables to optimize.")
@@ -35,8 +40,15 @@ class TGD:
                     f"TGD parameter {index} must be a text Variable with requires_grad=True; "
                     f"got {param!r}."
                 )
-        if isinstance(constraints, str) or not all(isinstance(c, str) for c in constraints):
-            raise TypeError("constraints must be a list of str, e.g. ['Keep the word \"x\".'].")
+        if (
+            isinstance(constraints, str)
+            or not isinstance(constraints, Iterable)
+            or not all(isinstance(c, str) for c in constraints)
+        ):
+            raise TypeError(
+                f"constraints must be a list of str, e.g. ['Keep the word \"x\".']; got "
+                f"{constraints!r}."
+            )
         if not isinstance(momentum, int) or isinstance(momentum, bool) or momentum < 0:
             raise ValueError(f"momentum is a number of past steps, an int >= 0; got {momentum!r}.")
         check_engine(engine)

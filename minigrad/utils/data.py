@@ -97,6 +97,16 @@ def random_split(
 ) -> list[Subset]:
     """Split into non-overlapping random Subsets of the given lengths (or fractions summing
     to 1, the remainder handed out one by one, as PyTorch does)."""
+    if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
+        raise TypeError(
+            f"random_split needs a map-style dataset with __getitem__ and __len__; got "
+            f"{type(dataset).__name__}."
+        )
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Iterable):
+        raise TypeError(
+            f"random_split: lengths must be a list of sizes, e.g. [80, 20], or of fractions "
+            f"summing to 1, e.g. [0.8, 0.2]; got {type(lengths).__name__} {lengths!r}."
+        )
     total = len(dataset)
     lengths = list(lengths)
     if lengths and all(isinstance(n, float) for n in lengths) and math.isclose(sum(lengths), 1):
@@ -123,6 +133,16 @@ def default_collate(batch: list[Any]) -> Any:
     """Samples → one batch: Variables and arrays stacked on a new first dim, numbers into a
     Variable (int64 / float64), and tuples, lists and dicts collated field by field (a tuple
     of fields becomes a list, as in PyTorch)."""
+    if not isinstance(batch, Sequence) or isinstance(batch, (str, bytes)):
+        raise TypeError(
+            f"default_collate takes a list of samples (what a DataLoader gathers for one "
+            f"batch); got {type(batch).__name__}."
+        )
+    if len(batch) == 0:
+        raise ValueError(
+            "default_collate got an empty batch (a list of 0 samples); a batch needs at least "
+            "one sample. Check the sampler or batch_sampler that chose the indices."
+        )
     first = batch[0]
     if isinstance(first, Variable):
         return stack(list(batch), 0)
@@ -137,6 +157,7 @@ def default_collate(batch: list[Any]) -> Any:
     if isinstance(first, (str, bytes)):
         return list(batch)
     if isinstance(first, collections.abc.Mapping):
+        _check_same_keys(batch)
         return {key: default_collate([sample[key] for sample in batch]) for key in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
         return type(first)(*(default_collate(list(field)) for field in zip(*batch)))
@@ -152,6 +173,23 @@ def default_collate(batch: list[Any]) -> Any:
         f"default_collate: batch must contain Variables, NumPy arrays, numbers, str, dicts or "
         f"lists; found {type(first).__name__}. Pass a collate_fn that batches it."
     )
+
+
+def _check_same_keys(batch: Sequence[Any]) -> None:
+    """Every sample of a batch of dicts is a dict with the first sample's keys."""
+    keys = set(batch[0])
+    for index, sample in enumerate(batch):
+        if not isinstance(sample, collections.abc.Mapping):
+            got = f"is a {type(sample).__name__}"
+        elif set(sample) != keys:
+            got = f"has keys {sorted(map(str, sample))}"
+        else:
+            continue
+        raise RuntimeError(
+            f"default_collate: every sample in a batch must be a dict with the same keys; "
+            f"sample 0 has keys {sorted(map(str, keys))}, sample {index} {got}. Give every "
+            f"sample the same fields, or pass your own collate_fn."
+        )
 
 
 def _tensor_rows(dataset: Dataset, indices: list[int]) -> tuple[Variable, ...] | None:
@@ -207,6 +245,24 @@ class DataLoader:
             )
         if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(f"num_workers must be an int >= 0; got {num_workers!r}.")
+        samplers = (
+            ("sampler", sampler, "indices"),
+            ("batch_sampler", batch_sampler, "lists of indices"),
+        )
+        for name, value, items in samplers:
+            if value is not None and (
+                isinstance(value, (str, bytes)) or not isinstance(value, Iterable)
+            ):
+                raise TypeError(
+                    f"DataLoader: {name} must be an iterable of {items} (such as a list or a "
+                    f"Sampler), or None; got {type(value).__name__}."
+                )
+        if collate_fn is not None and not callable(collate_fn):
+            raise TypeError(
+                f"DataLoader: collate_fn must be a function that turns a list of samples into "
+                f"a batch (or None for default_collate); got {type(collate_fn).__name__} "
+                f"{collate_fn!r}."
+            )
         self.dataset = dataset
         self.batch_size = None if batch_sampler is not None else batch_size
         self.shuffle = bool(shuffle)

@@ -182,7 +182,7 @@ def randn(
 
 
 def randint(
-    low: int,
+    low: int = 0,
     high: int | None = None,
     size: Any = None,
     *,
@@ -191,12 +191,12 @@ def randint(
     requires_grad: bool = False,
 ) -> Variable:
     """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64."""
-    if size is None:  # randint(high, size): PyTorch's short form
+    if high is None:  # randint(high, size=...): PyTorch's short form, size by keyword
+        low, high = 0, low
+    elif size is None:  # randint(high, size): the short form, size in second place
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() needs a size, e.g. randint(0, 10, (3,)).")
-    if high is None:
-        raise TypeError("randint() needs high, e.g. randint(0, 10, (3,)).")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")

@@ -441,7 +441,7 @@ def new(x: Variable, *args: Any) -> Variable:
     """PyTorch's legacy x.new(...): x.new(data) copies data, x.new(2, 3) is uninitialised;
     either way with x's dtype and device."""
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        return new_tensor(x, args[0])
+        return x.new_tensor(args[0])  # the method, which names a bad argument
     return new_empty(x, *args)
 
 

@@ -25,6 +25,7 @@ from minigrad.nn._functions import (
     LogSigmoid,
     OneHot,
 )
+from minigrad.ops.arguments import checks
 from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
@@ -32,6 +33,10 @@ REDUCTIONS = ("mean", "sum", "none")
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 # --------------------------------------------------------------------------- checks
+
+# Each public function names a bad argument (function, argument, what it got, what it
+# needs) when a call fails, and takes PyTorch's input= keyword: see ops/arguments.py.
+checked_function = checks("minigrad.nn.functional")
 
 
 def check_reduction(reduction: Any) -> str:
@@ -110,6 +115,7 @@ def _weighted(losses: Variable, weight: Any, caller: str) -> Variable:
 # =========================================================================== layers
 
 
+@checked_function
 def linear(x: Variable, weight: Variable, bias: Variable | None = None) -> Variable:
     """y = x @ weightᵀ + bias: x (..., in), weight (out, in), bias (out,) → y (..., out)."""
     _variable(x, "linear")
@@ -122,6 +128,7 @@ def linear(x: Variable, weight: Variable, bias: Variable | None = None) -> Varia
     return y if bias is None else y + bias
 
 
+@checked_function
 def embedding(
     x: Any,
     weight: Variable,
@@ -166,6 +173,7 @@ def embedding(
     return EmbeddingLookup.apply(weight, indices.astype(np.int64, copy=False), padding_idx)
 
 
+@checked_function
 def layer_norm(
     x: Variable,
     normalized_shape: int | tuple[int, ...] | list[int],
@@ -195,6 +203,7 @@ def layer_norm(
     return y
 
 
+@checked_function
 def dropout(x: Variable, p: float = 0.5, training: bool = True, inplace: bool = False) -> Variable:
     """y = x · mask / (1 - p), mask ~ Bernoulli(1 - p) per element; y = x when not training.
 
@@ -211,6 +220,7 @@ def dropout(x: Variable, p: float = 0.5, training: bool = True, inplace: bool = 
     return x.mul_(mask) if inplace else x * mask
 
 
+@checked_function
 def pad(x: Variable, pad: Any, mode: str = "constant", value: float | None = None) -> Variable:
     """Pad the last len(pad) // 2 dims: pad = (before_last, after_last, before_2nd_last, ...).
 
@@ -245,6 +255,7 @@ def pad(x: Variable, pad: Any, mode: str = "constant", value: float | None = Non
     return ConstantPad.apply(x, tuple(int(a) for a in amounts), 0.0 if value is None else value)
 
 
+@checked_function
 def one_hot(tensor: Any, num_classes: int = -1) -> Variable:
     """y[..., c] = 1 where tensor[...] == c, else 0: integer labels (*) → int64 (*, num_classes)."""
     labels = _labels(tensor)
@@ -299,11 +310,13 @@ def _one_hot_fits(labels: np.ndarray, num_classes: int, inferred: bool) -> bool:
 # =========================================================================== activations
 
 
+@checked_function
 def relu(x: Variable, inplace: bool = False) -> Variable:
     """y = max(x, 0)."""
     return x.relu_() if inplace else _variable(x, "relu").relu()
 
 
+@checked_function
 def leaky_relu(x: Variable, negative_slope: float = 0.01, inplace: bool = False) -> Variable:
     """y = x where x > 0, else negative_slope · x."""
     _variable(x, "leaky_relu")
@@ -317,6 +330,7 @@ def _leaky(x: Variable, negative_slope: float) -> Variable:
     return x.where(x > 0, x * negative_slope)
 
 
+@checked_function
 def gelu(x: Variable, approximate: str = "none") -> Variable:
     """y = x · Φ(x) = x/2 · (1 + erf(x/√2)); approximate='tanh':
 
@@ -331,6 +345,7 @@ def gelu(x: Variable, approximate: str = "none") -> Variable:
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh'; got {approximate!r}.")
 
 
+@checked_function
 def silu(x: Variable, inplace: bool = False) -> Variable:
     """y = x · sigmoid(x) (also called swish)."""
     _variable(x, "silu")
@@ -339,16 +354,19 @@ def silu(x: Variable, inplace: bool = False) -> Variable:
     return x * x.sigmoid()
 
 
+@checked_function
 def tanh(x: Variable) -> Variable:
     """y = tanh(x)."""
     return _variable(x, "tanh").tanh()
 
 
+@checked_function
 def sigmoid(x: Variable) -> Variable:
     """y = 1 / (1 + e^(-x))."""
     return _variable(x, "sigmoid").sigmoid()
 
 
+@checked_function
 def logsigmoid(x: Variable) -> Variable:
     """y = log(sigmoid(x)), stable for large |x|."""
     return LogSigmoid.apply(_variable(x, "logsigmoid"))
@@ -363,11 +381,13 @@ def _softmax_dim(x: Variable, dim: int | None, caller: str) -> int:
     return dim
 
 
+@checked_function
 def softmax(x: Variable, dim: int | None = None, dtype: Any = None) -> Variable:
     """y = e^x / Σ e^x along dim (x cast to dtype first, if given)."""
     return _variable(x, "softmax").softmax(_softmax_dim(x, dim, "softmax"), dtype=dtype)
 
 
+@checked_function
 def log_softmax(x: Variable, dim: int | None = None, dtype: Any = None) -> Variable:
     """y = x - log Σ e^x along dim, computed stably (x cast to dtype first, if given)."""
     _variable(x, "log_softmax")
@@ -377,6 +397,7 @@ def log_softmax(x: Variable, dim: int | None = None, dtype: Any = None) -> Varia
 # =========================================================================== losses
 
 
+@checked_function
 def mse_loss(
     x: Variable,
     target: Any,
@@ -391,6 +412,7 @@ def mse_loss(
     )
 
 
+@checked_function
 def l1_loss(
     x: Variable,
     target: Any,
@@ -434,6 +456,7 @@ def _regression_loss(
     return losses.sum() / weight.sum() if reduction == "mean" else _reduce(losses, reduction)
 
 
+@checked_function
 def binary_cross_entropy(
     x: Variable,
     target: Any,
@@ -458,6 +481,7 @@ def binary_cross_entropy(
     return _reduce(_weighted(losses, weight, "binary_cross_entropy"), reduction)
 
 
+@checked_function
 def binary_cross_entropy_with_logits(
     x: Variable,
     target: Any,
@@ -484,6 +508,7 @@ def binary_cross_entropy_with_logits(
     return _reduce(_weighted(losses, weight, caller), reduction)
 
 
+@checked_function
 def nll_loss(
     x: Variable,
     target: Any,
@@ -505,6 +530,7 @@ def nll_loss(
     return _reduce_picked(losses, sample_weight, labels.shape, reduction)
 
 
+@checked_function
 def cross_entropy(
     x: Variable,
     target: Any,

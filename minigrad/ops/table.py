@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from minigrad.ops.arguments import checked
 from minigrad.variable import Variable
 
 
@@ -56,6 +57,12 @@ def register(
             raise ValueError(f"the op {name!r} is registered twice; each op has one entry.")
         as_method = run if method is True else (method or None)
         as_function = run if function is True else (function or None)
+        # Both spellings check their arguments when a call fails, and take PyTorch's
+        # keywords (input=, other=; out= on the function): see ops/arguments.py.
+        if as_method is not None:
+            as_method = checked(as_method, f"Variable.{name}()", is_method=True)
+        if as_function is not None:
+            as_function = checked(as_function, f"minigrad.{name}()")
         OPS[name] = Op(name, as_method, as_function, inplace, tuple(aliases))
         for spelling in (name, *aliases):
             if as_method is not None:

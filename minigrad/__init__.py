@@ -21,7 +21,7 @@ from minigrad.variable import Parameter, Tensor, Variable
 from minigrad import conversions, display, hooks  # noqa: F401
 
 # isort: split
-from minigrad import amp, autodiff, autograd, backends, ops, text
+from minigrad import amp, autodiff, backends, ops, text
 from minigrad.amp import autocast
 from minigrad.autodiff import (
     BackwardNode,
@@ -46,7 +46,7 @@ from minigrad.autodiff import (
     set_grad_enabled,
 )
 from minigrad.compiler import compile
-from minigrad.devices import device
+from minigrad.devices import device, get_default_device, set_default_device
 
 # PyTorch's dtype names: minigrad.float, minigrad.int and minigrad.bool shadow the builtins
 # only as attributes of this module, as torch.float does.
@@ -95,7 +95,13 @@ from minigrad.factories import (
     zeros_like,
 )
 from minigrad.ops.table import functions as _op_functions
+from minigrad.package_alias import alias
 from minigrad.serialization import load, save
+
+# PyTorch's name for the autodiff package: the same package, every submodule under both
+# names (minigrad.autograd.functional is minigrad.autodiff.functional).
+alias("minigrad.autograd", "minigrad.autodiff")
+autograd = autodiff
 
 # The top-level functions of the op table: minigrad.exp(x), minigrad.cat([...]), ...
 globals().update(_op_functions())
@@ -159,6 +165,7 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "get_default_device",
     "grad",
     "gradcheck",
     "gradgradcheck",
@@ -189,6 +196,7 @@ __all__ = [
     "randn_like",
     "randperm",
     "save",
+    "set_default_device",
     "set_grad_enabled",
     "short",
     "tensor",

@@ -100,6 +100,21 @@ def check_device(spec: Any) -> str:
     return name
 
 
+# Where the factories (zeros, randn, tensor, ...) put new data when no device= is given.
+_default = {"device": "cpu"}
+
+
+def set_default_device(spec: Any) -> None:
+    """`minigrad.set_default_device("cuda")`: factories without device= make data there
+    (None means "cpu" again), as PyTorch's torch.set_default_device."""
+    _default["device"] = "cpu" if spec is None else check_device(spec)
+
+
+def get_default_device() -> device:
+    """Where factories put new data when no device= is given."""
+    return CUDA if _default["device"] == "cuda" else CPU
+
+
 def move(data: Any, device: str) -> Any:
     """`data` on `device`: a copy when it has to cross, the same object when it is there."""
     if device_of(data) == device:

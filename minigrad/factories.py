@@ -51,7 +51,9 @@ def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
     """The new leaf: data cast to `dtype`, on `device`."""
     if dtype is not None:
         data = np.asarray(data).astype(as_dtype(dtype), copy=False)
-    if device is not None and devices.check_device(device) == "cuda":
+    if device is None:
+        device = devices.get_default_device().type
+    if devices.check_device(device) == "cuda":
         data = devices.move(np.asarray(data), "cuda")
     return Variable(data, requires_grad=requires_grad)
 

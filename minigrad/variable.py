@@ -129,9 +129,8 @@ class Variable:
             checks.assigned_grad(self, value)
         if _tracer.recorder is not None:
             _tracer.recorder.set_grad(self, value)
-        # afnio's textual Functions set `x.grad = feedback` in backward and also return
-        # it. While the engine runs a backward it collects such assignments here, so it
-        # can put the old .grad back and add the returned feedback once, not twice.
+        # afnio's textual Functions set `x.grad = feedback` in backward and also return it:
+        # during a backward the engine logs such assignments, to add the feedback once.
         assignments = _grad_log.entries
         if assignments is not None:
             assignments.append((self, self._grad))
@@ -209,8 +208,7 @@ class Variable:
 
     # backward() is attached by the engine, minigrad/autodiff/engine.py.
 
-    # item(), numpy(), tolist(), len(), bool(), float(), int() and __array_ufunc__ are
-    # attached from minigrad/conversions.py; repr() and str() from minigrad/display.py.
+    # item(), numpy(), tolist(), float(), ... come from conversions.py; repr() from display.py.
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup failed: a PyTorch method minigrad lacks, or a typo.
@@ -219,8 +217,7 @@ class Variable:
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
     __hash__ = object.__hash__
 
-    # The operators (+, *, <, [], +=, ...), the in-place methods and the named ops
-    # (x.exp(), x.sum(dim), ...) are attached from the op table, minigrad/ops/table.py.
+    # Operators (+, [], +=), in-place methods, named ops (x.exp()): the op table, ops/table.py.
 
 
 class Parameter(Variable):

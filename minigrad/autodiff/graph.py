@@ -9,7 +9,8 @@ functions here give the rest, without reaching into private attributes:
 - the Variables it made, and what is known of each (shape, dtype, kind) once they are gone;
 - the values it saved for backward;
 - observers that the engine calls before it runs each node;
-- `saved_tensors_hooks`, which changes how the values saved for backward are kept.
+- `saved_tensors_hooks`, which changes how the values saved for backward are kept, and
+  `save_on_cpu`, hooks that keep them in host memory.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, NamedTuple
 
 from minigrad.autodiff import engine, kinds
 from minigrad.autodiff.function import BackwardNode
-from minigrad.autodiff.saved import PackedValue, SavedOutput, saved_tensors_hooks
+from minigrad.autodiff.saved import PackedValue, SavedOutput, save_on_cpu, saved_tensors_hooks
 from minigrad.variable import AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
@@ -136,6 +137,7 @@ __all__ = [
     "output_info",
     "output_nr",
     "remove_step_observer",
+    "save_on_cpu",
     "saved_tensors_hooks",
     "saved_values",
 ]

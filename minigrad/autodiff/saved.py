@@ -100,6 +100,24 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         _hooks.stack = _hooks.stack[:-1]
 
 
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
+    """`with save_on_cpu():` each saved Variable is kept in host memory, and moved back to
+    its device when backward reads it: GPU memory traded for copies. `pin_memory` is taken
+    for PyTorch's code and changes nothing (NumPy memory is never pinned)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        super().__init__(_to_cpu, _to_its_device)
+
+
+def _to_cpu(variable: Variable) -> tuple:
+    return variable.device, variable.cpu()
+
+
+def _to_its_device(packed: tuple) -> Variable:
+    device, variable = packed
+    return variable.to(device)
+
+
 def unpack(node: Any) -> tuple:
     """`node.saved_tensors`: the saved values, each Variable checked against its version."""
     saved = node._saved

@@ -394,8 +394,40 @@ def test_gradcheck_accepts_pytorchs_keywords() -> None:
         check_grad_dtypes=True,
         masked=False,
     )
-    with pytest.raises(NotImplementedError, match="check_forward_ad"):
-        torch.autograd.gradcheck(_cube, (x,), check_forward_ad=True)
+
+
+class _ScaleWithJvp(torch.autograd.Function):
+    """y = 3x, with a jvp that is right or (wrong=True) off by one."""
+
+    wrong = False
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 3
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * (4 if _ScaleWithJvp.wrong else 3)
+
+
+def test_gradcheck_checks_forward_mode_against_finite_differences() -> None:
+    x = Variable(np.array([0.5, -0.3, 1.2]), requires_grad=True)
+    assert torch.autograd.gradcheck(_cube, (x,), check_forward_ad=True)
+    assert torch.autograd.gradcheck(
+        _ScaleWithJvp.apply, (x,), check_forward_ad=True, check_backward_ad=False
+    )
+    try:
+        _ScaleWithJvp.wrong = True
+        with pytest.raises(torch.autograd.GradcheckError, match="forward mode"):
+            torch.autograd.gradcheck(_ScaleWithJvp.apply, (x,), check_forward_ad=True)
+        # Backward alone is still right.
+        assert torch.autograd.gradcheck(_ScaleWithJvp.apply, (x,))
+    finally:
+        _ScaleWithJvp.wrong = False
 
 
 def test_gradcheck_finds_a_nondeterministic_backward() -> None:

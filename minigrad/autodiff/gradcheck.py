@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import gradients
+from minigrad.argument_checks import check_callable, check_flag
+from minigrad.autodiff import forward_ad, gradients
 from minigrad.autodiff.grad_mode import enable_grad, no_grad
 from minigrad.variable import Variable
 
@@ -46,18 +47,28 @@ def gradcheck(
     PyTorch's keyword arguments are accepted. Honoured: eps, atol, rtol, raise_exception,
     nondet_tol (backward run twice must agree within it), check_undefined_grad (a zero
     output gradient must give zero or None input gradients), check_grad_dtypes (each
-    gradient has its input's dtype), check_backward_ad. Accepted and ignored, because
-    they cannot apply here: fast_mode (minigrad always does the full, slower check, which
-    is strictly stronger), check_batched_grad and check_batched_forward_grad (need vmap),
-    masked (no sparse tensors). check_forward_ad=True raises NotImplementedError: forward
-    mode is not part of minigrad's gradcheck.
+    gradient has its input's dtype), check_backward_ad, check_forward_ad (forward mode's
+    Jacobian, one jvp per input element, against the same finite differences). Accepted
+    and ignored, because they cannot apply here: fast_mode (minigrad always does the full,
+    slower check, which is strictly stronger), check_batched_grad and
+    check_batched_forward_grad (need vmap), masked (no sparse tensors).
     """
-    _check_tolerances(eps, atol, rtol)
-    if check_forward_ad:
-        raise NotImplementedError(
-            "gradcheck(check_forward_ad=True): minigrad's gradcheck checks reverse mode only; "
-            "leave check_forward_ad at False."
-        )
+    _check_tolerances(eps, atol, rtol, nondet_tol)
+    check_callable(fn, "fn", "gradcheck", "the function to check")
+    flags = {
+        "raise_exception": raise_exception,
+        "check_undefined_grad": check_undefined_grad,
+        "check_grad_dtypes": check_grad_dtypes,
+        "check_batched_grad": check_batched_grad,
+        "check_batched_forward_grad": check_batched_forward_grad,
+        "check_forward_ad": check_forward_ad,
+        "check_backward_ad": check_backward_ad,
+        "fast_mode": fast_mode,
+    }
+    for name, value in flags.items():
+        check_flag(value, name, "gradcheck")
+    if masked is not None:
+        check_flag(masked, "masked", "gradcheck")
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
     checked = [
         i for i, value in enumerate(inputs) if isinstance(value, Variable) and value.requires_grad
@@ -76,22 +87,27 @@ def gradcheck(
                 f"precise, so it may fail for rounding alone.",
                 stacklevel=2,
             )
-    if not check_backward_ad:
+    if not check_backward_ad and not check_forward_ad:
         return True
 
     for out_index, output in _outputs_of(fn, inputs):
         differentiable = [inputs[i] for i in checked]
-        analytical = _analytical_jacobian(output, differentiable)
         numerical = _numerical_jacobian(fn, inputs, checked, out_index, eps)
-        for position, input_index in enumerate(checked):
-            a, n = analytical[position], numerical[position]
-            bad = np.abs(a - n) > atol + rtol * np.abs(n)
-            if not bad.any():
-                continue
-            return _fail(
-                raise_exception,
-                _report(inputs, input_index, out_index, output, a, n, bad, atol, rtol),
-            )
+        modes = []
+        if check_backward_ad:
+            modes.append(("backward", _analytical_jacobian(output, differentiable)))
+        if check_forward_ad:
+            modes.append(("forward mode", _forward_jacobian(fn, inputs, checked, out_index)))
+        for mode, analytical in modes:
+            for position, input_index in enumerate(checked):
+                a, n = analytical[position], numerical[position]
+                bad = np.abs(a - n) > atol + rtol * np.abs(n)
+                if not bad.any():
+                    continue
+                report = _report(inputs, input_index, out_index, output, a, n, bad, atol, rtol)
+                return _fail(raise_exception, report.replace("backward", mode))
+        if not check_backward_ad:
+            continue
         # The values agree; now what else PyTorch's gradcheck asks of a backward.
         problem = _check_backward_itself(
             output, differentiable, nondet_tol, check_undefined_grad, check_grad_dtypes
@@ -101,10 +117,15 @@ def gradcheck(
     return True
 
 
-def _check_tolerances(eps: Any, atol: Any, rtol: Any) -> None:
-    """eps > 0, atol >= 0, rtol >= 0 (numbers): else the comparison would be meaningless
-    (eps = 0 divides by zero). RuntimeError, as PyTorch raises for a negative atol."""
-    limits = (("eps", eps, "> 0"), ("atol", atol, ">= 0"), ("rtol", rtol, ">= 0"))
+def _check_tolerances(eps: Any, atol: Any, rtol: Any, nondet_tol: Any) -> None:
+    """eps > 0, atol, rtol and nondet_tol >= 0 (numbers): else the comparison would be
+    meaningless (eps = 0 divides by zero). RuntimeError, as PyTorch raises for atol < 0."""
+    limits = (
+        ("eps", eps, "> 0"),
+        ("atol", atol, ">= 0"),
+        ("rtol", rtol, ">= 0"),
+        ("nondet_tol", nondet_tol, ">= 0"),
+    )
     for name, value, smallest in limits:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
             raise TypeError(f"gradcheck: {name} must be a number {smallest}; got {value!r}.")
@@ -116,7 +137,7 @@ def _check_tolerances(eps: Any, atol: Any, rtol: Any) -> None:
             )
 
 
-_DEFAULTS = {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-3}
+_DEFAULTS = {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-3, "nondet_tol": 0.0}
 
 
 def gradgradcheck(
@@ -146,6 +167,17 @@ def gradgradcheck(
     gradcheck; gen_non_contig_grad_outputs is ignored (NumPy arrays here are contiguous)
     and check_fwd_over_rev=True raises NotImplementedError (no forward mode).
     """
+    check_callable(fn, "fn", "gradgradcheck", "the function to check")
+    flags = {
+        "gen_non_contig_grad_outputs": gen_non_contig_grad_outputs,
+        "check_batched_grad": check_batched_grad,
+        "check_fwd_over_rev": check_fwd_over_rev,
+        "check_rev_over_rev": check_rev_over_rev,
+        "fast_mode": fast_mode,
+        "masked": masked,
+    }
+    for name, value in flags.items():
+        check_flag(value, name, "gradgradcheck")
     if check_fwd_over_rev:
         raise NotImplementedError(
             "gradgradcheck(check_fwd_over_rev=True): minigrad has no forward mode; leave it "
@@ -265,6 +297,36 @@ def _analytical_jacobian(output: Variable, inputs: list[Variable]) -> list[np.nd
         for k, g in enumerate(grads):
             if g is not None:
                 jacobians[k][j] = g.data.reshape(-1)
+    return jacobians
+
+
+def _forward_jacobian(
+    fn: Callable, inputs: tuple, checked: list[int], out_index: int
+) -> list[np.ndarray]:
+    """jacobian[k][:, i] = the output's tangent for the tangent e_i on input k: one
+    forward-mode pass (jvp) per input element, the transpose of backward's road."""
+    jacobians = []
+    for input_index in checked:
+        x = inputs[input_index]
+        columns = []
+        for i in range(x.data.size):
+            tangent = np.zeros_like(x.data)
+            tangent.flat[i] = 1.0
+            with forward_ad.dual_level():
+                duals = list(inputs)
+                duals[input_index] = forward_ad.make_dual(x, Variable(tangent))
+                result = fn(*duals)
+                results = result if isinstance(result, (tuple, list)) else (result,)
+                output_tangent = forward_ad.unpack_dual(results[out_index]).tangent
+                size = results[out_index].data.size
+            if output_tangent is None:  # the output does not depend on this input
+                columns.append(np.zeros(size))
+            else:
+                columns.append(np.asarray(output_tangent.data, dtype=np.float64).reshape(-1))
+        if not columns:
+            jacobians.append(np.zeros((_evaluate(fn, inputs, out_index).size, 0)))
+            continue
+        jacobians.append(np.stack(columns, axis=1))
     return jacobians
 
 

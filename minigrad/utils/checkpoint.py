@@ -1,13 +1,22 @@
 """checkpoint: trade memory for time. Forward keeps only the inputs; backward recomputes.
 
-    y = checkpoint(block, x)       # block(x), but nothing inside block is saved
+    y = checkpoint(block, x, use_reentrant=False)   # block(x), nothing inside is kept
 
-Forward runs `function(*args)` with recording off, so none of its intermediate values
-are kept for backward: only the inputs are. Backward runs `function` again, this time
-recording, on copies of the inputs, and backpropagates through that fresh graph: the
-parameters used inside get their `.grad` there, the inputs' gradients are returned. The
-gradients are the same as without checkpoint (the same operations run on the same
-values); the price is one more forward of `function` during backward.
+Two ways, as PyTorch has them:
+
+- Non-reentrant (`use_reentrant=False`, the one PyTorch recommends): forward records
+  `function(*args)` as usual, but under saved-tensor hooks whose pack hook keeps a number
+  in place of each value an op saves for backward, so the intermediate values are freed
+  as soon as forward is done with them. The first time backward needs one, the unpack
+  hook runs `function` again (same inputs, same random numbers), this time keeping what
+  it saves, and hands out the values by their numbers. Parameters inside get gradients
+  even when no input requires grad, and `grad()` works as without checkpoint.
+- Reentrant (`use_reentrant=True` or None): forward runs `function` with recording off,
+  inside one CheckpointFunction; its backward runs `function` again, recording, on copies
+  of the inputs, and backpropagates through that fresh graph.
+
+Either way the gradients are those without checkpoint (the same operations run on the
+same values); the price is one more forward of `function` during backward.
 """
 
 from __future__ import annotations
@@ -18,10 +27,12 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import factories
+from minigrad.argument_checks import check_callable, check_iterable
 from minigrad.autodiff.engine import backward
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled
 from minigrad.autodiff.once import once_differentiable
+from minigrad.autodiff.saved import saved_tensors_hooks
 from minigrad.variable import Variable
 
 
@@ -79,6 +90,58 @@ def _leaf_like(value: Any) -> Any:
     return leaf
 
 
+class Recomputation:
+    """The values one non-reentrant checkpoint saves for backward: numbers in forward,
+    made again, all at once, the first time backward asks for one."""
+
+    def __init__(self, function: Callable, args: tuple, preserve_rng_state: bool) -> None:
+        self.function, self.args = function, args
+        self.rng_state = factories._generator.bit_generator.state if preserve_rng_state else None
+        self.packed = 0
+        self.values: list | None = None
+
+    def hooks(self) -> saved_tensors_hooks:
+        return saved_tensors_hooks(self.pack, self.unpack)
+
+    def pack(self, variable: Variable) -> int:
+        """Forward: keep the value's number, not the value."""
+        self.packed += 1
+        return self.packed - 1
+
+    def unpack(self, number: int) -> Variable:
+        if self.values is None:
+            self.values = self.recompute()
+        return self.values[number]
+
+    def recompute(self) -> list:
+        """Run function again as forward ran it, keeping each value it saves, in order."""
+        values: list = []
+
+        def keep(variable: Variable) -> Variable:
+            values.append(variable)
+            return variable
+
+        current = factories._generator.bit_generator.state
+        if self.rng_state is not None:
+            factories._generator.bit_generator.state = self.rng_state
+        try:
+            with enable_grad(), saved_tensors_hooks(keep, _same):
+                self.function(*self.args)
+        finally:
+            factories._generator.bit_generator.state = current
+        if len(values) != self.packed:
+            raise RuntimeError(
+                f"checkpoint: recomputing the function saved {len(values)} values for "
+                f"backward, but forward saved {self.packed}; the function must run the "
+                f"same operations each time (no branching on global state that changed)."
+            )
+        return values
+
+
+def _same(variable: Variable) -> Variable:
+    return variable
+
+
 def checkpoint(
     function: Callable,
     *args: Any,
@@ -88,22 +151,23 @@ def checkpoint(
 ) -> Any:
     """`function(*args)` without keeping its intermediate values; backward recomputes them.
 
-    minigrad has one implementation, PyTorch's reentrant variant: the recompute runs inside
-    the backward pass, once (no double backward through it); `grad()` reaches the Variables
-    passed in `args`, and parameters used inside `function` get their `.grad` from
-    `backward()`. When no input requires grad the output has no history: a warning says so,
-    and with `use_reentrant=False` the function simply runs unchanged, so the parameters
-    still get gradients (as PyTorch's non-reentrant variant gives them). Keyword arguments
-    are passed on to `function`."""
+    `use_reentrant=False` (PyTorch's recommended variant): saved-tensor hooks, see above.
+    `use_reentrant=True` or None: the recompute runs inside the backward pass, once (no
+    double backward through it); `grad()` reaches the Variables passed in `args`, and
+    parameters used inside `function` get their `.grad` from `backward()`; when no input
+    requires grad the output has no history, and a warning says so. Keyword arguments are
+    passed on to `function`."""
     if not callable(function):
         raise TypeError(f"checkpoint needs a function first; got {type(function).__name__}.")
     if kwargs:  # passed on to function, as PyTorch does
         function = functools.partial(function, **kwargs)
+    if use_reentrant is False:
+        if not is_grad_enabled():
+            return function(*args)  # nothing is saved for backward anyway
+        recomputation = Recomputation(function, args, preserve_rng_state)
+        with recomputation.hooks():
+            return function(*args)
     needs_grad = any(isinstance(arg, Variable) and arg.requires_grad for arg in args)
-    if is_grad_enabled() and not needs_grad and use_reentrant is False:
-        # PyTorch's non-reentrant variant still gives the parameters inside a gradient:
-        # run the function as it is (correct gradients, no memory saved).
-        return function(*args)
     if is_grad_enabled() and not needs_grad:
         # As PyTorch warns: the output then has no history, so the parameters used
         # inside would silently get no gradient.
@@ -130,7 +194,12 @@ def checkpoint_sequential(
     if hasattr(functions, "children"):
         functions = list(functions.children())
     else:
-        functions = list(functions)
+        functions = check_iterable(
+            functions, "functions", "checkpoint_sequential", "modules or functions"
+        )
+    for index, function in enumerate(functions):
+        check_callable(function, f"functions[{index}]", "checkpoint_sequential",
+                       "a module or a function of one Variable")  # fmt: skip
     if isinstance(segments, bool) or not isinstance(segments, int) or segments < 1:
         raise ValueError(f"checkpoint_sequential: segments must be an int >= 1; got {segments!r}.")
     if not functions:

@@ -772,7 +772,7 @@ def ex_reduce_on_plateau(torch):
     return {"lr per epoch": np.array(lrs), "parameters": _parameters(model)}
 
 
-# The docstring examples of the schedulers minigrad does not have yet.
+# The docstring examples of the other schedulers.
 def _check_multiplicative(r):
     np.testing.assert_allclose(_epochs(r), 0.05 * 0.95 ** np.arange(1, 101), rtol=1e-12)
 
@@ -780,7 +780,6 @@ def _check_multiplicative(r):
 @example(
     "lr_scheduler/MultiplicativeLR",
     check=_check_multiplicative,
-    xfail="minigrad has no lr_scheduler.MultiplicativeLR",
 )
 def ex_multiplicative_lr(torch):
     MultiplicativeLR = _from(torch, "optim.lr_scheduler", "MultiplicativeLR")
@@ -804,7 +803,6 @@ def _check_constant(r):
 @example(
     "lr_scheduler/ConstantLR",
     check=_check_constant,
-    xfail="minigrad has no lr_scheduler.ConstantLR",
 )
 def ex_constant_lr(torch):
     ConstantLR = _from(torch, "optim.lr_scheduler", "ConstantLR")
@@ -836,7 +834,6 @@ def _check_linear(r):
     "lr_scheduler/LinearLR",
     rtol=1e-9,
     check=_check_linear,
-    xfail="minigrad has no lr_scheduler.LinearLR",
 )
 def ex_linear_lr(torch):
     LinearLR = _from(torch, "optim.lr_scheduler", "LinearLR")
@@ -868,7 +865,6 @@ def _check_sequential(r):
     "lr_scheduler/SequentialLR",
     rtol=1e-9,
     check=_check_sequential,
-    xfail="minigrad has no lr_scheduler.SequentialLR (nor ConstantLR)",
 )
 def ex_sequential_lr(torch):
     ConstantLR = _from(torch, "optim.lr_scheduler", "ConstantLR")
@@ -910,7 +906,6 @@ def _check_polynomial(r):
     rtol=1e-9,
     atol=1e-15,
     check=_check_polynomial,
-    xfail="minigrad has no lr_scheduler.PolynomialLR",
 )
 def ex_polynomial_lr(torch):
     PolynomialLR = _from(torch, "optim.lr_scheduler", "PolynomialLR")
@@ -941,7 +936,6 @@ def _check_chained_scheduler(r):
     "lr_scheduler/ChainedScheduler",
     rtol=1e-9,
     check=_check_chained_scheduler,
-    xfail="minigrad has no lr_scheduler.ChainedScheduler (nor ConstantLR)",
 )
 def ex_chained_scheduler(torch):
     ConstantLR = _from(torch, "optim.lr_scheduler", "ConstantLR")

@@ -359,7 +359,6 @@ def ex_two_layer_net_tensor(torch):
     rtol=1e-4,
     atol=1e-5,
     check=_check_polynomial,
-    xfail="minigrad has no torch.set_default_device",
 )
 def ex_polynomial_autograd(torch):
     dtype = torch.float
@@ -2833,7 +2832,6 @@ def _check_save_on_cpu(r):
 @example(
     "saved_tensors_hooks/save_on_cpu",
     check=_check_save_on_cpu,
-    xfail="minigrad has no torch.autograd.graph.save_on_cpu",
 )
 def ex_save_on_cpu(torch):
     rng = np.random.default_rng(84)

@@ -43,3 +43,139 @@ def test_randint_spellings_give_the_shapes_and_dtype_pytorch_gives(real_torch) -
 def test_randint_without_a_size_says_so() -> None:
     with pytest.raises(TypeError, match="needs a size"):
         minigrad.randint(7)
+
+
+# --------------------------------------------------------------------------- schedulers
+# The lr_scheduler docstrings: MultiplicativeLR, ConstantLR, LinearLR, PolynomialLR,
+# SequentialLR, ChainedScheduler.
+
+
+def _lrs(lib, build, epochs=30, closed_form=False):
+    """The lr of each group after every epoch of `build(lib, optimizer)`'s scheduler."""
+    weight = lib.nn.Parameter(lib.ones(2))
+    bias = lib.nn.Parameter(lib.zeros(2))
+    optimizer = lib.optim.SGD([{"params": [weight]}, {"params": [bias], "lr": 0.2}], lr=0.05)
+    scheduler = build(lib, optimizer)
+    seen = []
+    for epoch in range(1, epochs + 1):
+        optimizer.step()
+        if closed_form:  # the deprecated step(epoch), minigrad only (PyTorch warns)
+            scheduler.step(epoch)
+        else:
+            scheduler.step()
+        seen.append([group["lr"] for group in optimizer.param_groups])
+    return np.array(seen), scheduler
+
+
+def _sched(name, *args, **kwargs):
+    return lambda lib, opt: getattr(lib.optim.lr_scheduler, name)(opt, *args, **kwargs)
+
+
+SCHEDULES = {
+    "MultiplicativeLR": _sched("MultiplicativeLR", lambda epoch: 0.9 if epoch % 2 else 1.1),
+    "MultiplicativeLR per group": _sched(
+        "MultiplicativeLR", [lambda epoch: 0.95, lambda epoch: 0.5 + epoch / 100]
+    ),
+    "ConstantLR": _sched("ConstantLR", factor=0.5, total_iters=7),
+    "ConstantLR defaults": _sched("ConstantLR"),
+    "LinearLR": _sched("LinearLR", start_factor=0.05, total_iters=12),
+    "LinearLR down": _sched("LinearLR", start_factor=1.0, end_factor=0.1, total_iters=9),
+    "PolynomialLR": _sched("PolynomialLR", total_iters=20, power=0.9),
+    "PolynomialLR defaults": _sched("PolynomialLR"),
+    "SequentialLR": lambda lib, opt: lib.optim.lr_scheduler.SequentialLR(
+        opt,
+        schedulers=[
+            lib.optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=5),
+            lib.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9),
+            lib.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5),
+        ],
+        milestones=[5, 15],
+    ),
+    "ChainedScheduler": lambda lib, opt: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=4),
+            lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10),
+        ]
+    ),
+    "ChainedScheduler of a SequentialLR": lambda lib, opt: lib.optim.lr_scheduler.ChainedScheduler(
+        [
+            lib.optim.lr_scheduler.SequentialLR(
+                opt,
+                [
+                    lib.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3),
+                    lib.optim.lr_scheduler.MultiStepLR(opt, milestones=[4, 8]),
+                ],
+                milestones=[3],
+            ),
+            lib.optim.lr_scheduler.ExponentialLR(opt, gamma=0.95),
+        ],
+        optimizer=opt,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCHEDULES))
+def test_scheduler_gives_pytorchs_learning_rates(name, real_torch) -> None:
+    ours, _ = _lrs(minigrad, SCHEDULES[name])
+    theirs, _ = _lrs(real_torch, SCHEDULES[name])
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "name", ["ConstantLR", "LinearLR", "LinearLR down", "PolynomialLR", "PolynomialLR defaults"]
+)
+def test_scheduler_closed_form_equals_its_steps(name) -> None:
+    stepped, _ = _lrs(minigrad, SCHEDULES[name])
+    jumped, _ = _lrs(minigrad, SCHEDULES[name], closed_form=True)
+    np.testing.assert_allclose(jumped, stepped, rtol=1e-12, atol=1e-15)
+
+
+def test_the_schedules_the_docstrings_state() -> None:
+    epoch = np.arange(1, 31)
+    constant, _ = _lrs(minigrad, _sched("ConstantLR", factor=0.5, total_iters=7))
+    np.testing.assert_allclose(constant[:, 0], np.where(epoch < 7, 0.025, 0.05))
+    linear, _ = _lrs(minigrad, _sched("LinearLR", start_factor=0.05, total_iters=12))
+    want = 0.05 * (0.05 + 0.95 * np.minimum(epoch, 12) / 12)
+    np.testing.assert_allclose(linear[:, 0], want, rtol=1e-12)
+    poly, _ = _lrs(minigrad, _sched("PolynomialLR", total_iters=20, power=0.9))
+    want = 0.2 * (1 - np.minimum(epoch, 20) / 20) ** 0.9
+    np.testing.assert_allclose(poly[:, 1], want, atol=1e-15)
+
+
+def test_sequential_and_chained_state_dicts_hold_their_schedulers() -> None:
+    for name in ("SequentialLR", "ChainedScheduler"):
+        _, scheduler = _lrs(minigrad, SCHEDULES[name], epochs=6)
+        state = scheduler.state_dict()
+        assert "optimizer" not in state and len(state["_schedulers"]) == len(
+            scheduler._schedulers
+        )
+        _, fresh = _lrs(minigrad, SCHEDULES[name], epochs=0)
+        fresh.load_state_dict(state)
+        assert [s.last_epoch for s in fresh._schedulers] == [
+            s.last_epoch for s in scheduler._schedulers
+        ]
+
+
+def test_scheduler_arguments_are_checked() -> None:
+    sched = minigrad.optim.lr_scheduler
+    weight = minigrad.nn.Parameter(minigrad.ones(2))
+    optimizer = minigrad.optim.SGD([weight], lr=0.1)
+    other = minigrad.optim.SGD([minigrad.nn.Parameter(minigrad.ones(2))], lr=0.1)
+    with pytest.raises(ValueError, match="factor must be between 0 and 1"):
+        sched.ConstantLR(optimizer, factor=2.0)
+    with pytest.raises(ValueError, match="start_factor must be greater than 0"):
+        sched.LinearLR(optimizer, start_factor=0.0)
+    with pytest.raises(ValueError, match="total_iters must be an int >= 1"):
+        sched.PolynomialLR(optimizer, total_iters=0)
+    with pytest.raises(TypeError, match="lr_lambda must be a function"):
+        sched.MultiplicativeLR(optimizer, lr_lambda=0.9)
+    with pytest.raises(TypeError, match="returned str"):
+        sched.MultiplicativeLR(optimizer, lr_lambda=lambda epoch: "0.9").step()
+    with pytest.raises(ValueError, match="one milestone fewer than schedulers"):
+        sched.SequentialLR(optimizer, [sched.ExponentialLR(optimizer, 0.9)], milestones=[3])
+    with pytest.raises(ValueError, match="same optimizer"):
+        sched.ChainedScheduler([sched.ExponentialLR(optimizer, 0.9), sched.StepLR(other, 3)])
+    with pytest.raises(ValueError, match="does not take ReduceLROnPlateau"):
+        sched.ChainedScheduler([sched.ReduceLROnPlateau(optimizer)], optimizer=optimizer)
+    with pytest.raises(ValueError, match="at least one scheduler"):
+        sched.ChainedScheduler([])

@@ -44,9 +44,13 @@ class LRScheduler:
                     )
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """Epoch 0: set each lr to its starting value (SequentialLR calls it again)."""
         self._step_count = 0
         self._is_initial = True
-        self.step()  # epoch 0: sets each lr to its starting value
+        self.step()
         self._is_initial = False
 
     def get_lr(self) -> list[float]:
@@ -70,6 +74,11 @@ class LRScheduler:
                 f"{type(epoch).__name__}.)"
             )
         self._step_count += 1
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Set the lrs of the next epoch, or (closed form) of `epoch`, without counting a
+        step: SequentialLR restarts a scheduler at its milestone with _update_lr(0)."""
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -101,39 +110,46 @@ class LambdaLR(LRScheduler):
         lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
         last_epoch: int = -1,
     ) -> None:
-        groups = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != groups:
-                raise ValueError(
-                    f"LambdaLR expected {groups} lr_lambdas (one per parameter group); got "
-                    f"{len(lr_lambda)}."
-                )
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * groups
-        for function in self.lr_lambdas:
-            if not callable(function):
-                raise TypeError(
-                    f"LambdaLR's lr_lambda must be a function of the epoch; got "
-                    f"{type(function).__name__}."
-                )
+        self.lr_lambdas = _lambdas("LambdaLR", optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         return [
-            base_lr * self._factor(function)
+            base_lr * _factor("LambdaLR", function, self.last_epoch)
             for function, base_lr in zip(self.lr_lambdas, self.base_lrs)
         ]
 
-    def _factor(self, function: Callable[[int], float]) -> float:
-        """lr_lambda(epoch), checked to be a number."""
-        factor = function(self.last_epoch)
-        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-            raise TypeError(
-                f"LambdaLR: lr_lambda({self.last_epoch}) returned {type(factor).__name__}; it "
-                f"must return a number, the factor that multiplies the initial lr."
-            )
-        return factor
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class, without the functions (they cannot be saved)."""
+        state = super().state_dict()
+        state["lr_lambdas"] = [None] * len(self.lr_lambdas)
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = {key: value for key, value in state_dict.items() if key != "lr_lambdas"}
+        super().load_state_dict(state)
+
+
+class MultiplicativeLR(LRScheduler):
+    """lr = previous lr · lr_lambda(epoch), from epoch 1 on; one function, or one per
+    parameter group. With lr_lambda = lambda epoch: 0.95 it is ExponentialLR(gamma=0.95)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.lr_lambdas = _lambdas("MultiplicativeLR", optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._current_lrs()
+        return [
+            lr * _factor("MultiplicativeLR", function, self.last_epoch)
+            for function, lr in zip(self.lr_lambdas, self._current_lrs())
+        ]
 
     def state_dict(self) -> dict[str, Any]:
         """As the base class, without the functions (they cannot be saved)."""
@@ -200,6 +216,105 @@ class MultiStepLR(LRScheduler):
         return [base_lr * self.gamma**passed for base_lr in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    """lr = base_lr · factor for the first total_iters epochs, then base_lr (a warm-up)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        factor = check_number("ConstantLR", "factor", factor)
+        if not 0 <= factor <= 1:
+            raise ValueError(f"ConstantLR: factor must be between 0 and 1; got {factor!r}.")
+        self.factor = factor
+        self.total_iters = _epochs_count("ConstantLR", "total_iters", total_iters)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current_lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return [lr * (1.0 / self.factor) for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        reached = self.last_epoch >= self.total_iters
+        return [base_lr * (self.factor + reached * (1 - self.factor)) for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """lr = base_lr · (start_factor + (end_factor - start_factor)·min(epoch, total_iters) /
+    total_iters): a straight line from start_factor·base_lr to end_factor·base_lr.
+    Computed, as in PyTorch, from the previous lr at each step."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        start_factor = check_number("LinearLR", "start_factor", start_factor)
+        end_factor = check_number("LinearLR", "end_factor", end_factor)
+        if not 0 < start_factor <= 1:
+            raise ValueError(
+                f"LinearLR: start_factor must be greater than 0 and at most 1; got "
+                f"{start_factor!r}."
+            )
+        if not 0 <= end_factor <= 1:
+            raise ValueError(f"LinearLR: end_factor must be between 0 and 1; got {end_factor!r}.")
+        self.start_factor, self.end_factor = start_factor, end_factor
+        self.total_iters = _epochs_count("LinearLR", "total_iters", total_iters)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        start, end, total = self.start_factor, self.end_factor, self.total_iters
+        if self.last_epoch == 0:
+            return [lr * start for lr in self._current_lrs()]
+        if self._is_initial or self.last_epoch > total:
+            return self._current_lrs()
+        ratio = 1.0 + (end - start) / (total * start + (self.last_epoch - 1) * (end - start))
+        return [lr * ratio for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        start, end, total = self.start_factor, self.end_factor, self.total_iters
+        return [
+            base_lr * (start + (end - start) * min(total, self.last_epoch) / total)
+            for base_lr in self.base_lrs
+        ]
+
+
+class PolynomialLR(LRScheduler):
+    """lr = base_lr · (1 - min(epoch, total_iters) / total_iters)^power: down to 0 at
+    total_iters. Computed, as in PyTorch, from the previous lr at each step."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        total_iters: int = 5,
+        power: float = 1.0,
+        last_epoch: int = -1,
+    ) -> None:
+        self.total_iters = _epochs_count("PolynomialLR", "total_iters", total_iters)
+        self.power = check_number("PolynomialLR", "power", power)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        epoch, total = self.last_epoch, self.total_iters
+        if self._is_initial or epoch > total:
+            return self._current_lrs()
+        decay = ((1.0 - epoch / total) / (1.0 - (epoch - 1) / total)) ** self.power
+        return [lr * decay for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * left**self.power for base_lr in self.base_lrs]
+
+
 class ExponentialLR(LRScheduler):
     """lr = base_lr · gamma^epoch: multiplied by gamma every epoch."""
 
@@ -260,6 +375,117 @@ class CosineAnnealingLR(LRScheduler):
             + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
             for base_lr in self.base_lrs
         ]
+
+
+class SequentialLR(LRScheduler):
+    """One scheduler after another: schedulers[i] runs from milestones[i - 1] on, and is
+    started again (at its epoch 0, from the initial lrs) when its milestone comes.
+
+        SequentialLR(optimizer, [ConstantLR(optimizer, 0.1, 20), ExponentialLR(optimizer,
+        0.9)], milestones=[20])   # 20 warm-up epochs at lr/10, then lr·0.9^(epoch - 20)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: list[LRScheduler],
+        milestones: list[int],
+        last_epoch: int = -1,
+    ) -> None:
+        schedulers = _same_optimizer("SequentialLR", optimizer, schedulers)
+        milestones = list(milestones)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                f"SequentialLR expects one milestone fewer than schedulers (the epochs where "
+                f"the next one takes over); got {len(schedulers)} schedulers and "
+                f"{len(milestones)} milestones."
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:  # undo what the schedulers' first steps did
+            group["lr"] = group["initial_lr"]
+        self._undo_first_steps(self)
+        first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def _undo_first_steps(self, scheduler: Any) -> None:
+        """Each scheduler (inside nested ones too) counted its first step: take it back."""
+        if hasattr(scheduler, "_schedulers"):
+            for inner in scheduler._schedulers:
+                self._undo_first_steps(inner)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
+
+    @traced_as_one_call
+    def step(self) -> None:  # type: ignore[override]
+        """Advance one epoch: the scheduler whose stretch it is steps (or starts over)."""
+        self.last_epoch += 1
+        index = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class, with each scheduler's own state_dict."""
+        state = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "_schedulers")
+        }
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        inner = state_dict["_schedulers"]
+        if not isinstance(inner, list):
+            raise ValueError(
+                f"{type(self).__name__}.load_state_dict expects what its state_dict() "
+                f"returned, with the '_schedulers' list; got keys {sorted(map(str, state_dict))}."
+            )
+        self.__dict__.update({k: v for k, v in state_dict.items() if k != "_schedulers"})
+        for scheduler, state in zip(self._schedulers, inner):
+            scheduler.load_state_dict(state)
+
+
+class ChainedScheduler(LRScheduler):
+    """Several schedulers stepped together, each on the lr the one before it set:
+
+        ChainedScheduler([ConstantLR(optimizer, 0.1, 20), ExponentialLR(optimizer, 0.9)])
+        # lr·0.9^epoch, divided by 10 for the first 20 epochs
+    """
+
+    def __init__(
+        self, schedulers: list[LRScheduler], optimizer: Optimizer | None = None
+    ) -> None:
+        schedulers = list(schedulers)
+        if not schedulers:
+            raise ValueError("ChainedScheduler expects at least one scheduler to chain; got none.")
+        if optimizer is None:
+            optimizer = getattr(schedulers[0], "optimizer", None)
+        elif not isinstance(optimizer, Optimizer):
+            raise TypeError(
+                f"ChainedScheduler: optimizer must be the schedulers' Optimizer (or None); got "
+                f"{type(optimizer).__name__}."
+            )
+        self._schedulers = _same_optimizer("ChainedScheduler", optimizer, schedulers)
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+
+    @traced_as_one_call
+    def step(self) -> None:  # type: ignore[override]
+        """Step every scheduler, in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict
 
 
 class ReduceLROnPlateau:
@@ -377,6 +603,70 @@ class ReduceLROnPlateau:
         self.__dict__.update(state_dict)
 
 
+def _lambdas(scheduler: str, optimizer: Any, lr_lambda: Any) -> list[Callable[[int], float]]:
+    """lr_lambda as one function per parameter group, checked to be functions."""
+    groups = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != groups:
+            raise ValueError(
+                f"{scheduler} expected {groups} lr_lambdas (one per parameter group); got "
+                f"{len(lr_lambda)}."
+            )
+        functions = list(lr_lambda)
+    else:
+        functions = [lr_lambda] * groups
+    for function in functions:
+        if not callable(function):
+            raise TypeError(
+                f"{scheduler}'s lr_lambda must be a function of the epoch; got "
+                f"{type(function).__name__}."
+            )
+    return functions
+
+
+def _factor(scheduler: str, function: Callable[[int], float], epoch: int) -> float:
+    """function(epoch), checked to be a number."""
+    factor = function(epoch)
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+        raise TypeError(
+            f"{scheduler}: lr_lambda({epoch}) returned {type(factor).__name__}; it must "
+            f"return a number, the factor that multiplies the lr."
+        )
+    return factor
+
+
+def _epochs_count(scheduler: str, name: str, value: Any) -> int:
+    """A number of epochs: an int >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{scheduler}: {name} must be an int >= 1; got {value!r}.")
+    return value
+
+
+def _same_optimizer(combiner: str, optimizer: Any, schedulers: Any) -> list[LRScheduler]:
+    """The schedulers a SequentialLR or ChainedScheduler combines: at least one, each an
+    LRScheduler (ReduceLROnPlateau needs a metric, so it cannot be one) of `optimizer`."""
+    schedulers = list(schedulers)
+    if not schedulers:
+        raise ValueError(f"{combiner} expects at least one scheduler; got none.")
+    for index, scheduler in enumerate(schedulers):
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{combiner} does not take ReduceLROnPlateau (at index {index}): its step() "
+                f"needs the epoch's metric."
+            )
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError(
+                f"{combiner}: schedulers[{index}] must be a learning-rate scheduler; got "
+                f"{type(scheduler).__name__}."
+            )
+        if scheduler.optimizer is not optimizer:
+            raise ValueError(
+                f"{combiner} expects all schedulers to belong to the same optimizer; "
+                f"schedulers[{index}] ({type(scheduler).__name__}) schedules another one."
+            )
+    return schedulers
+
+
 def check_number(scheduler: str, name: str, value: Any) -> float:
     """A number, or a TypeError naming the scheduler and the argument."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -385,11 +675,17 @@ def check_number(scheduler: str, name: str, value: Any) -> float:
 
 
 __all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
     "CosineAnnealingLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
+    "LinearLR",
     "MultiStepLR",
+    "MultiplicativeLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
+    "SequentialLR",
     "StepLR",
 ]

@@ -158,6 +158,8 @@ def warn_non_leaf_grad() -> None:
 
 def missing_attribute(variable: Any, name: str) -> Exception:
     """What `variable.name` raises when no such attribute exists (Variable.__getattr__)."""
+    if not isinstance(name, str):
+        return TypeError(f"attribute name must be a str; got {type(name).__name__} {name!r}.")
     if name.startswith("_"):
         return AttributeError(f"'{type(variable).__name__}' object has no attribute {name!r}")
     if name in CTX_NAMES:  # a Variable passed where a Function's ctx goes

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from typing import Any, NamedTuple
 import graphviz
 import numpy as np
 
+from minigrad.argument_checks import check_flag, check_iterable
 from minigrad.autodiff import graph as autodiff_graph
 from minigrad.autodiff.function import BackwardNode
 from minigrad.variable import AccumulateGrad, Variable
@@ -131,6 +133,11 @@ class Drawing:
 
     def save(self, path: str | Path) -> Path:
         """Write the drawing to `path`; its suffix (.svg, .png, .pdf, .dot) picks the format."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                f"save() takes a file path such as 'graph.svg' (a str or pathlib.Path); got "
+                f"{type(path).__name__}."
+            )
         path = Path(path)
         fmt = path.suffix.lower().lstrip(".")
         if fmt == "gv":
@@ -274,7 +281,8 @@ def draw(
       outputs into one summary node (saved values drawn with `show_saved` come on top).
     """
     roots = _as_roots(outputs, "draw")
-    _check_options(rankdir, max_nodes)
+    _check_options("draw", rankdir, max_nodes, show_data=show_data, show_grad=show_grad,
+                   show_saved=show_saved)  # fmt: skip
     names = _names_of(params, model, "draw")
     graph = _Graph(roots, show_saved, max_nodes, names)
     return graph.drawing(show_data, show_grad, rankdir, step=None)
@@ -300,7 +308,8 @@ def backward_steps(
     `show_saved`, `rankdir` and `max_nodes` are draw()'s; every frame has the same layout.
     """
     (root,) = _as_roots(output, "backward_steps", single=True)
-    _check_options(rankdir, max_nodes)
+    _check_options("backward_steps", rankdir, max_nodes, show_data=show_data,
+                   show_saved=show_saved, retain_graph=retain_graph)  # fmt: skip
     names = _names_of(params, model, "backward_steps")
     graph = _Graph([root], show_saved, max_nodes, names)
 
@@ -340,7 +349,7 @@ def strip(drawings: Sequence[Drawing], *, title: str = "", columns: int = 1) -> 
     keeps a strip of six within a README's width. The frames share one direction: theirs
     when they agree, else top to bottom.
     """
-    drawings = list(drawings)
+    drawings = check_iterable(drawings, "drawings", "strip()", "Drawings")
     if not drawings or not all(isinstance(d, Drawing) for d in drawings):
         raise TypeError(
             "strip() expects a non-empty list of Drawings, such as the frames returned by "
@@ -982,7 +991,15 @@ def _as_roots(outputs: Any, caller: str, single: bool = False) -> list[Variable]
     )
 
 
-def _check_options(rankdir: Any, max_nodes: Any) -> None:
+def _check_options(caller: str, rankdir: Any, max_nodes: Any, **flags: Any) -> None:
+    """rankdir, max_nodes, and each flag True or False; else a clear error."""
+    for name, value in flags.items():
+        check_flag(value, name, f"{caller}()")
+    if rankdir is not None and not isinstance(rankdir, str):
+        raise TypeError(
+            f"{caller}(): rankdir must be a str, one of {', '.join(RANKDIRS)}, or None; got "
+            f"{type(rankdir).__name__}."
+        )
     if rankdir is not None and rankdir not in RANKDIRS:
         raise ValueError(
             f"rankdir must be one of {', '.join(RANKDIRS)} (LR: left to right), or None to "

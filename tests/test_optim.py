@@ -251,7 +251,7 @@ def a_param() -> Parameter:
         (lambda: optim.Adam([a_param()], betas=(1.0, 0.9)), ValueError, ["betas[0]", "[0, 1)"]),
         (lambda: optim.Adam([a_param()], betas=(0.9, 1.5)), ValueError, ["betas[1]", "1.5"]),
         (lambda: optim.Adam([a_param()], betas=(-0.1, 0.9)), ValueError, ["betas[0]", "-0.1"]),
-        (lambda: optim.Adam([a_param()], betas=0.9), ValueError, ["betas", "pair", "0.9"]),
+        (lambda: optim.Adam([a_param()], betas=0.9), TypeError, ["betas", "pair", "0.9"]),
         (lambda: optim.Adam([a_param()], betas=(0.9,)), ValueError, ["betas", "pair"]),
         (lambda: optim.SGD(a_param()), TypeError, ["single Variable", "[w]"]),
         (lambda: optim.Adam(a_param()), TypeError, ["single Variable", "[w]"]),

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.argument_checks import check_flag
 from minigrad.autodiff import kinds
 from minigrad.autodiff.errors import (
     GradientCountError,
@@ -102,6 +103,15 @@ def variables(values: Any, label: str) -> list[Variable]:
         if not isinstance(value, Variable):
             raise TypeError(f"{label}[{index}] must be a Variable; got {type(value).__name__}.")
     return list(values)
+
+
+def modes(caller: str, retain_graph: Any, create_graph: Any, allow_unused: Any = False) -> None:
+    """retain_graph is True, False or None (then it follows create_graph); create_graph and
+    allow_unused are True or False. Else a TypeError, as PyTorch's."""
+    if retain_graph is not None:
+        check_flag(retain_graph, "retain_graph", caller)
+    check_flag(create_graph, "create_graph", caller)
+    check_flag(allow_unused, "allow_unused", caller)
 
 
 def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variable]:

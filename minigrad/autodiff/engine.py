@@ -37,6 +37,7 @@ def backward(
     inputs: Variable | Sequence[Variable] | None = None,
 ) -> None:
     """Accumulate d(variables)/d(leaf) into each leaf's `.grad` (or only into `inputs`)."""
+    checks.modes("backward", retain_graph, create_graph)
     roots = checks.variables(variables, "variables")
     if not roots:
         raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
@@ -159,8 +160,7 @@ def _run_node(node: BackwardNode, grads: list, assignments: list) -> tuple:
         if node.materialize_grads:
             grads = [zeros_for(m) if g is None else g for g, m in zip(grads, node._output_metadata)]
 
-    # A backward may assign `x.grad = g` and also return g (afnio's style). The grad setter
-    # logs such assignments; undo them, so the returned gradient is accumulated once.
+    # afnio's backward may set `x.grad = g` and return g: undo the logged set, add g once.
     logged = len(assignments)
     input_grads = node._call_backward(grads)
     if len(assignments) > logged:

@@ -23,6 +23,7 @@ def grad(
     allow_unused: bool = False,
 ) -> tuple[Variable | None, ...]:
     """Return d(outputs)/d(input) for each input, without touching any `.grad`."""
+    checks.modes("grad", retain_graph, create_graph, allow_unused)
     roots = checks.variables(outputs, "outputs")
     if not roots:
         raise RuntimeError(

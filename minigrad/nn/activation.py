@@ -70,14 +70,14 @@ class Tanh(Module):
     """tanh(x), elementwise."""
 
     def forward(self, x: Variable) -> Variable:
-        return x.tanh()
+        return F.tanh(x)
 
 
 class Sigmoid(Module):
     """1 / (1 + e^(-x)), elementwise."""
 
     def forward(self, x: Variable) -> Variable:
-        return x.sigmoid()
+        return F.sigmoid(x)
 
 
 class Softmax(Module):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from minigrad.argument_checks import check_iterable
 from minigrad.nn.module import Module
 
 
@@ -119,7 +120,8 @@ class ModuleList(Module):
                 f"ModuleList.extend takes an iterable of Modules; got one "
                 f"{type(modules).__name__}. Use append for one module."
             )
-        for offset, module in enumerate(list(modules)):
+        modules = check_iterable(modules, "modules", "ModuleList.extend", "Modules")
+        for offset, module in enumerate(modules):
             self.add_module(str(len(self)), _check_module(module, "ModuleList", f"item {offset}"))
         return self
 
@@ -204,7 +206,10 @@ class ModuleDict(Module):
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple]) -> None:
         """Add (or replace) modules from a mapping or from (key, module) pairs."""
-        pairs = modules.items() if isinstance(modules, Mapping) else modules
+        if isinstance(modules, Mapping):
+            pairs = list(modules.items())
+        else:
+            pairs = check_iterable(modules, "modules", "ModuleDict", "(key, module) pairs")
         for index, pair in enumerate(pairs):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise TypeError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import factories
+from minigrad.argument_checks import check_flag
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.nn import functional as F
 from minigrad.nn import init
@@ -36,12 +37,19 @@ class Embedding(Module):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Embedding: {label} must be an int >= 0; got {value!r}.")
         if padding_idx is not None:
+            if not isinstance(padding_idx, int) or isinstance(padding_idx, bool):
+                raise TypeError(
+                    f"Embedding: padding_idx must be an int (a row of the table) or None; got "
+                    f"{type(padding_idx).__name__} {padding_idx!r}."
+                )
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(
                     f"padding_idx must be within num_embeddings ({num_embeddings}); got "
                     f"{padding_idx}."
                 )
             padding_idx %= num_embeddings
+        scale_grad_by_freq = check_flag(scale_grad_by_freq, "scale_grad_by_freq", "Embedding")
+        sparse = check_flag(sparse, "sparse", "Embedding")
         if max_norm is not None or scale_grad_by_freq or sparse:
             raise NotImplementedError(
                 "Embedding: max_norm, scale_grad_by_freq and sparse are not supported by "
@@ -58,6 +66,11 @@ class Embedding(Module):
             self.weight = Parameter(factories.empty(num_embeddings, embedding_dim))
             self.reset_parameters()
         else:
+            if not isinstance(_weight, Variable) or _weight.is_text:
+                raise TypeError(
+                    f"Embedding: _weight must be a numeric Variable of shape ({num_embeddings}, "
+                    f"{embedding_dim}) or None; got {type(_weight).__name__}."
+                )
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
                 raise ValueError(
                     f"Embedding: _weight must have shape ({num_embeddings}, {embedding_dim}); "

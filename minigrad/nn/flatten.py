@@ -16,7 +16,7 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, x: Variable) -> Variable:
-        return x.flatten(self.start_dim, self.end_dim)
+        return _variable(x, "Flatten").flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -31,7 +31,17 @@ class Unflatten(Module):
         self.unflattened_size = unflattened_size
 
     def forward(self, x: Variable) -> Variable:
-        return x.unflatten(self.dim, self.unflattened_size)
+        return _variable(x, "Unflatten").unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+def _variable(x: object, module: str) -> Variable:
+    """x, if it is a Variable; else a TypeError naming the module."""
+    if not isinstance(x, Variable):
+        raise TypeError(
+            f"{module} reshapes a Variable; got {type(x).__name__}. Make one with "
+            f"minigrad.tensor(...)."
+        )
+    return x

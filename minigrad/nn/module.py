@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad import devices
+from minigrad.argument_checks import check_callable
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.dtypes import as_dtype
 from minigrad.tracing import traced_as_one_call
@@ -188,6 +189,11 @@ class Module:
 
     def get_submodule(self, target: str) -> Module:
         """The Module at a dotted path ("encoder.0"); "" is this Module itself."""
+        if not isinstance(target, str):
+            raise TypeError(
+                f"get_submodule(target) takes a dotted name such as 'encoder.0' ('' for the "
+                f"Module itself); got {type(target).__name__}."
+            )
         module: Module = self
         walked = []
         for name in target.split(".") if target else ():
@@ -247,6 +253,7 @@ class Module:
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call fn on every submodule, then on this Module (e.g. to initialise); returns self."""
+        check_callable(fn, "fn", f"{type(self).__name__}.apply", "a function of a Module")
         for child in self.children():
             child.apply(fn)
         fn(self)

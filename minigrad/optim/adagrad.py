@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.argument_checks import check_flag
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 
@@ -35,7 +36,7 @@ class Adagrad(Optimizer):
                 "initial_accumulator_value", initial_accumulator_value
             ),
             "eps": check_hyperparameter("eps", eps),
-            "maximize": bool(maximize),
+            "maximize": check_flag(maximize, "maximize", "Adagrad"),
         }
         super().__init__(params, defaults)
         # As in PyTorch, the state exists from the start (state_dict shows it before a step).

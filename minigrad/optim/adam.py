@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.argument_checks import check_flag
 from minigrad.optim.optimizer import Optimizer, check_betas, check_hyperparameter
 
 
@@ -31,14 +32,17 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         betas = check_betas(betas)
+        owner = type(self).__name__  # Adam, or AdamW
         defaults = {
             "lr": check_hyperparameter("lr", lr),
             "betas": betas,
             "eps": check_hyperparameter("eps", eps),
             "weight_decay": check_hyperparameter("weight_decay", weight_decay),
-            "amsgrad": bool(amsgrad),
-            "maximize": bool(maximize),
-            "decoupled_weight_decay": bool(decoupled_weight_decay),
+            "amsgrad": check_flag(amsgrad, "amsgrad", owner),
+            "maximize": check_flag(maximize, "maximize", owner),
+            "decoupled_weight_decay": check_flag(
+                decoupled_weight_decay, "decoupled_weight_decay", owner
+            ),
         }
         super().__init__(params, defaults)
 

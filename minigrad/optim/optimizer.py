@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.argument_checks import check_callable
 from minigrad.autodiff.grad_mode import enable_grad, no_grad
 from minigrad.tracing import traced_as_one_call
 from minigrad.variable import Variable
@@ -144,6 +145,10 @@ class Optimizer:
         and returns what it returned."""
         loss = None
         if closure is not None:
+            check_callable(
+                closure, "closure", f"{type(self).__name__}.step",
+                "a function that computes the loss and calls backward() (or None)",
+            )  # fmt: skip
             with enable_grad():
                 loss = closure()
         with no_grad():
@@ -237,7 +242,12 @@ def check_hyperparameter(name: str, value: Any, low: float = 0.0) -> float:
 
 def check_betas(betas: Any) -> tuple[float, float]:
     """A pair (beta1, beta2), each in [0, 1), or a ValueError saying which is wrong."""
-    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+    if not isinstance(betas, (tuple, list)):
+        raise TypeError(
+            f"betas must be a pair (beta1, beta2), e.g. (0.9, 0.999); got "
+            f"{type(betas).__name__} {betas!r}."
+        )
+    if len(betas) != 2:
         raise ValueError(f"betas must be a pair (beta1, beta2); got {betas!r}.")
     for name, beta in zip(("betas[0]", "betas[1]"), betas):
         if check_hyperparameter(name, beta) >= 1:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.argument_checks import check_flag
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 
@@ -35,8 +36,8 @@ class RMSprop(Optimizer):
             "eps": check_hyperparameter("eps", eps),
             "weight_decay": check_hyperparameter("weight_decay", weight_decay),
             "momentum": check_hyperparameter("momentum", momentum),
-            "centered": bool(centered),
-            "maximize": bool(maximize),
+            "centered": check_flag(centered, "centered", "RMSprop"),
+            "maximize": check_flag(maximize, "maximize", "RMSprop"),
         }
         super().__init__(params, defaults)
 

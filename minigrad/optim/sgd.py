@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.argument_checks import check_flag
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 
@@ -31,8 +32,8 @@ class SGD(Optimizer):
             "momentum": check_hyperparameter("momentum", momentum),
             "dampening": check_hyperparameter("dampening", dampening),
             "weight_decay": check_hyperparameter("weight_decay", weight_decay),
-            "nesterov": bool(nesterov),
-            "maximize": bool(maximize),
+            "nesterov": check_flag(nesterov, "nesterov", "SGD"),
+            "maximize": check_flag(maximize, "maximize", "SGD"),
         }
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError(

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import factories
+from minigrad.argument_checks import check_flag
 from minigrad.ops.shape import stack
 from minigrad.variable import Variable
 
@@ -234,6 +235,10 @@ class DataLoader:
             isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
         ):
             raise ValueError(f"batch_size should be a positive int (or None); got {batch_size!r}.")
+        if shuffle is not None:
+            check_flag(shuffle, "shuffle", "DataLoader")
+        drop_last = check_flag(drop_last, "drop_last", "DataLoader")
+        pin_memory = check_flag(pin_memory, "pin_memory", "DataLoader")
         if shuffle and sampler is not None:
             raise ValueError("sampler option is mutually exclusive with shuffle; pass one of them.")
         if batch_sampler is not None and (

@@ -85,7 +85,6 @@ class Variable:
         return variable
 
     # ------------------------------------------------------------------ attributes
-
     @property
     def data(self) -> Any:
         """The values: a NumPy array, a str (text), or a GPU array. Assignable, as in PyTorch,

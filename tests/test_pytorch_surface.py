@@ -743,3 +743,27 @@ def test_save_on_cpu_keeps_saved_values_on_the_host_and_gives_the_same_gradients
         grads.append(x.grad.cpu().numpy())
     np.testing.assert_allclose(grads[0], grads[1])
     np.testing.assert_allclose(grads[1], np.exp(data) * (1 + data))
+
+
+# ------------------------------------------------------------ grad_fn._saved_<name>
+def test_saved_attributes_of_a_node_name_its_inputs_and_output() -> None:
+    import minigrad
+
+    a = minigrad.randn(3, requires_grad=True)
+    b = minigrad.ones(3, requires_grad=True)
+    y = a * b
+    assert y.grad_fn._saved_self is a and y.grad_fn._saved_other is b
+    assert y.grad_fn._saved_a is a and y.grad_fn._saved_b is b  # forward's own names
+    e = a.exp()
+    assert e.grad_fn._saved_result.equal(e) and e.grad_fn._saved_result is not e
+    with pytest.raises(AttributeError, match="saved no value for 'self'"):
+        _ = e.grad_fn._saved_self
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
+        _ = e.grad_fn.no_such_thing
+    e.sum().backward()
+    with pytest.raises(RuntimeError, match="freed by a backward; pass retain_graph=True"):
+        _ = e.grad_fn._saved_result
+    # Under saved_tensors_hooks the unpack hook gives the value back.
+    with minigrad.autograd.graph.saved_tensors_hooks(lambda v: v * 1, lambda v: v):
+        z = a * b
+    np.testing.assert_array_equal(z.grad_fn._saved_other.detach().numpy(), b.detach().numpy())

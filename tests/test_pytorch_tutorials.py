@@ -1643,7 +1643,6 @@ def _check_transforms(r):
 @example(
     "basics/transforms_tutorial (one-hot Lambda)",
     check=_check_transforms,
-    xfail="minigrad has no Tensor.scatter_",
 )
 def ex_transforms(torch):
     target_transform = (lambda y: torch.zeros(
@@ -2609,7 +2608,6 @@ def _check_gradcheck(r):
 @example(
     "forward_ad_usage/gradcheck(check_forward_ad=True)",
     check=_check_gradcheck,
-    xfail="minigrad's gradcheck has no check_forward_ad=True",
 )
 def ex_forward_ad_gradcheck(torch):
     rng = np.random.default_rng(74)
@@ -2643,7 +2641,6 @@ def _check_saved_attributes(r):
 @example(
     "saved_tensors_hooks/saved tensors (grad_fn._saved_*)",
     check=_check_saved_attributes,
-    xfail="minigrad's grad_fn has no _saved_self / _saved_other / _saved_result",
 )
 def ex_saved_attributes(torch):
     rng = np.random.default_rng(80)
@@ -2883,7 +2880,6 @@ def _check_disk_double_access(r):
 @example(
     "saved_tensors_hooks/saving tensors to disk (double access)",
     check=_check_disk_double_access,
-    xfail="minigrad's grad_fn has no _saved_self",
 )
 def ex_saved_to_disk_double_access(torch):
     import uuid
@@ -3030,7 +3026,9 @@ def _compare(got, expected, rtol, atol):
     assert sorted(got) == sorted(expected), "the example returned different keys"
     for key, want in expected.items():
         have = got[key]
-        if isinstance(want, (bool, str)):
+        if isinstance(want, (bool, str)) or (
+            isinstance(want, list) and all(isinstance(item, str) for item in want)
+        ):
             assert have == want, f"{key}: minigrad {have!r}, PyTorch {want!r}"
         else:
             np.testing.assert_allclose(

@@ -32,8 +32,7 @@ _edge_to_accumulator = Variable._edge_to_accumulator
 class FunctionCtx:
     """What forward leaves for backward: saved values, flags, and any attribute you set."""
 
-    # The usual attributes live in slots; any other one a forward sets (ctx.dim = 1) goes
-    # in a __dict__, made only then.
+    # Usual attributes in slots; any other a forward sets (ctx.dim = 1) goes in a __dict__.
     __slots__ = ("to_save", "dirty", "needs_input_grad", "__dict__", "__weakref__")
     # Rarely changed, so they live on the class until a ctx sets its own.
     non_differentiable: tuple = ()
@@ -86,8 +85,7 @@ class BackwardNode(FunctionCtx):
     `next_functions[i]` is (node, output_nr) for input i: where its gradient goes next.
     """
 
-    # Slots keep nodes small (and cheap for the garbage collector to walk); attributes a
-    # forward sets on ctx still go in a __dict__, made only when one is set.
+    # Slots keep nodes small (and cheap for the garbage collector to walk).
     __slots__ = (
         "_function",
         "next_functions",
@@ -102,6 +100,9 @@ class BackwardNode(FunctionCtx):
     _pre_hooks: dict | None = None
     _retained: dict | None = None
     _forward_trace: list | None = None
+
+    def __getattr__(self, name: str) -> Any:  # PyTorch's node._saved_self: see graph.py
+        return importlib.import_module("minigrad.autodiff.graph").saved_attribute(self, name)
 
     def __init__(self, function: type[Function], args: tuple) -> None:
         self.to_save = ()

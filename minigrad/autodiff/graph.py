@@ -15,11 +15,13 @@ functions here give the rest, without reaching into private attributes:
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from minigrad.autodiff import engine, kinds
+from minigrad.autodiff import saved as saved_module
 from minigrad.autodiff.function import BackwardNode
 from minigrad.autodiff.saved import PackedValue, SavedOutput, save_on_cpu, saved_tensors_hooks
 from minigrad.variable import AccumulateGrad, Variable
@@ -41,12 +43,31 @@ def remove_step_observer(observer: StepObserver) -> None:
         engine._step_observers.remove(observer)
 
 
+def _check_node(node: Any, caller: str) -> None:
+    """A TypeError unless node is a graph node: a Variable's grad_fn (or next_functions)."""
+    if not isinstance(node, (BackwardNode, AccumulateGrad)):
+        raise TypeError(
+            f"{caller}() takes a graph node, such as y.grad_fn or an entry of "
+            f"node.next_functions; got {type(node).__name__}."
+        )
+
+
+def _check_index(index: Any, label: str, caller: str) -> None:
+    """A TypeError unless index is an int, a ValueError if it is negative."""
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"{caller}(): {label} must be an int; got {type(index).__name__}.")
+    if index < 0:
+        raise ValueError(f"{caller}(): {label} must be >= 0; got {index}.")
+
+
 def input_variable(node: Any, index: int) -> Variable | None:
     """The Variable that input `index` of `node` was, if it is still alive.
 
     An input that requires grad is found through its edge: the leaf of an AccumulateGrad,
     or the output of the node that made it. An input that takes no gradient has no edge;
     the node holds it weakly, only for this function."""
+    _check_node(node, "input_variable")
+    _check_index(index, "index", "input_variable")
     if type(node) is AccumulateGrad or index >= len(node.next_functions):
         return None
     next_node, output_nr = node.next_functions[index]
@@ -60,6 +81,8 @@ def input_variable(node: Any, index: int) -> Variable | None:
 
 def output(node: Any, output_nr: int) -> Variable | None:
     """Output `output_nr` of `node`, while it is alive (the leaf itself for AccumulateGrad)."""
+    _check_node(node, "output")
+    _check_index(output_nr, "output_nr", "output")
     if type(node) is AccumulateGrad:
         return node.variable if output_nr == 0 else None
     refs = node._output_refs
@@ -72,11 +95,14 @@ def output(node: Any, output_nr: int) -> Variable | None:
 
 def output_nr(variable: Variable) -> int:
     """Which output of its grad_fn `variable` is (0 for a leaf)."""
+    if not isinstance(variable, Variable):
+        raise TypeError(f"output_nr() takes a Variable; got {type(variable).__name__}.")
     return variable._output_nr
 
 
 def number_of_outputs(node: Any) -> int:
     """How many outputs `node` has (1 for an AccumulateGrad: its leaf)."""
+    _check_node(node, "number_of_outputs")
     return 1 if type(node) is AccumulateGrad else len(node._output_metadata)
 
 
@@ -90,6 +116,8 @@ class OutputInfo(NamedTuple):
 
 def output_info(node: Any, output_nr: int) -> OutputInfo | None:
     """Shape, dtype and kind of output `output_nr` (None if it was not a Variable)."""
+    _check_node(node, "output_info")
+    _check_index(output_nr, "output_nr", "output_info")
     if type(node) is AccumulateGrad:
         return None
     metadata = node._output_metadata
@@ -127,6 +155,63 @@ def saved_values(node: Any) -> list[SavedValue] | None:
     return values
 
 
+def saved_attribute(node: Any, name: str) -> Variable:
+    """PyTorch's `node._saved_self`, `_saved_other`, `_saved_<argument>`, `_saved_result`:
+    the value `node` saved for backward from its first input, second input, the input of
+    that name in its Function's forward, or its output (a new Variable equal to it)."""
+    prefix = "_saved_"
+    if not name.startswith(prefix) or not isinstance(node, BackwardNode):
+        raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(
+            f"{node.name()}.{name}: the saved values were freed by a backward; pass "
+            "retain_graph=True to that backward to read them after it."
+        )
+    wanted = name[len(prefix) :]
+    if wanted in ("result", "result0"):
+        position = _saved_output_position(saved)
+    else:
+        position = _saved_input_position(node, saved, _input_index(node, wanted))
+    if position is None:
+        raise AttributeError(
+            f"{node.name()} saved no value for {wanted!r}: it saved "
+            f"{len(saved)} value(s) for backward. graph.saved_values(node) lists them."
+        )
+    return saved_module.unpack(node)[position]
+
+
+def _input_index(node: Any, wanted: str) -> int | None:
+    """Which input `wanted` names: self and other (PyTorch's names), or forward's own."""
+    if wanted in ("self", "other"):
+        return 0 if wanted == "self" else 1
+    forward = node._function.forward
+    names = [p for p in inspect.signature(forward).parameters if p != "ctx"]
+    return names.index(wanted) if wanted in names else None
+
+
+def _saved_output_position(saved: tuple) -> int | None:
+    for position, value in enumerate(saved):
+        if getattr(value, "output_nr", None) == 0:
+            return position
+    return None
+
+
+def _saved_input_position(node: Any, saved: tuple, index: int | None) -> int | None:
+    if index is None:
+        return None
+    inputs = [value for value in saved if getattr(value, "output_nr", None) is None]
+    variable = input_variable(node, index)
+    for position, value in enumerate(saved):
+        if variable is not None and value is variable:
+            return position
+    # Kept by saved_tensors_hooks, a value is no longer the input itself: when forward
+    # saved each input in order, input `index` is the `index`-th value saved.
+    if len(inputs) == len(node.next_functions) and index < len(inputs):
+        return saved.index(inputs[index])
+    return None
+
+
 __all__ = [
     "OutputInfo",
     "SavedValue",
@@ -138,6 +223,7 @@ __all__ = [
     "output_nr",
     "remove_step_observer",
     "save_on_cpu",
+    "saved_attribute",
     "saved_tensors_hooks",
     "saved_values",
 ]

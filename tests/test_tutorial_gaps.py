@@ -179,3 +179,89 @@ def test_scheduler_arguments_are_checked() -> None:
         sched.ChainedScheduler([sched.ReduceLROnPlateau(optimizer)], optimizer=optimizer)
     with pytest.raises(ValueError, match="at least one scheduler"):
         sched.ChainedScheduler([])
+
+
+# --------------------------------------------------------------------------- scatter
+# transforms_tutorial.py: torch.zeros(10, dtype=torch.float).scatter_(dim=0,
+# index=torch.tensor(y), value=1), a one-hot vector.
+
+_INDEX = [[1, 2, 0, 1], [0, 0, 2, 2]]
+
+
+def test_scatter_value_makes_the_tutorials_one_hot_vectors() -> None:
+    for label in (0, 3, 9):
+        hot = minigrad.zeros(10, dtype=minigrad.float).scatter_(
+            dim=0, index=minigrad.tensor(label), value=1
+        )
+        np.testing.assert_array_equal(hot.numpy(), np.eye(10)[label])
+        assert hot.dtype == np.float32
+
+
+def _scatter_cases(lib):
+    base = np.arange(12.0).reshape(3, 4)
+    x = lib.tensor(base, requires_grad=True)
+    src = lib.tensor(np.arange(8.0).reshape(2, 4) + 100, requires_grad=True)
+    narrow = lib.tensor(np.arange(6.0).reshape(3, 2) - 50, requires_grad=True)
+    wide = lib.tensor(np.arange(15.0).reshape(3, 5) - 50)
+    index = lib.tensor(_INDEX)
+    outs = {
+        "src dim 0": x.scatter(0, index, src),
+        "src dim 1": x.scatter(1, lib.tensor([[3, 0], [1, 2], [0, 0]]), narrow),
+        "value": x.scatter(1, lib.tensor([[0], [3], [1]]), 2.5),
+        "value keyword": lib.scatter(x, 0, index, value=-1.0),
+    }
+    total = sum((out * out).sum() for out in outs.values())
+    total.backward()
+    results = {name: out.detach().numpy() for name, out in outs.items()}
+    # A src larger than index: its corner is used. (PyTorch's backward refuses this case.)
+    results["src larger than index"] = x.detach().scatter(0, index, wide).numpy()
+    results.update({"x.grad": x.grad.numpy(), "src.grad": src.grad.numpy(),
+                    "narrow.grad": narrow.grad.numpy()})
+    inplace = lib.tensor(base.copy())
+    inplace.scatter_(0, index, lib.tensor(np.ones((2, 4))))
+    results["in place"] = inplace.numpy()
+    return results
+
+
+def test_scatter_values_and_gradients_equal_pytorchs(real_torch) -> None:
+    ours, theirs = _scatter_cases(minigrad), _scatter_cases(real_torch)
+    for key, want in theirs.items():
+        np.testing.assert_allclose(ours[key], want, err_msg=key)
+
+
+def test_scatter_gradients_by_finite_differences() -> None:
+    index = minigrad.tensor(_INDEX)
+    x = minigrad.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+    src = minigrad.tensor(np.random.default_rng(1).standard_normal((2, 4)), requires_grad=True)
+    assert minigrad.gradcheck(lambda a, b: a.scatter(0, index, b), [x, src])
+    assert minigrad.gradgradcheck(lambda a, b: a.scatter(0, index, b * b), [x, src])
+    assert minigrad.gradcheck(lambda a: a.scatter(1, index[:, :2], 3.0), [x])
+    assert minigrad.gradcheck(lambda a, b: a.scatter(0, index[:, :2], b), [x, src])  # src larger
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda x: x.scatter(0, minigrad.tensor([[3, 0, 0, 0]]), 1.0), RuntimeError, "out of"),
+        (lambda x: x.scatter(0, minigrad.tensor(_INDEX)), TypeError, "needs what to write"),
+        (
+            lambda x: x.scatter(0, minigrad.tensor(_INDEX), minigrad.ones(2, 4), value=1.0),
+            TypeError,
+            "not both",
+        ),
+        (
+            lambda x: x.scatter(
+                0, minigrad.tensor(_INDEX), minigrad.ones(2, 4, dtype=minigrad.float)
+            ),
+            RuntimeError,
+            "dtype",
+        ),
+        (lambda x: x.scatter(0, minigrad.tensor(_INDEX), 1.0, reduce="add"), NotImplementedError,
+         "scatter_add"),
+        (lambda x: x.scatter(0, minigrad.tensor(_INDEX), value="1"), TypeError, "number"),
+        (lambda x: x.scatter(0, minigrad.tensor([[0.5]]), 1.0), RuntimeError, "integers"),
+    ],
+)
+def test_scatter_errors_name_the_problem(call, error, message) -> None:
+    with pytest.raises(error, match=message):
+        call(minigrad.zeros(3, 4))

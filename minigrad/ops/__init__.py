@@ -96,6 +96,7 @@ from minigrad.ops.selection import (
     IndexAdd,
     IndexSelect,
     ScatterAddAlong,
+    ScatterAlong,
 )
 from minigrad.ops.shape import (
     Cat,
@@ -199,6 +200,7 @@ __all__ = [
     "Rsqrt",
     "ScatterAdd",
     "ScatterAddAlong",
+    "ScatterAlong",
     "Sigmoid",
     "Sign",
     "Sin",

@@ -2,20 +2,22 @@
 
 narrow, split and chunk cut x into slices (views, as x[..., a:b]). gather and index_select
 read elements at integer positions; scatter_add and index_add add values at such
-positions. Reading and adding are each other's backward: the gradient of a read is added
-back where the value came from, and the gradient of an add is read where it went, so
-second derivatives work too.
+positions, scatter writes them there. Reading and adding are each other's backward: the
+gradient of a read is added back where the value came from, and the gradient of an add
+is read where it went, so second derivatives work too.
 
 Along dim=0 of a 2-d x, with integer Variables `index`:
 
     gather:        out[i][j] = x[index[i][j]][j]
     scatter_add:   out = x;  out[index[i][j]][j] += src[i][j]
+    scatter:       out = x;  out[index[i][j]][j] = src[i][j]   (or = value)
     index_select:  out[i] = x[index[i]]
     index_add:     out = x;  out[index[i]] += alpha * source[i]
 """
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -165,6 +167,49 @@ class ScatterAddAlong(Function):
                 corner = tuple(slice(0, size) for size in grad_src.shape)
                 grad_src = ScatterAdd.apply(grad_src, corner, ctx.src_shape)
         return grad, None, None, grad_src
+
+
+class ScatterAlong(Function):
+    """out = x, then out[index[i][j]][j] = src[i][j] (dim=0), or = value when src is None;
+    dx = grad with zeros at the places written, dsrc = grad.gather(dim, index). Where
+    index repeats a place, which of the values lands there is not specified (as in
+    PyTorch); here the last one does."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Variable, dim: int, index: np.ndarray, src: Any, value: Any
+    ) -> np.ndarray:
+        data = numeric(x, "scatter")
+        cpu_only(data, "scatter")
+        ctx.dim = single_dim(dim, data.ndim)
+        ctx.index, ctx.src_shape = index, None
+        out, index = np.atleast_1d(data).copy(), np.atleast_1d(index)
+        _check_index_shape(index, out.shape, ctx.dim, "self", "scatter")
+        _check_range(index, out.shape[ctx.dim], ctx.dim, "scatter", RuntimeError)
+        places = _coordinates(index, ctx.dim)
+        if src is None:
+            out[places] = value
+        else:
+            values = array_of(src, "scatter")
+            cpu_only(values, "scatter")
+            _check_same_dtype(data, values, "src", "scatter")
+            ctx.src_shape = values.shape
+            values = np.atleast_1d(values)
+            _check_index_shape(index, values.shape, None, "src", "scatter")
+            out[places] = values[tuple(slice(0, size) for size in index.shape)]
+        return out.reshape(data.shape)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        grad_x = grad_src = None
+        if ctx.needs_input_grad[0]:  # what was written over gets no gradient
+            grad_x = ScatterAlong.apply(grad, ctx.dim, ctx.index, None, 0)
+        if ctx.src_shape is not None and ctx.needs_input_grad[3]:
+            grad_src = grad.gather(ctx.dim, ctx.index)
+            if grad_src.shape != ctx.src_shape:  # the part of src that index did not reach
+                corner = tuple(slice(0, size) for size in grad_src.shape)
+                grad_src = ScatterAdd.apply(grad_src, corner, ctx.src_shape)
+        return grad_x, None, None, grad_src, None
 
 
 class IndexSelect(Function):
@@ -325,6 +370,38 @@ def gather(x: Variable, dim: int, index: Any, *, sparse_grad: bool = False) -> V
 def scatter_add(x: Variable, dim: int, index: Any, src: Any) -> Variable:
     """A copy of x with src[i][j] added at x[index[i][j]][j] (dim=0); see ScatterAddAlong."""
     return ScatterAddAlong.apply(x, dim, index_array(index, "scatter_add"), src)
+
+
+@register("scatter", inplace=True)
+def scatter(
+    x: Variable,
+    dim: int,
+    index: Any,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: str | None = None,
+) -> Variable:
+    """A copy of x with src[i][j] written at x[index[i][j]][j] (dim=0), or the number
+    `value` written at each of those places; see ScatterAlong. x.scatter_(...) writes
+    into x: e.g. zeros(10).scatter_(0, tensor(3), value=1) is a one-hot vector."""
+    if reduce is not None:
+        raise NotImplementedError(
+            f"scatter(reduce={reduce!r}) is not in minigrad (PyTorch deprecates it): use "
+            f"scatter_add for reduce='add'."
+        )
+    if src is not None and value is not None:
+        raise TypeError("scatter() takes src or value, not both.")
+    if src is None and value is None:
+        raise TypeError(
+            "scatter() needs what to write: src (a Variable shaped like index) or value "
+            "(a number), e.g. x.scatter(0, index, value=1.0)."
+        )
+    if src is not None and not isinstance(src, Variable):  # scatter(dim, index, 1.0)
+        src, value = None, src
+    if value is not None and not isinstance(value, (numbers.Number, np.number)):
+        raise TypeError(f"scatter(): value must be a number; got {type(value).__name__}.")
+    return ScatterAlong.apply(x, dim, index_array(index, "scatter"), src, value)
 
 
 @register("index_select")

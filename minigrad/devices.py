@@ -26,6 +26,11 @@ class device:  # noqa: N801 (PyTorch's name)
     __slots__ = ("type", "index")
 
     def __init__(self, spec: Any, index: int | None = None) -> None:
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(
+                f"device(): index must be an int (0, minigrad's one GPU) or None; got "
+                f"{type(index).__name__}."
+            )
         if isinstance(spec, device):
             spec, index = spec.type, spec.index if index is None else index
         if isinstance(spec, str) and ":" in spec:

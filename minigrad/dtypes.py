@@ -35,9 +35,13 @@ bool = bool_  # noqa: A001
 
 def as_dtype(dtype: Any) -> np.dtype:
     """A NumPy dtype from any spelling minigrad accepts (minigrad.float32, 'float32', ...)."""
+    if dtype is None or isinstance(dtype, bool):
+        raise TypeError(
+            f"dtype must be a data type such as minigrad.float32; got {dtype!r}."
+        )
     try:
         return np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):  # NumPy's words for "not a dtype" (a Variable: ValueError)
         raise TypeError(
             f"dtype {dtype!r} is not a data type minigrad knows; use e.g. minigrad.float32, "
             f"minigrad.float64 (minigrad.double), minigrad.int64 (minigrad.long) or 'float32'."

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
+from minigrad.argument_checks import check_flag
 from minigrad.dtypes import as_dtype
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -50,12 +51,50 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
 def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
     """The new leaf: data cast to `dtype`, on `device`."""
     if dtype is not None:
-        data = np.asarray(data).astype(as_dtype(dtype), copy=False)
+        data = _numeric_array(data).astype(as_dtype(dtype), copy=False)
     if device is None:
         device = devices.get_default_device().type
     if devices.check_device(device) == "cuda":
         data = devices.move(np.asarray(data), "cuda")
     return Variable(data, requires_grad=requires_grad)
+
+
+def _numeric_array(data: Any) -> np.ndarray:
+    """data as an array of numbers (bool, int, float, complex), or a TypeError."""
+    array = np.asarray(data)
+    if array.dtype.kind not in "biufc":
+        raise TypeError(
+            f"a Variable holds numbers: bools, ints, floats or nested lists of them; got "
+            f"{_described(data)}. (Text goes in Variable('some text').)"
+        )
+    return array
+
+
+def _described(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _count(value: Any, factory: str, label: str) -> int:
+    """An int >= 0 (a number of elements), or a clear error."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{factory}(): {label} must be an int; got {_described(value)}.")
+    if value < 0:
+        raise ValueError(f"{factory}(): {label} must be non-negative; got {value}.")
+    return int(value)
+
+
+def _fill_value(value: Any, factory: str) -> Any:
+    """The value to fill with: a number, or a one-element Variable or array."""
+    if isinstance(value, Variable) and not value.is_text and value.numel() == 1:
+        return value.item()
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "biufc":
+        return value.item()
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(
+            f"{factory}(): fill_value must be a number; got {_described(value)}."
+        )
+    return value
 
 
 # --------------------------------------------------------------------------- filled
@@ -89,7 +128,7 @@ def full(
     requires_grad: bool = False,
 ) -> Variable:
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
-    return _leaf(np.full(shape, fill_value), dtype, device, requires_grad)
+    return _leaf(np.full(shape, _fill_value(fill_value, "full")), dtype, device, requires_grad)
 
 
 def eye(
@@ -146,7 +185,7 @@ def linspace(
 ) -> Variable:
     """`steps` evenly spaced numbers from start to end, both included."""
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
-    (count,) = _size((steps,), "linspace")
+    count = _count(steps, "linspace", "steps")
     return _leaf(np.linspace(start, end, count), dtype, device, requires_grad)
 
 
@@ -162,7 +201,8 @@ def logspace(
 ) -> Variable:
     """base ** linspace(start, end, steps)."""
     start, end = _number(start, "logspace", "start"), _number(end, "logspace", "end")
-    (count,) = _size((steps,), "logspace")
+    count = _count(steps, "logspace", "steps")
+    base = _number(base, "logspace", "base")
     return _leaf(np.logspace(start, end, count, base=base), dtype, device, requires_grad)
 
 
@@ -199,6 +239,9 @@ def randint(
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() needs a size, e.g. randint(0, 10, (3,)).")
+    for label, bound in (("low", low), ("high", high)):
+        if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
+            raise TypeError(f"randint(): {label} must be an int; got {_described(bound)}.")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
@@ -216,23 +259,47 @@ def normal(
     requires_grad: bool = False,
 ) -> Variable:
     """Normal numbers with the given mean and std (numbers or Variables that broadcast)."""
-    mean_data = mean.data if isinstance(mean, Variable) else mean
-    std_data = std.data if isinstance(std, Variable) else std
-    if np.any(np.asarray(std_data) < 0):
+    mean_data = _numeric_argument(mean, "mean")
+    std_data = _numeric_argument(std, "std")
+    if np.any(std_data < 0):
         raise ValueError(f"normal expects std >= 0; got {std_data}.")
-    if size is None:
-        shape = np.broadcast_shapes(np.shape(mean_data), np.shape(std_data))
-    else:
-        shape = _size(size if isinstance(size, (tuple, list)) else (size,), "normal")
+    shapes = [mean_data.shape, std_data.shape]
+    if size is not None:
+        size = _size(size if isinstance(size, (tuple, list)) else (size,), "normal")
+        shapes.append(size)
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:  # NumPy's "shape mismatch"
+        shape = None
+    if shape is None or (size is not None and shape != size):
+        raise ValueError(
+            f"normal(): mean of shape {mean_data.shape} and std of shape {std_data.shape} "
+            f"must broadcast to one shape{'' if size is None else f', the size {size}'}."
+        )
     values = _generator.normal(mean_data, std_data, shape)
     return _leaf(values, dtype, device, requires_grad)
+
+
+def _numeric_argument(value: Any, label: str) -> np.ndarray:
+    """normal()'s mean or std as an array: a number, or a numeric Variable or array."""
+    if isinstance(value, Variable) and not value.is_text:
+        value = value.data.to_host() if devices.is_on_cuda(value.data) else value.data
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number, np.ndarray)):
+        raise TypeError(
+            f"normal(): {label} must be a number or a numeric Variable; got "
+            f"{_described(value)}."
+        )
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"normal(): {label} must hold numbers; got dtype {array.dtype}.")
+    return array
 
 
 def randperm(
     n: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """A random permutation of 0 .. n-1 (int64)."""
-    (count,) = _size((n,), "randperm")
+    count = _count(n, "randperm", "n")
     return _leaf(_generator.permutation(count), dtype, device, requires_grad)
 
 
@@ -242,18 +309,30 @@ def multinomial(probabilities: Variable, num_samples: int, replacement: bool = F
     Without replacement it uses the Gumbel-top-k trick: adding Gumbel noise to the log
     weights and taking the k largest draws k distinct indices with the right probabilities.
     """
-    weights = np.asarray(
-        probabilities.data if isinstance(probabilities, Variable) else probabilities
-    )
-    if weights.ndim not in (1, 2):
-        raise RuntimeError(f"multinomial expects a 1-D or 2-D input; got shape {weights.shape}.")
+    count = _count(num_samples, "multinomial", "num_samples")
+    check_flag(replacement, "replacement", "multinomial()")
+    if isinstance(probabilities, Variable) and not probabilities.is_text:
+        weights = np.asarray(probabilities.detach().cpu().numpy())
+    elif isinstance(probabilities, np.ndarray):
+        weights = probabilities
+    else:
+        raise TypeError(
+            f"multinomial(): input must be a Variable of weights; got "
+            f"{_described(probabilities)}."
+        )
+    if weights.dtype.kind not in "biuf":
+        raise TypeError(f"multinomial(): the weights must be numbers; got dtype {weights.dtype}.")
+    if weights.ndim not in (1, 2) or weights.shape[-1] == 0:
+        raise RuntimeError(
+            f"multinomial expects a 1-D or 2-D input with at least one category; got shape "
+            f"{weights.shape}."
+        )
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         raise RuntimeError("multinomial: weights must be finite and non-negative.")
     rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
     totals = rows.sum(axis=1, keepdims=True)
     if np.any(totals <= 0):
         raise RuntimeError("multinomial: each row of weights needs a positive sum.")
-    (count,) = _size((num_samples,), "multinomial")
     if replacement:
         cdf = np.cumsum(rows / totals, axis=1)
         draws = _generator.random((rows.shape[0], count))
@@ -324,8 +403,10 @@ def full_like(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
+    value = _fill_value(fill_value, "full_like")
+
     def filled(shape: tuple) -> np.ndarray:
-        return np.full(shape, fill_value)
+        return np.full(shape, value)
 
     return _like(other, "full_like", filled, dtype, device, requires_grad)
 
@@ -351,7 +432,14 @@ def tensor(
     """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
     if isinstance(data, str):
         return Variable(data, requires_grad=requires_grad)
-    return _leaf(np.array(_plain(data)), dtype, device, requires_grad)
+    try:
+        array = np.array(_plain(data))
+    except ValueError:  # NumPy's "inhomogeneous shape"
+        raise ValueError(
+            f"tensor(): nested lists must be rectangular (every row the same length); got "
+            f"{_described(data)}. Pad the rows, or make one Variable per row."
+        ) from None
+    return _leaf(_numeric_array(array), dtype, device, requires_grad)
 
 
 def _plain(data: Any) -> Any:
@@ -371,7 +459,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Variable:
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == as_dtype(dtype)):
         shared = Variable._make(data)
         return shared if device is None else shared.to(device)
-    return _leaf(np.asarray(data), dtype, device, False)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array: np.ndarray) -> Variable:

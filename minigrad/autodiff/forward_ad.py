@@ -189,6 +189,11 @@ def _check_numeric(function: str, name: str, value: Any, allow_array: bool) -> N
                 f"{function}: {name} must be a numeric Variable; got a text Variable. "
                 f"Forward-mode AD carries tangents of numbers; text has none."
             )
+        if value.device.type != "cpu":
+            raise NotImplementedError(
+                f"{function}: forward-mode AD runs on CPU Variables only; the {name} is on "
+                f"{value.device.type}. Move it with .cpu() first."
+            )
         return
     if allow_array and isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return

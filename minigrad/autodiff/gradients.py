@@ -29,8 +29,8 @@ def grad(
         raise RuntimeError(
             "grad requires non-empty outputs: pass the Variable(s) to differentiate."
         )
-    seeds = checks.seed_gradients(roots, grad_outputs, "grad_outputs")
     input_list = checks.variables(inputs, "inputs")
+    seeds = checks.seed_gradients(roots, grad_outputs, "grad_outputs")
     checks.grad_inputs(input_list)
     if retain_graph is None:
         retain_graph = create_graph

@@ -2959,7 +2959,6 @@ def _check_save_to_disk_module(r):
 @example(
     "saved_tensors_hooks/SaveToDisk in nn.DataParallel",
     check=_check_save_to_disk_module,
-    xfail="minigrad has no torch.nn.DataParallel",
 )
 def ex_save_to_disk_module(torch):
     import uuid

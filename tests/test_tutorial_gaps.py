@@ -265,3 +265,42 @@ def test_scatter_gradients_by_finite_differences() -> None:
 def test_scatter_errors_name_the_problem(call, error, message) -> None:
     with pytest.raises(error, match=message):
         call(minigrad.zeros(3, 4))
+
+
+# --------------------------------------------------------------------------- DataParallel
+# autograd_saved_tensors_hooks_tutorial.py: net = nn.DataParallel(SaveToDisk(Model())).
+
+
+def _data_parallel(lib):
+    inner = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        inner.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3) / 10, dtype=inner.weight.dtype))
+        inner.bias.copy_(lib.tensor([0.5, -0.5], dtype=inner.bias.dtype))
+    net = lib.nn.DataParallel(inner)
+    x = lib.tensor(np.linspace(-1, 1, 12).reshape(4, 3), dtype=inner.weight.dtype)
+    out = net(x)
+    (out**2).sum().backward()
+    return {
+        "out": out.detach().numpy(),
+        "weight.grad": inner.weight.grad.numpy(),
+        "keys": list(net.state_dict()),
+        "module is inner": net.module is inner,
+        "parameters": len(list(net.parameters())),
+    }
+
+
+def test_data_parallel_runs_its_module_as_pytorch_does_without_gpus(real_torch) -> None:
+    ours, theirs = _data_parallel(minigrad), _data_parallel(real_torch)
+    assert ours["keys"] == theirs["keys"] == ["module.weight", "module.bias"]
+    assert ours["module is inner"] and ours["parameters"] == theirs["parameters"] == 2
+    np.testing.assert_allclose(ours["out"], theirs["out"], rtol=1e-6)
+    np.testing.assert_allclose(ours["weight.grad"], theirs["weight.grad"], rtol=1e-6)
+
+
+def test_data_parallel_says_what_it_cannot_do() -> None:
+    with pytest.raises(TypeError, match="wraps an nn.Module"):
+        minigrad.nn.DataParallel(lambda x: x)
+    with pytest.raises(NotImplementedError, match="one device at a time"):
+        minigrad.nn.DataParallel(minigrad.nn.Linear(2, 2), device_ids=[0, 1])
+    net = minigrad.nn.DataParallel(minigrad.nn.Linear(2, 2), device_ids=[0])
+    assert net.device_ids == [0] and net(minigrad.ones(1, 2)).shape == (1, 2)

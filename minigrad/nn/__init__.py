@@ -15,6 +15,7 @@ from minigrad.nn.activation import (
     Tanh,
 )
 from minigrad.nn.container import ModuleDict, ModuleList, Sequential
+from minigrad.nn.data_parallel import DataParallel
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.flatten import Flatten, Unflatten
@@ -35,6 +36,7 @@ __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dropout",
     "Embedding",
     "Flatten",

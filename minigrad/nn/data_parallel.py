@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.argument_checks import check_iterable
 from minigrad.nn.module import Module
 
 
@@ -36,15 +37,17 @@ class DataParallel(Module):
                 f"DataParallel wraps an nn.Module; got {type(module).__name__}. Wrap the "
                 f"model, e.g. nn.DataParallel(model)."
             )
-        if device_ids is not None and len(list(device_ids)) > 1:
+        if device_ids is not None:
+            device_ids = check_iterable(device_ids, "device_ids", "DataParallel", "devices")
+        if device_ids is not None and len(device_ids) > 1:
             raise NotImplementedError(
-                f"DataParallel over {len(list(device_ids))} devices: minigrad runs one device "
+                f"DataParallel over {len(device_ids)} devices: minigrad runs one device "
                 f"at a time, so it cannot split a batch across GPUs. Pass one device, or none."
             )
         if isinstance(dim, bool) or not isinstance(dim, int):
             raise TypeError(f"DataParallel: dim must be an int; got {type(dim).__name__}.")
         self.module = module
-        self.device_ids = [] if device_ids is None else list(device_ids)
+        self.device_ids = [] if device_ids is None else device_ids
         self.output_device = output_device
         self.dim = dim
 

@@ -33,8 +33,15 @@ class Embedding(Module):
         _freeze: bool = False,
     ) -> None:
         super().__init__()
-        for label, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        sizes = (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim))
+        for label, value in sizes:  # the kinds first, as PyTorch checks them
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(
+                    f"Embedding: {label} must be an int >= 0; got {type(value).__name__} "
+                    f"{value!r}."
+                )
+        for label, value in sizes:
+            if value < 0:
                 raise ValueError(f"Embedding: {label} must be an int >= 0; got {value!r}.")
         if padding_idx is not None:
             if not isinstance(padding_idx, int) or isinstance(padding_idx, bool):

@@ -8,6 +8,8 @@ computation) and returns it. Random numbers come from minigrad's generator, so
 from __future__ import annotations
 
 import math
+import numbers
+from typing import Any
 
 import numpy as np
 
@@ -16,9 +18,22 @@ from minigrad.autodiff.grad_mode import no_grad
 from minigrad.variable import Variable
 
 
+def _target(tensor: Any, caller: str) -> Variable:
+    """The Variable to fill: numeric, else a TypeError naming the function."""
+    if not isinstance(tensor, Variable) or tensor.is_text:
+        got = "a text Variable" if isinstance(tensor, Variable) else type(tensor).__name__
+        raise TypeError(f"{caller} fills a numeric Variable; got {got}.")
+    return tensor
+
+
+def _real(value: Any, name: str, caller: str) -> float:
+    """A real number (not a bool), else a TypeError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{caller}: {name} must be a number; got {type(value).__name__}.")
+    return float(value)
+
+
 def _fill(tensor: Variable, values: np.ndarray, caller: str) -> Variable:
-    if not isinstance(tensor, Variable) or isinstance(tensor.data, str):
-        raise TypeError(f"{caller} expects a numeric Variable; got {type(tensor).__name__}.")
     with no_grad():
         tensor.copy_(values.astype(tensor.dtype, copy=False))
     return tensor
@@ -26,6 +41,8 @@ def _fill(tensor: Variable, values: np.ndarray, caller: str) -> Variable:
 
 def uniform_(tensor: Variable, a: float = 0.0, b: float = 1.0) -> Variable:
     """Fill with values drawn uniformly from [a, b)."""
+    _target(tensor, "uniform_")
+    a, b = _real(a, "a", "uniform_"), _real(b, "b", "uniform_")
     if not a <= b:
         raise ValueError(f"uniform_ needs a <= b; got a={a}, b={b}.")
     return _fill(tensor, factories._generator.uniform(a, b, tensor.shape), "uniform_")
@@ -33,6 +50,8 @@ def uniform_(tensor: Variable, a: float = 0.0, b: float = 1.0) -> Variable:
 
 def normal_(tensor: Variable, mean: float = 0.0, std: float = 1.0) -> Variable:
     """Fill with values drawn from N(mean, std²)."""
+    _target(tensor, "normal_")
+    mean, std = _real(mean, "mean", "normal_"), _real(std, "std", "normal_")
     if std < 0:
         raise ValueError(f"normal_ needs std >= 0; got {std}.")
     return _fill(tensor, factories._generator.normal(mean, std, tensor.shape), "normal_")
@@ -40,7 +59,8 @@ def normal_(tensor: Variable, mean: float = 0.0, std: float = 1.0) -> Variable:
 
 def constant_(tensor: Variable, val: float) -> Variable:
     """Fill with `val`."""
-    return _fill(tensor, np.full(tensor.shape, val), "constant_")
+    _target(tensor, "constant_")
+    return _fill(tensor, np.full(tensor.shape, _real(val, "val", "constant_")), "constant_")
 
 
 def zeros_(tensor: Variable) -> Variable:
@@ -74,6 +94,13 @@ def _calculate_fan_in_and_fan_out(tensor: Variable) -> tuple[int, int]:
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The factor that keeps activations' variance steady through a nonlinearity."""
+    if not isinstance(nonlinearity, str):
+        raise TypeError(
+            f"calculate_gain: nonlinearity must be a name such as 'relu'; got "
+            f"{type(nonlinearity).__name__}."
+        )
+    if param is not None:
+        param = _real(param, "param", "calculate_gain")
     linear = ("linear", "identity", "sigmoid", "conv1d", "conv2d", "conv3d")
     if nonlinearity in linear:
         return 1.0
@@ -97,7 +124,9 @@ def kaiming_uniform_(
 
     With the default leaky_relu gain sqrt(2 / (1 + a²)); `a` is the negative slope.
     """
-    if mode not in ("fan_in", "fan_out"):
+    _target(tensor, "kaiming_uniform_")
+    a = _real(a, "a", "kaiming_uniform_")
+    if not isinstance(mode, str) or mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out'; got {mode!r}.")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     fan = fan_in if mode == "fan_in" else fan_out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minigrad import factories
+from minigrad.argument_checks import check_flag, check_iterable
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module
@@ -24,16 +25,26 @@ class LayerNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-        shape = tuple(shape)
-        if not shape or any(not isinstance(size, int) or size < 0 for size in shape):
+        if isinstance(normalized_shape, int):
+            shape = (normalized_shape,)
+        else:
+            shape = tuple(
+                check_iterable(normalized_shape, "normalized_shape", "LayerNorm", "ints")
+            )
+        if any(isinstance(size, bool) or not isinstance(size, int) for size in shape):
+            raise TypeError(
+                f"LayerNorm: normalized_shape must be an int or a tuple of ints; got "
+                f"{normalized_shape!r}."
+            )
+        if not shape or any(size < 0 for size in shape):
             raise ValueError(
                 f"LayerNorm: normalized_shape must be an int or a tuple of ints >= 0; got "
                 f"{normalized_shape!r}."
             )
         self.normalized_shape = shape
         self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        self.elementwise_affine = check_flag(elementwise_affine, "elementwise_affine", "LayerNorm")
+        bias = check_flag(bias, "bias", "LayerNorm")
         if elementwise_affine:
             self.weight = Parameter(factories.empty(*shape))
             if bias:

@@ -10,7 +10,9 @@ it like the rest of a step.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +40,17 @@ def _gradients(parameters: Variable | Iterable[Variable], caller: str) -> list[V
     return [parameter.grad for parameter in parameters if parameter.grad is not None]
 
 
+def _real(value: Any, name: str, caller: str) -> float:
+    """A number (or 'inf', or a one-element Variable) as a float, else a TypeError."""
+    if isinstance(value, str) and value.lower() in ("inf", "-inf"):
+        return float(value)
+    if isinstance(value, Variable) and not value.is_text and value.numel() == 1:
+        return float(value.item())
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{caller}: {name} must be a number; got {type(value).__name__}.")
+    return float(value)
+
+
 def clip_grad_norm_(
     parameters: Variable | Iterable[Variable],
     max_norm: float,
@@ -47,10 +60,11 @@ def clip_grad_norm_(
 ) -> Variable:
     """Scale the gradients so their total norm is at most max_norm; return the total norm
     before clipping (a 0-d Variable). `foreach` is accepted and ignored."""
-    max_norm, norm_type = float(max_norm), float(norm_type)
+    grads = _gradients(parameters, "clip_grad_norm_")
+    max_norm = _real(max_norm, "max_norm", "clip_grad_norm_")
+    norm_type = _real(norm_type, "norm_type", "clip_grad_norm_")
     if math.isnan(max_norm) or max_norm < 0:
         raise ValueError(f"clip_grad_norm_: max_norm must be a number >= 0; got {max_norm}.")
-    grads = _gradients(parameters, "clip_grad_norm_")
     if not grads:
         return Variable(np.array(0.0))
     with no_grad():
@@ -72,9 +86,10 @@ def clip_grad_value_(
     parameters: Variable | Iterable[Variable], clip_value: float, foreach: bool | None = None
 ) -> None:
     """Clamp every gradient entry into [-clip_value, clip_value], in place."""
-    clip_value = float(clip_value)
+    grads = _gradients(parameters, "clip_grad_value_")
+    clip_value = _real(clip_value, "clip_value", "clip_grad_value_")
     if math.isnan(clip_value) or clip_value < 0:
         raise ValueError(f"clip_grad_value_: clip_value must be >= 0; got {clip_value}.")
     with no_grad():
-        for grad in _gradients(parameters, "clip_grad_value_"):
+        for grad in grads:
             grad.clamp_(-clip_value, clip_value)

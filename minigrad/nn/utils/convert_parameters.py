@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from minigrad.argument_checks import check_iterable
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.ops.shape import cat
 from minigrad.variable import Variable
@@ -43,7 +44,7 @@ def vector_to_parameters(vector: Variable, parameters: Iterable[Variable]) -> No
 def _numeric(parameters: Iterable[Variable], caller: str) -> list[Variable]:
     if isinstance(parameters, Variable):
         raise TypeError(f"{caller} expects an iterable of Variables, e.g. model.parameters().")
-    found = list(parameters)
+    found = check_iterable(parameters, "parameters", caller, "Variables (model.parameters())")
     for parameter in found:
         if not isinstance(parameter, Variable) or isinstance(parameter.data, str):
             raise TypeError(f"{caller} expects numeric Variables; got {type(parameter).__name__}.")

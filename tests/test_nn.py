@@ -558,7 +558,7 @@ class TestMSELoss:
         assert "(3,)" in message and "(3, 1)" in message and "must match" in message
 
     def test_prediction_must_be_a_variable(self):
-        with pytest.raises(TypeError, match="Variable prediction; got ndarray"):
+        with pytest.raises(TypeError, match="argument 'x' .* must be a Variable, but got ndarray"):
             nn.MSELoss()(np.zeros(3), data(3))
 
 

@@ -66,7 +66,7 @@ def test_narrow_is_a_view_with_the_gradient_of_a_slice() -> None:
         (4, 2, RuntimeError, r"start \(4\) \+ length \(2\) exceeds dimension size \(5\)"),
         (-6, 1, IndexError, r"range of \[-5, 5\], but got -6"),
         (0, -1, RuntimeError, "length must be non-negative"),
-        (1.5, 1, TypeError, "start must be an int"),
+        (1.5, 1, TypeError, "argument 'start' .* must be an int"),
     ],
 )
 def test_narrow_errors(start, length, error: type, message: str) -> None:
@@ -171,8 +171,10 @@ def test_scatter_add_in_place_and_0d() -> None:
     "fn, error, message",
     [
         (lambda x: x.gather(0, Variable([[1.0]])), RuntimeError, "integers.*float64.*long"),
-        (lambda x: x.gather(0, [[True]]), RuntimeError, "integers.*bool"),
-        (lambda x: x.gather(0, 1), TypeError, "index must be a Variable of integers"),
+        (lambda x: x.gather(0, np.array([[True]])), RuntimeError, "integers.*bool"),
+        # A list or a number is no index, as in PyTorch (ops/arguments.py names it).
+        (lambda x: x.gather(0, [[True]]), TypeError, "argument 'index' .* got list"),
+        (lambda x: x.gather(0, 1), TypeError, "argument 'index' .* must be a Variable"),
         (lambda x: x.gather(0, index([[3]])), RuntimeError, "index 3 is out of bounds.*size 3"),
         (lambda x: x.gather(1, index([[-1]])), RuntimeError, "index -1 is out of bounds"),
         (lambda x: x.gather(0, index([1])), RuntimeError, "same number of dimensions"),

@@ -21,6 +21,8 @@ from minigrad.variable import Parameter, Tensor, Variable
 from minigrad import conversions, display, hooks  # noqa: F401
 
 # isort: split
+from math import e, inf, nan, pi  # PyTorch's torch.inf, torch.pi, ...
+
 from minigrad import amp, autodiff, backends, ops, text
 from minigrad.amp import autocast
 from minigrad.autodiff import (
@@ -205,4 +207,5 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+__all__ += ["e", "inf", "nan", "pi"]
 __all__ += sorted(_op_functions())

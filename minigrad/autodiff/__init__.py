@@ -23,6 +23,7 @@ from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minigrad.autodiff.gradients import grad
 from minigrad.autodiff.inference import inference_mode
 from minigrad.autodiff.once import once_differentiable
+from minigrad.variable import Variable  # torch.autograd.Variable, PyTorch's old name
 
 
 def __getattr__(name: str) -> Any:
@@ -42,6 +43,7 @@ __all__ = [
     "GradientShapeError",
     "InplaceModifiedError",
     "NoGradFnError",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",

@@ -51,6 +51,14 @@ def numpy(self: Variable) -> np.ndarray:
     return self._data
 
 
+def __array__(self: Variable, dtype: Any = None, copy: bool | None = None) -> np.ndarray:  # noqa: N807
+    """np.asarray(v), np.array([v, w]): the data, as numpy() gives it (and refuses it)."""
+    data = numpy(self)
+    if dtype is not None and data.dtype != dtype:
+        return data.astype(dtype)
+    return data.copy() if copy else data
+
+
 def tolist(self: Variable) -> Any:
     if tracer.recorder is not None:
         tracer.recorder.escape(self, "tolist()")
@@ -168,7 +176,7 @@ def __array_ufunc__(  # noqa: N807
 
 type_name_or_cast.__name__ = "type"  # Variable.type, PyTorch's name (not the builtin's)
 _ATTACHED = (item, numpy, tolist, __len__, __bool__, __float__, __int__, __index__)
-for _method in (*_ATTACHED, type_name_or_cast, __array_ufunc__):
+for _method in (*_ATTACHED, type_name_or_cast, __array__, __array_ufunc__):
     _method.__qualname__ = f"Variable.{_method.__name__}"
     setattr(Variable, _method.__name__, _method)
 del _method

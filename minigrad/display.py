@@ -1,4 +1,4 @@
-"""How a Variable prints: `repr(v)` and `str(v)`, attached to Variable here."""
+"""How a Variable prints: `repr(v)`, `str(v)` and `f"{v:.4f}"`, attached to Variable here."""
 
 from __future__ import annotations
 
@@ -32,7 +32,24 @@ def __str__(self: Variable) -> str:  # noqa: N807
     return self._data if self.is_text else repr(self)
 
 
-for _method in (__repr__, __str__):
+def __format__(self: Variable, spec: str) -> str:  # noqa: N807
+    """f"{loss:.4f}": a one-number Variable formats as its number (as PyTorch's 0-d
+    tensors do), text as its str; anything else only with an empty spec."""
+    if not isinstance(spec, str):
+        raise TypeError(f"__format__() argument must be str, not {type(spec).__name__}.")
+    if self.is_text:
+        return format(self._data, spec)
+    if spec and self.numel() == 1 and self.dim() == 0:
+        return format(self._data.item(), spec)
+    if spec:
+        raise TypeError(
+            f"format spec {spec!r} needs a Variable holding one number, but this one has "
+            f"shape {tuple(self.shape)}; format x.item() or each element, or use str(x)."
+        )
+    return str(self)
+
+
+for _method in (__repr__, __str__, __format__):
     _method.__qualname__ = f"Variable.{_method.__name__}"
     setattr(Variable, _method.__name__, _method)
 del _method

@@ -114,18 +114,28 @@ def test_out_matches_pytorch() -> None:
         (lambda: matrix().view_as(True), r"Variable.view_as\(\): argument 'other' \(position 1\) must be a Variable, but got bool True"),  # noqa: E501
         (lambda: matrix().type_as("s"), r"Variable.type_as\(\): argument 'other' .* got str 's'"),
         (lambda: minigrad.sum(matrix(), dim="a"), r"argument 'dim' .* an int, a tuple of ints or None"),  # noqa: E501
-        (lambda: minigrad.mm(matrix(), 1.5), r"minigrad.mm\(\): argument 'mat2' .* must be a Variable \(not a number\)"),
+        (lambda: minigrad.mm(matrix(), 1.5), r"minigrad.mm\(\): argument 'mat2' .* must be a Variable \(not a number\)"),  # noqa: E501
         (lambda: minigrad.exp(minigrad.Variable("t")), r"got a text Variable. Text Variables go to"),  # noqa: E501
         (lambda: minigrad.exp(matrix(), foo=1), r"minigrad.exp\(\): got an unexpected keyword argument 'foo'. It takes minigrad.exp\(x\)"),  # noqa: E501
         (lambda: F.linear(matrix(), {}), r"nn.functional.linear\(\): argument 'weight' \(position 2\) must be a Variable, but got dict"),  # noqa: E501
         (lambda: F.cross_entropy(matrix(), "a"), r"argument 'target' .* got str 'a'"),
         (lambda: F.dropout(matrix(), p="a"), r"argument 'p' \(position 2\) must be a number"),
         (lambda: F.linear(matrix(), matrix(), out=matrix()), r"got an unexpected keyword argument 'out'"),  # noqa: E501
+        (lambda: minigrad.einsum("ij->j", 3), r"argument 'operands' .* Variables, or one list"),
+        (lambda: minigrad.cat([minigrad.Variable("a")]), r"but got a list holding text Variables. Text"),  # noqa: E501
     ],
 )
 def test_a_bad_argument_gets_a_type_error_naming_function_argument_and_kinds(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_einsum_takes_operands_as_arguments_or_as_one_list() -> None:
+    a = matrix(2, 3)
+    assert minigrad.einsum("ij,jk->ik", a, a.T).shape == (2, 2)
+    assert minigrad.einsum("ij,jk->ik", [a, a.T]).shape == (2, 2)
+    with pytest.raises(ValueError, match="the letter 'j' has size 3 in operand 0"):
+        minigrad.einsum("ij,jk->ik", a, a)  # a size problem is named as one
 
 
 def test_a_deliberate_message_with_arguments_of_the_right_kinds_passes_through() -> None:

@@ -767,3 +767,38 @@ def test_saved_attributes_of_a_node_name_its_inputs_and_output() -> None:
     with minigrad.autograd.graph.saved_tensors_hooks(lambda v: v * 1, lambda v: v):
         z = a * b
     np.testing.assert_array_equal(z.grad_fn._saved_other.detach().numpy(), b.detach().numpy())
+
+
+# ------------------------------------------------ f-strings, NumPy arrays, fwd-over-rev
+def test_a_one_number_variable_formats_like_its_number() -> None:
+    import minigrad
+
+    loss = minigrad.tensor(0.123456)
+    assert f"{loss:.4f}" == "0.1235" and "{:.2f}".format(loss) == "0.12"  # noqa: UP032
+    assert f"{minigrad.Variable('abc'):>5}" == "  abc"
+    assert f"{minigrad.ones(2)}" == str(minigrad.ones(2))
+    with pytest.raises(TypeError, match=r"format spec '.3f' needs a Variable holding one number"):
+        f"{minigrad.ones(2):.3f}"  # noqa: B018
+
+
+def test_numpy_arrays_of_variables_hold_their_numbers() -> None:
+    import minigrad
+
+    history = [minigrad.tensor(1.5), minigrad.tensor(2.5)]
+    assert np.array(history).tolist() == [1.5, 2.5]
+    assert np.asarray(minigrad.ones(2), dtype=np.float32).dtype == np.float32
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on a Variable that requires"):
+        np.asarray(minigrad.ones(2, requires_grad=True))
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        np.asarray(torch.ones(2, requires_grad=True))
+
+
+def test_gradgradcheck_checks_forward_over_reverse() -> None:
+    x = Variable(np.array([0.3, -0.7, 1.1]), requires_grad=True)
+    assert torch.autograd.gradgradcheck(
+        lambda v: (v.sin() * v).sum(), (x,), check_fwd_over_rev=True
+    )
+    assert torch.autograd.gradgradcheck(
+        lambda v: v.exp() * v, (x,), check_fwd_over_rev=True, check_rev_over_rev=False
+    )

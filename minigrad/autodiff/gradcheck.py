@@ -165,7 +165,8 @@ def gradgradcheck(
     create_graph=True for output gradients v (random, seeded, when not given). It passes
     when backward itself is differentiable and its derivative is right. Keywords as in
     gradcheck; gen_non_contig_grad_outputs is ignored (NumPy arrays here are contiguous)
-    and check_fwd_over_rev=True raises NotImplementedError (no forward mode).
+    and check_fwd_over_rev=True checks the same second derivatives by forward mode over
+    backward (gradcheck's check_forward_ad on the first derivatives).
     """
     check_callable(fn, "fn", "gradgradcheck", "the function to check")
     flags = {
@@ -178,12 +179,7 @@ def gradgradcheck(
     }
     for name, value in flags.items():
         check_flag(value, name, "gradgradcheck")
-    if check_fwd_over_rev:
-        raise NotImplementedError(
-            "gradgradcheck(check_fwd_over_rev=True): minigrad has no forward mode; leave it "
-            "at False."
-        )
-    if not check_rev_over_rev:
+    if not check_rev_over_rev and not check_fwd_over_rev:
         return True
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
     differentiable = [v for v in inputs if isinstance(v, Variable) and v.requires_grad]
@@ -228,6 +224,8 @@ def gradgradcheck(
         nondet_tol=nondet_tol,
         check_undefined_grad=check_undefined_grad,
         check_grad_dtypes=check_grad_dtypes,
+        check_forward_ad=check_fwd_over_rev,
+        check_backward_ad=check_rev_over_rev,
     )
 
 

@@ -42,6 +42,10 @@ def _is_variable(value: Any) -> bool:
     return isinstance(value, Variable) and not value.is_text
 
 
+def _is_text(value: Any) -> bool:
+    return isinstance(value, Variable) and value.is_text
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (numbers.Number, np.number, np.bool_))
 
@@ -144,7 +148,11 @@ BY_NAME = {
     "pad": INTS,
     "dtype": DTYPE,
     "data": DATA,
-    "operands": VARIABLES,
+    "operands": Kind(
+        "Variables, or one list of them",
+        lambda v: _is_variable(v) or VARIABLES.test(v),
+        _MAKE,
+    ),
 }
 
 
@@ -173,6 +181,8 @@ def _described(value: Any) -> str:
         if value.is_text:
             return "a text Variable"
         return f"a Variable of dtype {value.dtype} and shape {tuple(value.shape)}"
+    if isinstance(value, (list, tuple)) and any(_is_text(item) for item in value):
+        return f"a {type(value).__name__} holding text Variables"
     shown = repr(value)
     if len(shown) > 40:
         shown = shown[:37] + "..."
@@ -212,7 +222,7 @@ def bad_argument(
                 f"{where}: argument '{name}' (position {position}) must be {kind.what}, "
                 f"but got {_described(item)}."
             )
-            if isinstance(item, Variable) and item.is_text:
+            if _is_text(item) or "text Variables" in message:
                 return message + " Text Variables go to the textual Functions (minigrad.text)."
             return f"{message} {kind.hint}".rstrip()
     return None

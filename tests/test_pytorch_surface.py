@@ -802,3 +802,26 @@ def test_gradgradcheck_checks_forward_over_reverse() -> None:
     assert torch.autograd.gradgradcheck(
         lambda v: v.exp() * v, (x,), check_fwd_over_rev=True, check_rev_over_rev=False
     )
+
+
+def test_relu_backward_is_itself_differentiable_as_in_pytorch() -> None:
+    """A gradient penalty through relu: the first layer's bias gets zeros, not None."""
+    import minigrad
+
+    w = minigrad.tensor([0.5, -0.5], requires_grad=True)
+    (g,) = minigrad.autograd.grad(minigrad.relu(w).sum(), w, create_graph=True)
+    assert g.requires_grad and g.tolist() == [1.0, 0.0]
+    (gg,) = minigrad.autograd.grad(g.sum(), w, allow_unused=True)
+    assert gg.tolist() == [0.0, 0.0]
+    point = minigrad.tensor([0.3, -0.7], requires_grad=True)
+    assert minigrad.autograd.gradgradcheck(minigrad.relu, (point,))
+
+    minigrad.manual_seed(0)
+    critic = minigrad.nn.Sequential(
+        minigrad.nn.Linear(3, 4), minigrad.nn.ReLU(), minigrad.nn.Linear(4, 1)
+    )
+    x = minigrad.tensor(np.random.default_rng(0).standard_normal((5, 3)), requires_grad=True)
+    (grad_x,) = minigrad.autograd.grad(critic(x).sum(), x, create_graph=True)
+    ((grad_x.norm(2, dim=1) - 1) ** 2).mean().backward()
+    grads = [p.grad for p in critic.parameters()]
+    assert all(g is not None for g in grads[:3]) and grads[3] is None  # as PyTorch

@@ -27,7 +27,7 @@ from minigrad.ops.pointwise import Where
 from minigrad.ops.reduction import Mean, Sum
 from minigrad.ops.shape import Reshape, Stack, SumToSize
 from minigrad.ops.softmax import LogSoftmax
-from minigrad.ops.unary import Exp, Log, Relu, Sigmoid, Tanh
+from minigrad.ops.unary import Exp, Log, Relu, ReluBackward, Sigmoid, Tanh
 
 Rule = Callable[[list, dict, list, list], Any]
 # np.sum and np.max are Python wrappers around these; calling them directly (arguments by
@@ -84,14 +84,26 @@ def _matmul(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
 
 def _relu(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     (a,) = inputs
-    if kwargs or type(a) is not np.ndarray or len(extras) > 1:
+    if kwargs or extras or type(a) is not np.ndarray:
         return None
     out = _buffer_like(outputs[0])
-    mask = _buffer_like(extras[0]) if extras else np.empty(a.shape, bool)
 
     def run() -> None:
-        np.greater(a, 0, mask)  # the mask Relu saves for backward
         np.maximum(a, 0, out=out)
+
+    return run, [out], []
+
+
+def _relu_backward(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
+    grad, y = inputs
+    if kwargs or len(extras) > 1 or type(grad) is not np.ndarray or type(y) is not np.ndarray:
+        return None
+    out = _buffer_like(outputs[0])
+    mask = _buffer_like(extras[0]) if extras else np.empty(y.shape, bool)
+
+    def run() -> None:
+        np.greater(y, 0, mask)  # the mask ReluBackward saves for a double backward
+        np.multiply(grad, mask, out)
 
     return run, [out], [mask] if extras else []
 
@@ -345,6 +357,7 @@ RULES: dict[type, Rule] = {
     Sigmoid: _sigmoid,
     MatMul: _matmul,
     Relu: _relu,
+    ReluBackward: _relu_backward,
     Sum: _sum,
     Mean: _mean,
     Compare: _compare,

@@ -86,15 +86,35 @@ class Relu(Function):
     """y = max(x, 0);  dy/dx = 1 where x > 0, else 0."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
-        data = numeric(x, "relu")
-        ctx.save_for_backward(data > 0)
-        return np.maximum(data, 0)
+    def forward(x: Variable) -> np.ndarray:
+        return np.maximum(numeric(x, "relu"), 0)
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
+        ctx.save_for_backward(output)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
+        (y,) = ctx.saved_tensors
+        return ReluBackward.apply(grad, y)
+
+
+class ReluBackward(Function):
+    """g = grad where y > 0, else 0: relu's backward as a Function of (grad, y), so that a
+    double backward reaches y (with derivative 0), as PyTorch's threshold_backward does:
+    a gradient penalty then gives the parameters before a relu zeros, not None."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, grad: Variable, y: Variable) -> np.ndarray:
+        positive = numeric(y, "relu") > 0
+        ctx.save_for_backward(positive)
+        return numeric(grad, "relu") * positive
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_grad: Variable) -> tuple:
         (positive,) = ctx.saved_tensors
-        return grad * positive
+        grad_y = Variable._make(np.zeros(positive.shape)) if ctx.needs_input_grad[1] else None
+        return grad_grad * positive, grad_y
 
 
 class Sqrt(Function):

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.variable import Variable
+
 float16 = np.float16
 float32 = np.float32
 float64 = np.float64
@@ -35,9 +37,10 @@ bool = bool_  # noqa: A001
 
 def as_dtype(dtype: Any) -> np.dtype:
     """A NumPy dtype from any spelling minigrad accepts (minigrad.float32, 'float32', ...)."""
-    if dtype is None or isinstance(dtype, bool):
+    if dtype is None or isinstance(dtype, (bool, np.ndarray, Variable)):
+        # NumPy would read an array's (or a Variable's) .dtype: a value is not a dtype.
         raise TypeError(
-            f"dtype must be a data type such as minigrad.float32; got {dtype!r}."
+            f"dtype must be a data type such as minigrad.float32; got {type(dtype).__name__}."
         )
     try:
         return np.dtype(dtype)

@@ -8,6 +8,7 @@ float64 (NumPy's default; PyTorch's is float32).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,16 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
         if dim < 0:
             raise ValueError(f"{factory}() sizes must be non-negative; got {size}.")
     return tuple(int(dim) for dim in size)
+
+
+def _check_options(factory: str, dtype: Any, device: Any, requires_grad: Any) -> None:
+    """dtype=, device= and requires_grad=, checked before anything else (as PyTorch parses
+    every argument's kind first)."""
+    if dtype is not None:
+        as_dtype(dtype)
+    if device is not None:
+        devices.check_device(device)
+    check_flag(requires_grad, "requires_grad", f"{factory}()")
 
 
 def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
@@ -103,12 +114,14 @@ def _fill_value(value: Any, factory: str) -> Any:
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
+    _check_options("zeros", dtype, device, requires_grad)
     return _leaf(np.zeros(_size(size, "zeros")), dtype, device, requires_grad)
 
 
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
+    _check_options("ones", dtype, device, requires_grad)
     return _leaf(np.ones(_size(size, "ones")), dtype, device, requires_grad)
 
 
@@ -116,6 +129,7 @@ def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory, as in PyTorch: fill it before reading it."""
+    _check_options("empty", dtype, device, requires_grad)
     return _leaf(np.empty(_size(size, "empty")), dtype, device, requires_grad)
 
 
@@ -127,8 +141,10 @@ def full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
+    _check_options("full", dtype, device, requires_grad)
+    value = _fill_value(fill_value, "full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
-    return _leaf(np.full(shape, _fill_value(fill_value, "full")), dtype, device, requires_grad)
+    return _leaf(np.full(shape, value), dtype, device, requires_grad)
 
 
 def eye(
@@ -140,6 +156,7 @@ def eye(
     requires_grad: bool = False,
 ) -> Variable:
     """The n x m identity matrix (ones on the diagonal)."""
+    _check_options("eye", dtype, device, requires_grad)
     rows, columns = _size((n, n if m is None else m), "eye")
     return _leaf(np.eye(rows, columns), dtype, device, requires_grad)
 
@@ -148,7 +165,7 @@ def eye(
 
 
 def _number(value: Any, factory: str, label: str) -> Any:
-    if isinstance(value, Variable) and value.numel() == 1:
+    if isinstance(value, Variable) and not value.is_text and value.numel() == 1:
         return value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{factory}: {label} must be a number; got {value!r}.")
@@ -165,10 +182,16 @@ def arange(
     requires_grad: bool = False,
 ) -> Variable:
     """start, start + step, ... up to (not including) end; arange(n) is 0 .. n-1."""
+    _check_options("arange", dtype, device, requires_grad)
     if end is None:
         start, end = 0, start
     start, end = _number(start, "arange", "start"), _number(end, "arange", "end")
     step = _number(step, "arange", "step")
+    if not all(math.isfinite(value) for value in (start, end, step)):
+        raise RuntimeError(
+            f"arange: start, end and step must be finite; got start={start}, end={end}, "
+            f"step={step}."
+        )
     if step == 0:
         raise ValueError("arange: step must be nonzero.")
     return _leaf(np.arange(start, end, step), dtype, device, requires_grad)
@@ -184,6 +207,7 @@ def linspace(
     requires_grad: bool = False,
 ) -> Variable:
     """`steps` evenly spaced numbers from start to end, both included."""
+    _check_options("linspace", dtype, device, requires_grad)
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
     count = _count(steps, "linspace", "steps")
     return _leaf(np.linspace(start, end, count), dtype, device, requires_grad)
@@ -200,6 +224,7 @@ def logspace(
     requires_grad: bool = False,
 ) -> Variable:
     """base ** linspace(start, end, steps)."""
+    _check_options("logspace", dtype, device, requires_grad)
     start, end = _number(start, "logspace", "start"), _number(end, "logspace", "end")
     count = _count(steps, "logspace", "steps")
     base = _number(base, "logspace", "base")
@@ -213,6 +238,7 @@ def rand(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uniform numbers in [0, 1)."""
+    _check_options("rand", dtype, device, requires_grad)
     return _leaf(_generator.random(_size(size, "rand")), dtype, device, requires_grad)
 
 
@@ -220,6 +246,7 @@ def randn(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Standard normal numbers (mean 0, standard deviation 1)."""
+    _check_options("randn", dtype, device, requires_grad)
     return _leaf(_generator.standard_normal(_size(size, "randn")), dtype, device, requires_grad)
 
 
@@ -233,6 +260,7 @@ def randint(
     requires_grad: bool = False,
 ) -> Variable:
     """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64."""
+    _check_options("randint", dtype, device, requires_grad)
     if high is None:  # randint(high, size=...): PyTorch's short form, size by keyword
         low, high = 0, low
     elif size is None:  # randint(high, size): the short form, size in second place
@@ -242,9 +270,9 @@ def randint(
     for label, bound in (("low", low), ("high", high)):
         if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
             raise TypeError(f"randint(): {label} must be an int; got {_described(bound)}.")
+    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
-    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
     values = _generator.integers(low, high, shape, dtype=np.int64)
     return _leaf(values, dtype, device, requires_grad)
 
@@ -259,6 +287,7 @@ def normal(
     requires_grad: bool = False,
 ) -> Variable:
     """Normal numbers with the given mean and std (numbers or Variables that broadcast)."""
+    _check_options("normal", dtype, device, requires_grad)
     mean_data = _numeric_argument(mean, "mean")
     std_data = _numeric_argument(std, "std")
     if np.any(std_data < 0):
@@ -299,6 +328,7 @@ def randperm(
     n: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """A random permutation of 0 .. n-1 (int64)."""
+    _check_options("randperm", dtype, device, requires_grad)
     count = _count(n, "randperm", "n")
     return _leaf(_generator.permutation(count), dtype, device, requires_grad)
 
@@ -367,6 +397,7 @@ def _like(
     other: Any, factory: str, make: Any, dtype: Any, device: Any, requires_grad: bool
 ) -> Variable:
     """A leaf of other's shape, dtype and device (unless told otherwise), filled by `make`."""
+    _check_options(factory, dtype, device, requires_grad)
     other = _numeric(other, factory)
     data = make(other.shape)
     return _leaf(
@@ -430,6 +461,7 @@ def tensor(
     data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
+    _check_options("tensor", dtype, device, requires_grad)
     if isinstance(data, str):
         return Variable(data, requires_grad=requires_grad)
     try:
@@ -454,6 +486,7 @@ def _plain(data: Any) -> Any:
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Variable:
     """data as a Variable, sharing memory when it already is one or a NumPy array of the
     requested dtype (no copy), as in PyTorch."""
+    _check_options("as_tensor", dtype, device, False)
     if isinstance(data, Variable):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == as_dtype(dtype)):
@@ -479,6 +512,7 @@ def from_numpy(array: np.ndarray) -> Variable:
 
 def _new(x: Variable, data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
     """A leaf holding `data` with x's dtype and device, unless others are given."""
+    _check_options("new_*", dtype, device, requires_grad)
     return _leaf(
         data,
         x.dtype if dtype is None else dtype,

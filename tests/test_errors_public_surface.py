@@ -178,7 +178,7 @@ CASES: list[tuple[str, Callable[[], Any], type, tuple[str, ...]]] = [
     ("SGD of a text Variable", lambda: mg.optim.SGD([Variable(TEXT, requires_grad=True)]),
      TypeError, ("SGD", "text Variable", "TGD")),
     ("SGD of a number", lambda: mg.optim.SGD([3.0]), TypeError, ("SGD", "Variables", "float")),
-    ("SGD of None", lambda: mg.optim.SGD(None), TypeError, ("params", "iterable", "NoneType")),
+    ("SGD of None", lambda: mg.optim.SGD(None), TypeError, ("SGD", "params", "NoneType")),
     ("TGD of None", lambda: TGD(None), TypeError, ("TGD", "list of text Variables", "NoneType")),
     ("TGD constraints int",
      lambda: TGD([Variable(TEXT, requires_grad=True)], constraints=3),

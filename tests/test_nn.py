@@ -422,9 +422,12 @@ class TestLinear:
         assert "in_features" in message
         assert f"got {got}" in message
 
-    @pytest.mark.parametrize("bad", [-1, 2.0, True, "3"])
-    def test_bad_feature_counts(self, bad):
-        with pytest.raises(ValueError, match="in_features must be an int >= 0"):
+    @pytest.mark.parametrize(
+        ("bad", "error"), [(-1, ValueError), (2.0, TypeError), (True, TypeError), ("3", TypeError)]
+    )
+    def test_bad_feature_counts(self, bad, error):
+        # A wrong kind is a TypeError, as PyTorch's; a negative count a ValueError.
+        with pytest.raises(error, match="in_features must be an int >= 0"):
             nn.Linear(bad, 2)
 
     @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])

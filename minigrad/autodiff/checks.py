@@ -123,6 +123,14 @@ def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variab
             f"{label} has {len(given)} element(s) but there are {len(roots)} output(s); "
             f"give one gradient (or None) per output."
         )
+    given = [None if seed is None else as_gradient(seed, label) for seed in given]
+    # The kinds first (a str gradient for a numeric output), as PyTorch checks them.
+    for index, (root, seed) in enumerate(zip(roots, given)):
+        if seed is None:
+            continue
+        got, expected = kinds.describe(seed._data), kinds.describe(root._data)
+        if got != expected:
+            raise TypeError(f"{label}[{index}] is {got} but output {index} is {expected}.")
     seeds = []
     for index, (root, seed) in enumerate(zip(roots, given)):
         if not root.requires_grad:
@@ -130,10 +138,6 @@ def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variab
         if seed is None:
             seeds.append(Variable._make(kinds.kind_of(root._data).seed(root, index)))
             continue
-        seed = as_gradient(seed, label)
-        got, expected = kinds.describe(seed._data), kinds.describe(root._data)
-        if got != expected:
-            raise TypeError(f"{label}[{index}] is {got} but output {index} is {expected}.")
         if kinds.kind_of(root._data).has_shape and seed.shape != root.shape:
             raise RuntimeError(
                 f"Mismatch in shape: {label}[{index}] has a shape of {seed.shape} and "

@@ -162,10 +162,11 @@ def make_dual(primal: Variable, tangent: Any) -> Variable:
 def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
     """(primal, tangent) of a dual Variable; the tangent is None when it has none (and
     outside a dual level, as in PyTorch)."""
-    if not isinstance(tensor, Variable):
+    if not isinstance(tensor, Variable) or tensor.is_text:
+        got = "a text Variable" if isinstance(tensor, Variable) else type(tensor).__name__
         raise TypeError(
-            f"unpack_dual(tensor) needs a Variable (a result computed from make_dual); got "
-            f"{type(tensor).__name__}."
+            f"unpack_dual(tensor) needs a numeric Variable (a result computed from "
+            f"make_dual); got {got}."
         )
     level = tracer.recorder
     if not isinstance(level, _DualLevel):

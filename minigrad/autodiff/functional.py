@@ -131,7 +131,7 @@ def jacobian(
 ) -> Any:
     """∂func/∂inputs, shaped output.shape + input.shape (a tuple per output and input when
     either is a tuple). `strict` and `vectorize` are accepted for PyTorch's sake."""
-    if strategy not in ("reverse-mode", "forward-mode"):
+    if not isinstance(strategy, str) or strategy not in ("reverse-mode", "forward-mode"):
         raise ValueError(f"strategy must be 'reverse-mode' or 'forward-mode'; got {strategy!r}.")
     _check_func(func, "jacobian")
     values, inputs_tuple = _as_tuple(inputs, "inputs", "jacobian")

@@ -160,7 +160,8 @@ def saved_attribute(node: Any, name: str) -> Variable:
     the value `node` saved for backward from its first input, second input, the input of
     that name in its Function's forward, or its output (a new Variable equal to it)."""
     prefix = "_saved_"
-    if not name.startswith(prefix) or not isinstance(node, BackwardNode):
+    named = isinstance(name, str) and name.startswith(prefix)
+    if not named or not isinstance(node, BackwardNode):
         raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
     saved = node._saved
     if saved is None:

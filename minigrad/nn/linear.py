@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from minigrad import factories
+from minigrad.argument_checks import check_flag
 from minigrad.nn import init
 from minigrad.nn.module import Module
 from minigrad.variable import Parameter, Variable
@@ -19,9 +20,16 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
         super().__init__()
-        for label, value in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        sizes = (("in_features", in_features), ("out_features", out_features))
+        for label, value in sizes:  # the kinds first, as PyTorch checks them
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(
+                    f"Linear: {label} must be an int >= 0; got {type(value).__name__} {value!r}."
+                )
+        for label, value in sizes:
+            if value < 0:
                 raise ValueError(f"Linear: {label} must be an int >= 0; got {value!r}.")
+        bias = check_flag(bias, "bias", "Linear")
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(factories.empty(out_features, in_features))

@@ -15,9 +15,16 @@ REDUCTIONS = F.REDUCTIONS
 
 def _as_buffer(value: Any) -> Variable | None:
     """A class weight (or pos_weight) as a Variable, so it can be a buffer moved by .to()."""
-    if value is None or isinstance(value, Variable):
+    if value is None or (isinstance(value, Variable) and not value.is_text):
         return value
-    return Variable(np.asarray(value))
+    if isinstance(value, (list, tuple, np.ndarray)):
+        array = np.asarray(value)
+        if array.dtype.kind in "biuf":
+            return Variable(array)
+    raise TypeError(
+        f"a loss's weight (or pos_weight) must be a numeric Variable, a list of numbers or "
+        f"None; got {type(value).__name__}."
+    )
 
 
 class _Loss(Module):
@@ -28,6 +35,11 @@ class _Loss(Module):
         reduction: str = "mean",
     ) -> None:
         super().__init__()
+        if not isinstance(reduction, str):  # a ValueError, as PyTorch's for reduction=None
+            raise ValueError(
+                f"{type(self).__name__}: reduction must be one of mean, sum, none; got "
+                f"{type(reduction).__name__} {reduction!r}."
+            )
         self.reduction = F.legacy_reduction(size_average, reduce, reduction)
 
     def extra_repr(self) -> str:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad import devices
-from minigrad.argument_checks import check_callable
+from minigrad.argument_checks import check_callable, check_flag
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.dtypes import as_dtype
 from minigrad.tracing import traced_as_one_call
@@ -222,6 +222,7 @@ class Module:
     ) -> Iterator[tuple[str, Parameter]]:
         """Every Parameter with its dotted name (`fc1.weight`); a shared one only once."""
         seen: set[int] = set()
+        recurse = check_flag(recurse, "recurse", type(self).__name__)
         owners = self.named_modules(prefix) if recurse else [(prefix, self)]
         for owner_name, module in owners:
             for name, param in module._parameters.items():
@@ -239,6 +240,7 @@ class Module:
     ) -> Iterator[tuple[str, Variable]]:
         """Every buffer with its dotted name (`norm.running_mean`); a shared one only once."""
         seen: set[int] = set()
+        recurse = check_flag(recurse, "recurse", type(self).__name__)
         owners = self.named_modules(prefix) if recurse else [(prefix, self)]
         for owner_name, module in owners:
             for name, buffer in module._buffers.items():

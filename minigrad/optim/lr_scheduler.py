@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from minigrad.argument_checks import check_iterable, check_state_dict
 from minigrad.optim.optimizer import Optimizer
 from minigrad.tracing import traced_as_one_call
 
@@ -95,7 +96,7 @@ class LRScheduler:
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.__dict__.update(state_dict)
+        self.__dict__.update(check_state_dict(state_dict, type(self).__name__))
 
     def _current_lrs(self) -> list[float]:
         return [group["lr"] for group in self.optimizer.param_groups]
@@ -126,6 +127,7 @@ class LambdaLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        check_state_dict(state_dict, type(self).__name__)
         state = {key: value for key, value in state_dict.items() if key != "lr_lambdas"}
         super().load_state_dict(state)
 
@@ -158,6 +160,7 @@ class MultiplicativeLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        check_state_dict(state_dict, type(self).__name__)
         state = {key: value for key, value in state_dict.items() if key != "lr_lambdas"}
         super().load_state_dict(state)
 
@@ -195,7 +198,7 @@ class MultiStepLR(LRScheduler):
         gamma: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
-        milestones = list(milestones)
+        milestones = check_iterable(milestones, "milestones", "MultiStepLR", "epochs (ints)")
         for milestone in milestones:
             if isinstance(milestone, bool) or not isinstance(milestone, int):
                 raise TypeError(
@@ -393,7 +396,7 @@ class SequentialLR(LRScheduler):
         last_epoch: int = -1,
     ) -> None:
         schedulers = _same_optimizer("SequentialLR", optimizer, schedulers)
-        milestones = list(milestones)
+        milestones = check_iterable(milestones, "milestones", "SequentialLR", "epochs (ints)")
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 f"SequentialLR expects one milestone fewer than schedulers (the epochs where "
@@ -442,7 +445,7 @@ class SequentialLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        inner = state_dict["_schedulers"]
+        inner = check_state_dict(state_dict, type(self).__name__).get("_schedulers")
         if not isinstance(inner, list):
             raise ValueError(
                 f"{type(self).__name__}.load_state_dict expects what its state_dict() "
@@ -463,7 +466,7 @@ class ChainedScheduler(LRScheduler):
     def __init__(
         self, schedulers: list[LRScheduler], optimizer: Optimizer | None = None
     ) -> None:
-        schedulers = list(schedulers)
+        schedulers = check_iterable(schedulers, "schedulers", "ChainedScheduler", "schedulers")
         if not schedulers:
             raise ValueError("ChainedScheduler expects at least one scheduler to chain; got none.")
         if optimizer is None:
@@ -600,7 +603,7 @@ class ReduceLROnPlateau:
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.__dict__.update(state_dict)
+        self.__dict__.update(check_state_dict(state_dict, type(self).__name__))
 
 
 def _lambdas(scheduler: str, optimizer: Any, lr_lambda: Any) -> list[Callable[[int], float]]:
@@ -645,7 +648,7 @@ def _epochs_count(scheduler: str, name: str, value: Any) -> int:
 def _same_optimizer(combiner: str, optimizer: Any, schedulers: Any) -> list[LRScheduler]:
     """The schedulers a SequentialLR or ChainedScheduler combines: at least one, each an
     LRScheduler (ReduceLROnPlateau needs a metric, so it cannot be one) of `optimizer`."""
-    schedulers = list(schedulers)
+    schedulers = check_iterable(schedulers, "schedulers", combiner, "schedulers")
     if not schedulers:
         raise ValueError(f"{combiner} expects at least one scheduler; got none.")
     for index, scheduler in enumerate(schedulers):

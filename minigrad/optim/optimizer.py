@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.argument_checks import check_callable
+from minigrad.argument_checks import check_callable, check_iterable
 from minigrad.autodiff.grad_mode import enable_grad, no_grad
 from minigrad.tracing import traced_as_one_call
 from minigrad.variable import Variable
@@ -45,12 +45,10 @@ class Optimizer:
                 "params should be an iterable of Variables, such as model.parameters(); got "
                 "a single Variable. Wrap it in a list: [w]."
             )
-        if not isinstance(params, Iterable) or isinstance(params, (str, dict)):
-            raise TypeError(
-                f"params should be an iterable of Variables (or of parameter-group dicts), "
-                f"such as model.parameters(); got {type(params).__name__}."
-            )
-        params = list(params)
+        params = check_iterable(
+            params, "params", type(self).__name__,
+            "Variables (or of parameter-group dicts), such as model.parameters()",
+        )  # fmt: skip
         if not params:
             raise ValueError(
                 "optimizer got an empty parameter list; pass model.parameters(). (It is a "

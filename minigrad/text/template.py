@@ -118,10 +118,15 @@ class Join(Function):
 
 def join(parts: list[Variable | str], separator: str = " ") -> Variable:
     """The parts joined with `separator` between them."""
-    if not isinstance(parts, (list, tuple)) or not parts:
+    if not isinstance(parts, (list, tuple)):
         raise TypeError(
             f"join expects a non-empty list of texts, e.g. join([title, body]); got "
-            f"{type(parts).__name__ if parts else 'an empty list'}."
+            f"{type(parts).__name__}."
+        )
+    if not parts:
+        raise TypeError(
+            "join expects a non-empty list of texts, e.g. join([title, body]); got an empty "
+            "list."
         )
     return Join.apply(separator, *parts)
 

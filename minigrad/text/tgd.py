@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from minigrad.argument_checks import check_iterable
 from minigrad.autodiff.grad_mode import no_grad
 from minigrad.text.feedback_engine import FeedbackEngine, check_engine, default_engine
 from minigrad.variable import Variable
@@ -26,12 +27,9 @@ class TGD:
     ) -> None:
         if isinstance(parameters, Variable):
             raise TypeError("TGD expects a list of text Variables; wrap a single one: [prompt].")
-        if not isinstance(parameters, Iterable) or isinstance(parameters, (str, dict)):
-            raise TypeError(
-                f"TGD expects a list of text Variables, e.g. TGD([prompt]); got "
-                f"{type(parameters).__name__}."
-            )
-        self.parameters = list(parameters)
+        self.parameters = check_iterable(
+            parameters, "parameters", "TGD", "text Variables, e.g. TGD([prompt])"
+        )
         if not self.parameters:
             raise ValueError("TGD got no parameters; pass the text Variables to optimize.")
         for index, param in enumerate(self.parameters):
@@ -40,11 +38,10 @@ class TGD:
                     f"TGD parameter {index} must be a text Variable with requires_grad=True; "
                     f"got {param!r}."
                 )
-        if (
-            isinstance(constraints, str)
-            or not isinstance(constraints, Iterable)
-            or not all(isinstance(c, str) for c in constraints)
-        ):
+        constraints = check_iterable(
+            constraints, "constraints", "TGD", "str, e.g. ['Keep the word \"x\".']"
+        )
+        if not all(isinstance(c, str) for c in constraints):
             raise TypeError(
                 f"constraints must be a list of str, e.g. ['Keep the word \"x\".']; got "
                 f"{constraints!r}."

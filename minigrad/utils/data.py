@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import factories
-from minigrad.argument_checks import check_flag
+from minigrad.argument_checks import check_flag, check_iterable
 from minigrad.ops.shape import stack
 from minigrad.variable import Variable
 
@@ -93,23 +93,32 @@ def _rng(generator: Any, caller: str) -> Any:
     )
 
 
+def _length(dataset: Any, caller: str) -> int:
+    """len(dataset), or a TypeError when it is not a map-style dataset."""
+    if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
+        raise TypeError(
+            f"{caller} needs a map-style dataset with __getitem__ and __len__; got "
+            f"{type(dataset).__name__}."
+        )
+    try:
+        return len(dataset)
+    except TypeError:  # a 0-d NumPy array has the methods but no length
+        raise TypeError(
+            f"{caller} needs a dataset with a length; got {type(dataset).__name__} of no "
+            f"length."
+        ) from None
+
+
 def random_split(
     dataset: Dataset, lengths: Sequence[int | float], generator: Any = None
 ) -> list[Subset]:
     """Split into non-overlapping random Subsets of the given lengths (or fractions summing
     to 1, the remainder handed out one by one, as PyTorch does)."""
-    if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
-        raise TypeError(
-            f"random_split needs a map-style dataset with __getitem__ and __len__; got "
-            f"{type(dataset).__name__}."
-        )
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Iterable):
-        raise TypeError(
-            f"random_split: lengths must be a list of sizes, e.g. [80, 20], or of fractions "
-            f"summing to 1, e.g. [0.8, 0.2]; got {type(lengths).__name__} {lengths!r}."
-        )
-    total = len(dataset)
-    lengths = list(lengths)
+    total = _length(dataset, "random_split")
+    lengths = check_iterable(
+        lengths, "lengths", "random_split",
+        "sizes (e.g. [80, 20]) or of fractions summing to 1 (e.g. [0.8, 0.2])",
+    )  # fmt: skip
     if lengths and all(isinstance(n, float) for n in lengths) and math.isclose(sum(lengths), 1):
         counts = [int(math.floor(total * fraction)) for fraction in lengths]
         for index in range(total - sum(counts)):
@@ -149,6 +158,8 @@ def default_collate(batch: list[Any]) -> Any:
         return stack(list(batch), 0)
     if isinstance(first, (np.ndarray, np.generic)):
         return Variable(np.stack([np.asarray(sample) for sample in batch]))
+    if isinstance(first, (bool, int, float)):
+        _check_numbers(batch)
     if isinstance(first, bool):
         return Variable(np.asarray(batch, dtype=np.bool_))
     if isinstance(first, int):
@@ -174,6 +185,17 @@ def default_collate(batch: list[Any]) -> Any:
         f"default_collate: batch must contain Variables, NumPy arrays, numbers, str, dicts or "
         f"lists; found {type(first).__name__}. Pass a collate_fn that batches it."
     )
+
+
+def _check_numbers(batch: Sequence[Any]) -> None:
+    """A batch that starts with a number holds numbers only."""
+    for index, sample in enumerate(batch):
+        if not isinstance(sample, (bool, int, float)):
+            raise TypeError(
+                f"default_collate: sample 0 is a {type(batch[0]).__name__}, so every sample "
+                f"must be a number; sample {index} is {type(sample).__name__}. Pass your own "
+                f"collate_fn for mixed samples."
+            )
 
 
 def _check_same_keys(batch: Sequence[Any]) -> None:
@@ -204,6 +226,52 @@ def _tensor_rows(dataset: Dataset, indices: list[int]) -> tuple[Variable, ...] |
     return tuple(tensor[rows] for tensor in dataset.tensors)
 
 
+def _check_kinds(
+    batch_size: Any,
+    shuffle: Any,
+    sampler: Any,
+    batch_sampler: Any,
+    num_workers: Any,
+    collate_fn: Any,
+    pin_memory: Any,
+    drop_last: Any,
+) -> None:
+    """A TypeError for a DataLoader argument of the wrong kind (checked before any value,
+    as PyTorch does)."""
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int):
+        raise TypeError(
+            f"DataLoader: num_workers must be an int >= 0; got {type(num_workers).__name__}."
+        )
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, int)
+    ):
+        raise TypeError(
+            f"DataLoader: batch_size must be a positive int (or None); got "
+            f"{type(batch_size).__name__}."
+        )
+    if shuffle is not None:
+        check_flag(shuffle, "shuffle", "DataLoader")
+    check_flag(drop_last, "drop_last", "DataLoader")
+    check_flag(pin_memory, "pin_memory", "DataLoader")
+    samplers = (
+        ("sampler", sampler, "indices"),
+        ("batch_sampler", batch_sampler, "lists of indices"),
+    )
+    for name, value, items in samplers:
+        not_iterable = isinstance(value, (str, bytes)) or not isinstance(value, Iterable)
+        if value is not None and not_iterable:
+            raise TypeError(
+                f"DataLoader: {name} must be an iterable of {items} (such as a list or a "
+                f"Sampler), or None; got {type(value).__name__}."
+            )
+    if collate_fn is not None and not callable(collate_fn):
+        raise TypeError(
+            f"DataLoader: collate_fn must be a function that turns a list of samples into a "
+            f"batch (or None for default_collate); got {type(collate_fn).__name__} "
+            f"{collate_fn!r}."
+        )
+
+
 class DataLoader:
     """Iterate over a dataset in batches: DataLoader(dataset, batch_size=1, shuffle=False,
     drop_last=False, collate_fn=None, generator=None).
@@ -231,14 +299,14 @@ class DataLoader:
                 f"DataLoader needs a map-style dataset with __getitem__ and __len__; got "
                 f"{type(dataset).__name__}."
             )
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
+        _check_kinds(
+            batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+            pin_memory, drop_last,
+        )  # fmt: skip
+        if num_workers < 0:
+            raise ValueError(f"num_workers must be an int >= 0; got {num_workers!r}.")
+        if batch_size is not None and batch_size < 1:
             raise ValueError(f"batch_size should be a positive int (or None); got {batch_size!r}.")
-        if shuffle is not None:
-            check_flag(shuffle, "shuffle", "DataLoader")
-        drop_last = check_flag(drop_last, "drop_last", "DataLoader")
-        pin_memory = check_flag(pin_memory, "pin_memory", "DataLoader")
         if shuffle and sampler is not None:
             raise ValueError("sampler option is mutually exclusive with shuffle; pass one of them.")
         if batch_sampler is not None and (
@@ -247,26 +315,6 @@ class DataLoader:
             raise ValueError(
                 "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler "
                 "and drop_last; it decides the batches on its own."
-            )
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"num_workers must be an int >= 0; got {num_workers!r}.")
-        samplers = (
-            ("sampler", sampler, "indices"),
-            ("batch_sampler", batch_sampler, "lists of indices"),
-        )
-        for name, value, items in samplers:
-            if value is not None and (
-                isinstance(value, (str, bytes)) or not isinstance(value, Iterable)
-            ):
-                raise TypeError(
-                    f"DataLoader: {name} must be an iterable of {items} (such as a list or a "
-                    f"Sampler), or None; got {type(value).__name__}."
-                )
-        if collate_fn is not None and not callable(collate_fn):
-            raise TypeError(
-                f"DataLoader: collate_fn must be a function that turns a list of samples into "
-                f"a batch (or None for default_collate); got {type(collate_fn).__name__} "
-                f"{collate_fn!r}."
             )
         self.dataset = dataset
         self.batch_size = None if batch_sampler is not None else batch_size
@@ -291,7 +339,8 @@ class DataLoader:
 
     def _index_batches(self) -> Iterator[list[int]]:
         if self.batch_sampler is not None:
-            yield from (list(batch) for batch in self.batch_sampler)
+            for batch in self.batch_sampler:
+                yield check_iterable(batch, "each batch", "DataLoader's batch_sampler", "indices")
             return
         order = self._order()
         stop = len(order) - len(order) % self.batch_size if self.drop_last else len(order)

@@ -825,3 +825,17 @@ def test_relu_backward_is_itself_differentiable_as_in_pytorch() -> None:
     ((grad_x.norm(2, dim=1) - 1) ** 2).mean().backward()
     grads = [p.grad for p in critic.parameters()]
     assert all(g is not None for g in grads[:3]) and grads[3] is None  # as PyTorch
+
+
+def test_leaky_relu_backward_is_itself_differentiable_as_in_pytorch() -> None:
+    import minigrad
+
+    w = minigrad.tensor([0.5, -0.5, 0.0], requires_grad=True)
+    (g,) = minigrad.autograd.grad(
+        minigrad.nn.functional.leaky_relu(w, 0.2).sum(), w, create_graph=True
+    )
+    assert g.requires_grad and g.tolist() == [1.0, 0.2, 0.2]  # slope at 0, as PyTorch
+    point = minigrad.tensor([0.3, -0.6], requires_grad=True)
+    assert minigrad.autograd.gradgradcheck(
+        lambda v: minigrad.nn.functional.leaky_relu(v, 0.1), (point,)
+    )

@@ -22,6 +22,7 @@ from minigrad.nn._functions import (
     ConstantPad,
     DropoutMask,
     EmbeddingLookup,
+    LeakyRelu,
     LogSigmoid,
     OneHot,
 )
@@ -326,8 +327,10 @@ def leaky_relu(x: Variable, negative_slope: float = 0.01, inplace: bool = False)
 
 
 def _leaky(x: Variable, negative_slope: float) -> Variable:
-    # where, not relu(x) - slope·relu(-x): the slope at 0 is then PyTorch's (negative_slope).
-    return x.where(x > 0, x * negative_slope)
+    if tracer.recorder is not None:
+        # minigrad.compile replays where and the comparison with its own rules.
+        return x.where(x > 0, x * negative_slope)
+    return LeakyRelu.apply(x, negative_slope)
 
 
 @checked_function

@@ -2,14 +2,16 @@
 
 Each one is here because a composition would be unstable (log_sigmoid, the clamped logs of
 binary_cross_entropy), would not give PyTorch's gradient (an embedding's padding row gets
-none), needs a NumPy routine minigrad has no op for (pad), or makes values from a batch that a
-compiled step must make again (dropout's mask, one_hot's rows). Their backward formulas are
-Variable operations, so second derivatives work.
+none; leaky_relu's backward must itself reach x), needs a NumPy routine minigrad has no op
+for (pad), or makes values from a batch that a compiled step must make again (dropout's
+mask, one_hot's rows). Their backward formulas are Variable operations, so second
+derivatives work.
 """
 
 from minigrad.nn._functions.binary_cross_entropy import BinaryCrossEntropy
 from minigrad.nn._functions.dropout_mask import DropoutMask
 from minigrad.nn._functions.embedding_lookup import EmbeddingLookup
+from minigrad.nn._functions.leaky_relu import LeakyRelu
 from minigrad.nn._functions.log_sigmoid import LogSigmoid
 from minigrad.nn._functions.one_hot import OneHot
 from minigrad.nn._functions.pad import ConstantPad
@@ -19,6 +21,7 @@ __all__ = [
     "ConstantPad",
     "DropoutMask",
     "EmbeddingLookup",
+    "LeakyRelu",
     "LogSigmoid",
     "OneHot",
 ]

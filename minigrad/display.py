@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from minigrad.variable import Variable
@@ -32,15 +34,26 @@ def __str__(self: Variable) -> str:  # noqa: N807
     return self._data if self.is_text else repr(self)
 
 
+def _formatted(value: Any, spec: str) -> str:
+    """format(value, spec), or a ValueError that names the spec and the value's kind."""
+    try:
+        return format(value, spec)
+    except ValueError:
+        raise ValueError(
+            f"format spec {spec!r} does not apply to a Variable holding {type(value).__name__}; "
+            f"use one such as '.4f' for a number, or '' for text."
+        ) from None
+
+
 def __format__(self: Variable, spec: str) -> str:  # noqa: N807
     """f"{loss:.4f}": a one-number Variable formats as its number (as PyTorch's 0-d
     tensors do), text as its str; anything else only with an empty spec."""
     if not isinstance(spec, str):
         raise TypeError(f"__format__() argument must be str, not {type(spec).__name__}.")
     if self.is_text:
-        return format(self._data, spec)
+        return _formatted(self._data, spec)
     if spec and self.numel() == 1 and self.dim() == 0:
-        return format(self._data.item(), spec)
+        return _formatted(self._data.item(), spec)
     if spec:
         raise TypeError(
             f"format spec {spec!r} needs a Variable holding one number, but this one has "

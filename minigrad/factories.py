@@ -339,7 +339,10 @@ def multinomial(probabilities: Variable, num_samples: int, replacement: bool = F
     Without replacement it uses the Gumbel-top-k trick: adding Gumbel noise to the log
     weights and taking the k largest draws k distinct indices with the right probabilities.
     """
-    count = _count(num_samples, "multinomial", "num_samples")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(
+            f"multinomial(): num_samples must be an int; got {_described(num_samples)}."
+        )
     check_flag(replacement, "replacement", "multinomial()")
     if isinstance(probabilities, Variable) and not probabilities.is_text:
         weights = np.asarray(probabilities.detach().cpu().numpy())
@@ -352,6 +355,7 @@ def multinomial(probabilities: Variable, num_samples: int, replacement: bool = F
         )
     if weights.dtype.kind not in "biuf":
         raise TypeError(f"multinomial(): the weights must be numbers; got dtype {weights.dtype}.")
+    count = _count(num_samples, "multinomial", "num_samples")
     if weights.ndim not in (1, 2) or weights.shape[-1] == 0:
         raise RuntimeError(
             f"multinomial expects a 1-D or 2-D input with at least one category; got shape "

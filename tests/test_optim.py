@@ -242,7 +242,7 @@ def a_param() -> Parameter:
     ("make", "error", "phrases"),
     [
         (lambda: optim.SGD([a_param()], lr=-0.1), ValueError, ["lr", ">= 0", "-0.1"]),
-        (lambda: optim.SGD([a_param()], lr="0.1"), ValueError, ["lr", "'0.1'"]),
+        (lambda: optim.SGD([a_param()], lr="0.1"), TypeError, ["lr", "'0.1'"]),
         (lambda: optim.SGD([a_param()], momentum=-1), ValueError, ["momentum", "-1"]),
         (lambda: optim.SGD([a_param()], weight_decay=-1), ValueError, ["weight_decay", "-1"]),
         (lambda: optim.Adam([a_param()], lr=-1.0), ValueError, ["lr", "-1.0"]),

@@ -41,12 +41,12 @@ def backward(
     roots = checks.variables(variables, "variables")
     if not roots:
         raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
+    input_list = None if inputs is None else checks.variables(inputs, "inputs")
     seeds = checks.seed_gradients(roots, grad_variables, "grad_variables")
     if _tracer.recorder is not None:  # minigrad.compile keeps the seeds as constants
         _tracer.recorder.constants(seeds)
     targets = None
-    if inputs is not None:
-        input_list = checks.variables(inputs, "inputs")
+    if input_list is not None:
         if not input_list:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         targets = hooks.targets_of(input_list)

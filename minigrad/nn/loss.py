@@ -54,8 +54,9 @@ class _WeightedLoss(_Loss):
         reduce: bool | None = None,
         reduction: str = "mean",
     ) -> None:
+        weight = _as_buffer(weight)  # its kind first, as PyTorch checks it
         super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", _as_buffer(weight))
+        self.register_buffer("weight", weight)
 
 
 class MSELoss(_Loss):
@@ -148,9 +149,10 @@ class BCEWithLogitsLoss(_Loss):
         reduction: str = "mean",
         pos_weight: Any = None,
     ) -> None:
+        weight, pos_weight = _as_buffer(weight), _as_buffer(pos_weight)  # kinds first
         super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", _as_buffer(weight))
-        self.register_buffer("pos_weight", _as_buffer(pos_weight))
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, logits: Variable, target: Any) -> Variable:
         return F.binary_cross_entropy_with_logits(

@@ -31,6 +31,11 @@ class LRScheduler:
                 f"{type(self).__name__} schedules an optimizer's learning rate; got a "
                 f"{type(optimizer).__name__}, not a minigrad.optim Optimizer."
             )
+        if isinstance(last_epoch, bool) or not isinstance(last_epoch, int):
+            raise TypeError(
+                f"{type(self).__name__}: last_epoch must be an int (-1 to start afresh); got "
+                f"{type(last_epoch).__name__}."
+            )
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:

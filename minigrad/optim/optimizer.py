@@ -232,8 +232,11 @@ def _describe_dict(value: Any) -> str:
 
 
 def check_hyperparameter(name: str, value: Any, low: float = 0.0) -> float:
-    """A float >= low, or a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low:
+    """A float >= low: a TypeError naming it when it is no number (as PyTorch's), a
+    ValueError when it is too small."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number >= {low}; got {type(value).__name__} {value!r}.")
+    if not value >= low:
         raise ValueError(f"{name} must be a number >= {low}; got {value!r}.")
     return float(value)
 

@@ -222,6 +222,8 @@ def _tensor_rows(dataset: Dataset, indices: list[int]) -> tuple[Variable, ...] |
         dataset = dataset.dataset
     if type(dataset) is not TensorDataset:
         return None
+    if not all(isinstance(index, (int, np.integer)) for index in indices):
+        return None  # a sampler gave other keys: let the dataset itself say what it takes
     rows = np.asarray(indices, dtype=np.int64)
     return tuple(tensor[rows] for tensor in dataset.tensors)
 
@@ -259,6 +261,7 @@ def _check_kinds(
     )
     for name, value, items in samplers:
         not_iterable = isinstance(value, (str, bytes)) or not isinstance(value, Iterable)
+        not_iterable = not_iterable or (isinstance(value, np.ndarray) and value.ndim == 0)
         if value is not None and not_iterable:
             raise TypeError(
                 f"DataLoader: {name} must be an iterable of {items} (such as a list or a "
@@ -294,11 +297,7 @@ class DataLoader:
         *,
         generator: Any = None,
     ) -> None:
-        if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
-            raise TypeError(
-                f"DataLoader needs a map-style dataset with __getitem__ and __len__; got "
-                f"{type(dataset).__name__}."
-            )
+        _length(dataset, "DataLoader")
         _check_kinds(
             batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
             pin_memory, drop_last,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -41,8 +42,8 @@ def _compute(op: str, compute: Any, a: Any, b: Any) -> Any:
         return compute(a, b)
     except ValueError as error:
         if "broadcast" not in str(error):
-            raise ValueError(f"{op} of shapes {shape_of(a)} and {shape_of(b)}: {error}") from None
-        raise ValueError(
+            raise OpError(f"{op} of shapes {shape_of(a)} and {shape_of(b)}: {error}") from None
+        raise OpError(
             f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be broadcast together; "
             f"each dimension must match or be 1 (counting from the right)."
         ) from None
@@ -217,7 +218,7 @@ def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Variable:
     if rounding_mode is None:
         return Div.apply(x, other)
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(
+        raise OpError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"{rounding_mode!r}."
         )

@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.ops.table import register
 from minigrad.tracing import tracer
@@ -52,7 +53,7 @@ def _compared(name: str, a: Variable, b: Any) -> Any:
     try:
         return _OPERATORS[name](a._data, numeric(b, name))
     except ValueError:
-        raise ValueError(
+        raise OpError(
             f"{name}: shapes {a.shape} and {shape_of(b)} cannot be broadcast together."
         ) from None
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric
 from minigrad.variable import Variable
 
@@ -116,7 +117,7 @@ class IndexPut(Function):
         try:
             result[ctx.index] = numeric(value, "index assignment")
         except ValueError as error:
-            raise ValueError(
+            raise OpError(
                 f"cannot assign a value of shape {np.shape(numeric(value, 'index assignment'))} "
                 f"to x[{index!r}] of shape {np.shape(result[ctx.index])}: {error}."
             ) from None

@@ -18,6 +18,7 @@ from minigrad.autodiff.checks import broadcasts_to
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
 from minigrad.ops.matmul import MatMul
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import normalize_dims, numeric, numeric_metadata, shape_of
 from minigrad.ops.pointwise import Sign, Where
 from minigrad.ops.shape import Transpose, Unsqueeze
@@ -180,13 +181,13 @@ def _parse_equation(equation: str, shapes: list) -> tuple[list[str], str]:
     left, arrow, output = equation.partition("->")
     strange = set((left + output).replace("...", "").replace(",", "")) - set(_LETTERS)
     if strange:
-        raise ValueError(
+        raise OpError(
             f"einsum {equation!r}: subscripts are letters (a-z, A-Z), '...', ',' and one "
             f"'->'; got {''.join(sorted(strange))!r}."
         )
     inputs = left.split(",")
     if len(inputs) != len(shapes):
-        raise ValueError(
+        raise OpError(
             f"einsum: the equation {equation!r} has subscripts for {len(inputs)} operand(s), "
             f"but {len(shapes)} operand(s) were given; write one comma-separated group per "
             f"operand."
@@ -199,7 +200,7 @@ def _parse_equation(equation: str, shapes: list) -> tuple[list[str], str]:
     for subscripts, shape in zip(inputs, shapes):
         width = len(shape) - len(subscripts.replace("...", ""))
         if "..." in subscripts and width < 0:
-            raise ValueError(
+            raise OpError(
                 f"einsum: the subscripts {subscripts!r} name more dimensions than the operand "
                 f"of shape {shape} has."
             )
@@ -215,14 +216,14 @@ def _check_sizes(equation: str, inputs: list[str], shapes: list) -> None:
     sizes: dict = {}
     for index, (subscripts, shape) in enumerate(zip(inputs, shapes)):
         if len(subscripts) != len(shape):
-            raise ValueError(
+            raise OpError(
                 f"einsum {equation!r}: operand {index} has shape {shape}, which needs "
                 f"{len(shape)} letter(s); its subscripts give {len(subscripts)}."
             )
         for letter, size in zip(subscripts, shape):
             known = sizes.setdefault(letter, (size, index))
             if size != known[0] and 1 not in (size, known[0]):
-                raise ValueError(
+                raise OpError(
                     f"einsum {equation!r}: the letter {letter!r} has size {known[0]} in operand "
                     f"{known[1]} but size {size} in operand {index}; a letter must have one "
                     f"size (or 1, which broadcasts) wherever it appears."
@@ -252,7 +253,7 @@ class Einsum(Function):
         try:
             return np.asarray(np.einsum(",".join(ctx.inputs) + "->" + ctx.output, *arrays))
         except ValueError as error:
-            raise ValueError(
+            raise OpError(
                 f"einsum {equation!r} with operands of shapes {ctx.shapes}: "
                 f"{str(error).strip().rstrip('.')}."
             ) from None
@@ -287,7 +288,7 @@ def _einsum_gradient(ctx: FunctionCtx, grad: Variable, operands: tuple, k: int) 
         if letter in target:
             renamed = next(fresh, None)
             if renamed is None:
-                raise ValueError("einsum's gradient needs a spare letter, but all 52 are used.")
+                raise OpError("einsum's gradient needs a spare letter, but all 52 are used.")
             terms.append(letter + renamed)
             values.append(np.eye(sizes[letter], dtype=dtype))
             letter = renamed
@@ -319,7 +320,7 @@ def einsum(equation: str, *operands: Any) -> Variable:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
-        raise ValueError(f"einsum {equation!r} needs at least one operand; got none.")
+        raise OpError(f"einsum {equation!r} needs at least one operand; got none.")
     return Einsum.apply(equation, *operands)
 
 
@@ -409,9 +410,9 @@ def norm(
                 "not compute; use p='fro' or a number."
             )
         if p != "fro":
-            raise ValueError(f"norm expects p to be 'fro', 'nuc' or a number; got {p!r}.")
+            raise OpError(f"norm expects p to be 'fro', 'nuc' or a number; got {p!r}.")
         if dim is not None and len(dims) > 2:
-            raise ValueError(
+            raise OpError(
                 f"norm(p='fro') is a matrix norm over at most 2 dimensions; got dim={dim}. "
                 f"Use p=2 for the 2-norm over more."
             )

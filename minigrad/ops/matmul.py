@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -27,12 +28,12 @@ class MatMul(Function):
             if left.shape[1] == right.shape[0]:
                 return np.matmul(left, right)  # the usual case: two NumPy matrices that fit
         if left.ndim == 0 or right.ndim == 0:
-            raise ValueError(
+            raise OpError(
                 f"matmul needs at least 1-D operands; got shapes {left.shape} and {right.shape}. "
                 f"Use * to multiply by a scalar."
             )
         if left.shape[-1] != right.shape[-2 if right.ndim > 1 else 0]:
-            raise ValueError(
+            raise OpError(
                 f"matmul: shapes {left.shape} and {right.shape} do not fit: the last dimension "
                 f"of the first ({left.shape[-1]}) must equal the "
                 f"{'second-to-last' if right.ndim > 1 else 'only'} dimension of the second "
@@ -41,7 +42,7 @@ class MatMul(Function):
         try:
             return np.matmul(left, right)
         except ValueError:
-            raise ValueError(
+            raise OpError(
                 f"matmul: the batch dimensions of shapes {left.shape} and {right.shape} cannot "
                 f"be broadcast together."
             ) from None

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.devices import is_on_cuda
+from minigrad.ops.op_error import OpError
 from minigrad.tracing import tracer
 from minigrad.variable import Variable
 
@@ -42,6 +43,14 @@ def numeric(value: Any, op: str) -> Any:
     if isinstance(value, (np.ndarray, np.generic, int, float, complex)) or is_on_cuda(value):
         return value
     if isinstance(value, (list, tuple)):
+        if any(isinstance(item, Variable) for item in value):
+            # A tuple of Variables where one belongs is almost always a missed unpacking
+            # (x = ctx.saved_tensors); NumPy would stack it into numbers silently.
+            raise TypeError(
+                f"{op} expects a Variable, a NumPy array or a number; got {type(value).__name__} "
+                f"of {len(value)} Variable(s). Unpack it ((x,) = ...) or join them with "
+                f"minigrad.stack(...)."
+            )
         array = np.asarray(value)
         if array.dtype.kind in "biufc":
             return array
@@ -95,7 +104,7 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     for d in dims:
         normalized.append(single_dim(d, ndim))
     if len(set(normalized)) != len(normalized):
-        raise ValueError(f"dim {dim} names the same dimension twice.")
+        raise OpError(f"dim {dim} names the same dimension twice.")
     return tuple(sorted(normalized))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of, numeric, shape_of
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -38,7 +39,7 @@ def _check_broadcast(op: str, *values: Any) -> tuple:
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ValueError(
+        raise OpError(
             f"{op}: shapes {', '.join(str(s) for s in shapes)} cannot be broadcast together; "
             f"each dimension must match or be 1 (counting from the right)."
         ) from None
@@ -363,7 +364,7 @@ class MaskedFill(Function):
         data = numeric(x, "masked_fill")
         ctx.mask = _condition(mask, "masked_fill")
         if np.ndim(numeric(value, "masked_fill")) != 0:
-            raise ValueError(
+            raise OpError(
                 f"masked_fill fills with one value: a number or a 0-dimensional Variable; got "
                 f"a value of shape {shape_of(value)}. Use minigrad.where(mask, values, x) to "
                 f"fill from an array."
@@ -444,7 +445,7 @@ def round_half_even(x: Variable, *, decimals: int = 0) -> Variable:
 def clamp_values(x: Variable, min: Any = None, max: Any = None) -> Variable:  # noqa: A002
     """x limited to [min, max]; either bound may be left out. (min, max: PyTorch's names.)"""
     if min is None and max is None:
-        raise ValueError(
+        raise OpError(
             "clamp needs at least one of min and max; got neither. Pass clamp(x, min=...), "
             "clamp(x, max=...) or clamp(x, min, max)."
         )

@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.devices import is_on_cuda
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import normalize_dims, numeric, single_dim
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -62,7 +63,7 @@ class Mean(Function):
         ctx.input_shape = data.shape
         ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
         if ctx.count == 0:
-            raise ValueError(f"mean of an empty Variable (shape {data.shape}) is undefined.")
+            raise OpError(f"mean of an empty Variable (shape {data.shape}) is undefined.")
         return np.mean(data, axis=ctx.dims, keepdims=keepdim)
 
     @staticmethod
@@ -93,7 +94,7 @@ def _extreme(ctx: FunctionCtx, x: Variable, dim: Any, keepdim: bool, kind: str, 
     gradient each element of x gets (1 for the extreme one, 0 for the others)."""
     data = numeric(x, kind)
     if data.size == 0:
-        raise ValueError(
+        raise OpError(
             f"{kind} of an empty Variable (shape {data.shape}) is undefined; reduce a "
             f"Variable that has elements."
         )

@@ -13,6 +13,7 @@ import numpy as np
 
 from minigrad.autodiff.checks import broadcasts_to
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of, numeric, numeric_shape, single_dim
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -78,7 +79,7 @@ class Permute(Function):
         data = numeric(x, "permute")
         normalized = [single_dim(d, data.ndim) for d in dims] if data.ndim else []
         if sorted(normalized) != list(range(data.ndim)):
-            raise ValueError(
+            raise OpError(
                 f"permute needs each of the {data.ndim} dimensions exactly once; got {tuple(dims)}."
             )
         ctx.inverse = tuple(int(i) for i in np.argsort(normalized))
@@ -239,7 +240,7 @@ def _as_variable_list(tensors: Any, op: str) -> list:
     if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op} expects a list or tuple of Variables; got {type(tensors).__name__}.")
     if not tensors:
-        raise ValueError(f"{op} expects a non-empty list of Variables.")
+        raise OpError(f"{op} expects a non-empty list of Variables.")
     return list(tensors)
 
 
@@ -250,7 +251,7 @@ class Cat(Function):
     def forward(ctx: FunctionCtx, dim: int, *tensors: Any) -> np.ndarray:
         arrays = [array_of(t, "cat") for t in tensors]
         if any(a.ndim == 0 for a in arrays):
-            raise ValueError(
+            raise OpError(
                 "zero-dimensional Variables cannot be concatenated; use minigrad.stack to "
                 "join them along a new dimension."
             )
@@ -262,7 +263,7 @@ class Cat(Function):
             return np.concatenate(arrays, axis=ctx.dim)
         except ValueError:
             shapes = [a.shape for a in arrays]
-            raise ValueError(
+            raise OpError(
                 f"cat: Variables must have the same shape except in dimension {ctx.dim}; "
                 f"got {shapes}."
             ) from None
@@ -284,7 +285,7 @@ class Stack(Function):
             return np.stack(arrays, axis=ctx.dim)
         except ValueError:
             shapes = [a.shape for a in arrays]
-            raise ValueError(
+            raise OpError(
                 f"stack expects each Variable to be equal size; got {shapes}."
             ) from None
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.missing import missing_name
 from minigrad.nn._functions import (
     BinaryCrossEntropy,
     ConstantPad,
@@ -718,26 +719,165 @@ def _reduce_picked(
     return losses.mean() if sample_weight is None else losses.sum() / sample_weight.sum()
 
 
+
+# ==================================================== more activations, losses, norms
+# Compositions of the ops above, so their second derivatives come for free; each is
+# written so that no branch where() throws away can overflow (an inf there would turn
+# into a nan gradient).
+
+
+@checked_function
+def softplus(x: Variable, beta: float = 1.0, threshold: float = 20.0) -> Variable:
+    """y = log(1 + exp(βx)) / β, and y = x where βx > threshold (as PyTorch)."""
+    scaled = _variable(x, "softplus") * beta
+    smooth = -logsigmoid(-scaled) / beta  # log(1 + e^z) = -log(sigmoid(-z)), stable
+    return x.where(scaled > threshold, smooth)
+
+
+@checked_function
+def elu(x: Variable, alpha: float = 1.0, inplace: bool = False) -> Variable:
+    """y = x where x > 0, else α(exp(x) - 1)."""
+    _variable(x, "elu")
+    # exp of x ≤ 0 only (never inf); at 0 the slope is α, as PyTorch's.
+    negative = (x.where(x <= 0, x * 0.0).exp() - 1) * alpha
+    if inplace:
+        return x._inplace(lambda current: current.where(current > 0, negative))
+    return x.where(x > 0, negative)
+
+
+@checked_function
+def hardtanh(
+    x: Variable, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Variable:
+    """y = x clamped to [min_val, max_val]; dy/dx = 1 strictly inside, 0 elsewhere."""
+    _variable(x, "hardtanh")
+    inside = (x > min_val) & (x < max_val)
+    clamped = x.clamp(min_val, max_val).detach()  # outside: a constant, no gradient
+    if inplace:
+        return x._inplace(lambda current: current.where(inside, clamped))
+    return x.where(inside, clamped)
+
+
+@checked_function
+def relu6(x: Variable, inplace: bool = False) -> Variable:
+    """y = min(max(x, 0), 6): hardtanh(x, 0, 6), as PyTorch defines it."""
+    return hardtanh(x, 0.0, 6.0, inplace)
+
+
+@checked_function
+def mish(x: Variable, inplace: bool = False) -> Variable:
+    """y = x · tanh(softplus(x))."""
+    result = _variable(x, "mish") * softplus(x).tanh()
+    return x.copy_(result) if inplace else result
+
+
+@checked_function
+def smooth_l1_loss(
+    x: Variable,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Variable:
+    """ℓ = 0.5 d² / β where d = |x - target| < β, else d - 0.5 β; reduced."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    target = _as_operand(target, "smooth_l1_loss", "target")
+    _same_shape(_variable(x, "smooth_l1_loss"), target, "smooth_l1_loss")
+    distance = abs(x - target)
+    if beta == 0:
+        return _reduce(distance, reduction)
+    losses = (distance * distance * (0.5 / beta)).where(distance < beta, distance - 0.5 * beta)
+    return _reduce(losses, reduction)
+
+
+@checked_function
+def huber_loss(x: Variable, target: Any, reduction: str = "mean", delta: float = 1.0) -> Variable:
+    """ℓ = 0.5 d² where d = |x - target| < δ, else δ (d - 0.5 δ); reduced."""
+    check_reduction(reduction)
+    target = _as_operand(target, "huber_loss", "target")
+    _same_shape(_variable(x, "huber_loss"), target, "huber_loss")
+    distance = abs(x - target)
+    losses = (distance * distance * 0.5).where(distance < delta, (distance - 0.5 * delta) * delta)
+    return _reduce(losses, reduction)
+
+
+@checked_function
+def kl_div(
+    x: Variable,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Variable:
+    """ℓ = target · (log target - x), x being log-probabilities (0 where target = 0);
+    reduction 'batchmean' divides the sum by the batch size (the KL divergence)."""
+    if reduction != "batchmean":
+        reduction = legacy_reduction(size_average, reduce, reduction)
+    target = _as_operand(target, "kl_div", "target")
+    _same_shape(_variable(x, "kl_div"), target, "kl_div")
+    if log_target:
+        losses = target.exp() * (target - x)
+    else:
+        safe_log = target.clamp(min=1e-300).log()  # where target is 0 the term is 0
+        losses = (target * (safe_log - x)).where(target > 0, x * 0.0)
+    if reduction == "batchmean":
+        return losses.sum() / (x.shape[0] if x.ndim > 0 else 1)
+    return _reduce(losses, reduction)
+
+
+@checked_function
+def normalize(x: Variable, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Variable:
+    """y = x / max(‖x‖_p, eps) along dim."""
+    norms = _variable(x, "normalize").norm(p, dim=dim, keepdim=True)
+    return x / norms.clamp(min=eps)
+
+
+@checked_function
+def cosine_similarity(x1: Variable, x2: Variable, dim: int = 1, eps: float = 1e-8) -> Variable:
+    """cos = Σ x1·x2 / max(‖x1‖ ‖x2‖, eps) along dim (x1 and x2 broadcast)."""
+    dot = (_variable(x1, "cosine_similarity") * _variable(x2, "cosine_similarity")).sum(dim)
+    lengths = x1.norm(2, dim=dim) * x2.norm(2, dim=dim)
+    return dot / lengths.clamp(min=eps)
+
+
+def __getattr__(name: str) -> Any:
+    # A PyTorch name minigrad lacks: say so, with the nearest spelling it has.
+    if name.startswith("_"):
+        raise AttributeError(f"module 'minigrad.nn.functional' has no attribute {name!r}")
+    raise missing_name("torch.nn.functional", name, __all__)
+
 __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "elu",
     "embedding",
     "gelu",
+    "hardtanh",
+    "huber_loss",
+    "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
     "logsigmoid",
+    "mish",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
     "relu",
+    "relu6",
     "sigmoid",
     "silu",
+    "smooth_l1_loss",
     "softmax",
+    "softplus",
     "tanh",
 ]

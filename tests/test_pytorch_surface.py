@@ -839,3 +839,13 @@ def test_leaky_relu_backward_is_itself_differentiable_as_in_pytorch() -> None:
     assert minigrad.autograd.gradgradcheck(
         lambda v: minigrad.nn.functional.leaky_relu(v, 0.1), (point,)
     )
+
+
+def test_names_minigrad_lacks_on_autograd_and_on_nodes_say_so() -> None:
+    import minigrad
+
+    node = minigrad.ones(2, requires_grad=True).exp().grad_fn
+    with pytest.raises(AttributeError, match="have `autograd.graph.Node.register_prehook`"):
+        _ = node.register_prehook
+    with pytest.raises(AttributeError, match="nearest existing spelling: `torch.autograd.detect"):
+        _ = minigrad.autograd.set_detect_anomaly

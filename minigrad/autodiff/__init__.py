@@ -23,6 +23,7 @@ from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minigrad.autodiff.gradients import grad
 from minigrad.autodiff.inference import inference_mode
 from minigrad.autodiff.once import once_differentiable
+from minigrad.missing import missing_name
 from minigrad.variable import Variable  # torch.autograd.Variable, PyTorch's old name
 
 
@@ -31,7 +32,10 @@ def __getattr__(name: str) -> Any:
     # use (minigrad.autograd.functional.jacobian), so the ops never wait on it.
     if name == "functional":
         return importlib.import_module("minigrad.autodiff.functional")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # A PyTorch name minigrad lacks: say so, with the nearest spelling it has.
+    raise missing_name("torch.autograd", name, __all__)
 
 __all__ = [
     "BackwardNode",

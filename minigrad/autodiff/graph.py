@@ -24,6 +24,7 @@ from minigrad.autodiff import engine, kinds
 from minigrad.autodiff import saved as saved_module
 from minigrad.autodiff.function import BackwardNode
 from minigrad.autodiff.saved import PackedValue, SavedOutput, save_on_cpu, saved_tensors_hooks
+from minigrad.missing import missing_name
 from minigrad.variable import AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
@@ -162,6 +163,8 @@ def saved_attribute(node: Any, name: str) -> Variable:
     prefix = "_saved_"
     named = isinstance(name, str) and name.startswith(prefix)
     if not named or not isinstance(node, BackwardNode):
+        if isinstance(name, str) and not name.startswith("_"):  # a PyTorch Node method
+            raise missing_name("autograd.graph.Node", name, dir(type(node)))
         raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
     saved = node._saved
     if saved is None:

@@ -41,9 +41,10 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
     """Accept zeros(2, 3), zeros((2, 3)) and zeros([2, 3])."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for dim in size:
+    for dim in size:  # the kinds first, as PyTorch checks them
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
             raise TypeError(f"{factory}() sizes must be ints; got {dim!r} in {size}.")
+    for dim in size:
         if dim < 0:
             raise ValueError(f"{factory}() sizes must be non-negative; got {size}.")
     return tuple(int(dim) for dim in size)

@@ -168,6 +168,7 @@ def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
             f"unpack_dual(tensor) needs a numeric Variable (a result computed from "
             f"make_dual); got {got}."
         )
+    _check_numeric("unpack_dual", "tensor", tensor, allow_array=False)
     level = tracer.recorder
     if not isinstance(level, _DualLevel):
         return UnpackedDualTensor(tensor, None)

@@ -183,7 +183,11 @@ def gradgradcheck(
         return True
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
     differentiable = [v for v in inputs if isinstance(v, Variable) and v.requires_grad]
+    if any(v.is_text for v in differentiable):
+        raise TypeError("gradgradcheck works on numeric inputs; one input is a text Variable.")
     outputs = [output for _, output in _outputs_of(fn, inputs)]
+    if any(output.is_text for output in outputs):
+        raise TypeError("gradgradcheck works on numeric outputs; fn returned a text Variable.")
     if grad_outputs is None:
         # Random output gradients, from a fixed seed so a failure can be repeated.
         rng = np.random.default_rng(0)

@@ -18,7 +18,10 @@ def _as_buffer(value: Any) -> Variable | None:
     if value is None or (isinstance(value, Variable) and not value.is_text):
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        array = np.asarray(value)
+        try:
+            array = np.asarray(value)
+        except ValueError:  # a ragged list: no array
+            array = np.asarray(None)
         if array.dtype.kind in "biuf":
             return Variable(array)
     raise TypeError(

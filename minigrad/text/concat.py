@@ -55,6 +55,11 @@ class Slice(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, index: Any) -> str:
+        if not isinstance(x, Variable) or not x.is_text:
+            raise TypeError(
+                f"Slice takes a text Variable (text[index]); got {type(x).__name__}"
+                f"{' of numbers' if isinstance(x, Variable) else ''}."
+            )
         if not isinstance(index, (int, slice)):
             raise TypeError(
                 f"a text Variable is indexed with an int or a slice; got {type(index).__name__}."

@@ -56,6 +56,11 @@ class Format(Function):
     def forward(ctx: FunctionCtx, template: str, names: tuple, *values: Any) -> str:
         if not isinstance(template, str):
             raise TypeError(f"format: the template must be a str; got {type(template).__name__}.")
+        if not isinstance(names, tuple) or not all(isinstance(name, str) for name in names):
+            raise TypeError(
+                f"Format.apply(template, names, *values): names must be a tuple of the fields' "
+                f"names (str); got {names!r}. Call minigrad.text.format(template, **values)."
+            )
         texts = {name: text_of(v, "format", f"{name}=") for name, v in zip(names, values)}
         _check_fields(template)
         try:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import factories
-from minigrad.argument_checks import check_callable, check_iterable
+from minigrad.argument_checks import check_callable, check_flag, check_iterable
 from minigrad.autodiff.engine import backward
 from minigrad.autodiff.function import Function, FunctionCtx
 from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled
@@ -159,6 +159,9 @@ def checkpoint(
     passed on to `function`."""
     if not callable(function):
         raise TypeError(f"checkpoint needs a function first; got {type(function).__name__}.")
+    if use_reentrant is not None:
+        check_flag(use_reentrant, "use_reentrant", "checkpoint")
+    check_flag(preserve_rng_state, "preserve_rng_state", "checkpoint")
     if kwargs:  # passed on to function, as PyTorch does
         function = functools.partial(function, **kwargs)
     if use_reentrant is False:

@@ -83,6 +83,8 @@ def _rng(generator: Any, caller: str) -> Any:
     if generator is None:
         return factories._generator
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
+        if generator < 0:
+            raise ValueError(f"{caller}: a generator seed must be an int >= 0; got {generator}.")
         return np.random.default_rng(int(generator))
     if callable(getattr(generator, "permutation", None)):
         return generator

@@ -22,6 +22,11 @@ class BinaryCrossEntropy(Function):
     def forward(ctx: FunctionCtx, x: Variable, target: Variable) -> np.ndarray:
         probabilities = numeric(x, "binary_cross_entropy")
         labels = numeric(target, "binary_cross_entropy")
+        if probabilities.dtype == np.bool_:  # NumPy has no 1 - x for bools
+            raise NotImplementedError(
+                "binary_cross_entropy is not implemented for bool probabilities, as in "
+                "PyTorch; convert them with .float() (or .double()) first."
+            )
         ctx.save_for_backward(x, target)
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(probabilities), LOG_FLOOR)

@@ -15,6 +15,11 @@ class LogSigmoid(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         data = numeric(x, "log_sigmoid")
+        if data.dtype == np.bool_:  # NumPy has no -x for bools
+            raise NotImplementedError(
+                "log_sigmoid (and binary_cross_entropy_with_logits) is not implemented for "
+                "bool Variables, as in PyTorch; convert them with .float() first."
+            )
         ctx.save_for_backward(x)
         return np.minimum(data, 0) - np.log1p(np.exp(-np.abs(data)))
 

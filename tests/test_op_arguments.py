@@ -51,6 +51,10 @@ def test_input_and_other_keywords_reach_the_functions_own_names() -> None:
     np.testing.assert_array_equal(minigrad.exp(input=a).numpy(), np.exp(a.numpy()))
     weight = minigrad.ones(4, 3)
     assert F.linear(input=a, weight=weight).shape == (2, 4)
+    # A keyword naming the function's *args: flip(x, dims=[0]), x.permute(dims=(1, 0)).
+    np.testing.assert_array_equal(minigrad.flip(a, dims=[0]).numpy(), a.numpy()[::-1])
+    np.testing.assert_array_equal(a.permute(dims=(1, 0)).numpy(), a.numpy().T)
+    np.testing.assert_array_equal(a.mm(mat2=b).numpy(), a.numpy() @ b.numpy())
 
 
 # ------------------------------------------------------------------------------- out=

@@ -228,18 +228,20 @@ def bad_argument(
     return None
 
 
-def _renamed(run: Callable, kwargs: dict, is_method: bool) -> dict:
-    """PyTorch's `input=` and `other=` under the names `run` gives those arguments."""
-    names = list(inspect.signature(run).parameters)
+def _renamed(run: Callable, args: tuple, kwargs: dict, is_method: bool) -> tuple[tuple, dict]:
+    """PyTorch's keywords under the names `run` gives them: `input=` and `other=` (the
+    first and second argument), and a keyword naming `run`'s *args (flip(x, dims=[0]))."""
+    parameters = inspect.signature(run).parameters
+    names = list(parameters)
     renamed = dict(kwargs)
     if "input" in renamed and "input" not in names and not is_method:
         renamed[names[0]] = renamed.pop("input")
-    if "other" in renamed and "other" not in names:
-        second = 0 if is_method else 1
-        positional = [name for name in names if name not in ("self",)]
-        if len(positional) > second:
-            renamed[positional[second]] = renamed.pop("other")
-    return renamed
+    if "other" in renamed and "other" not in names and len(names) > 1:
+        renamed[names[1]] = renamed.pop("other")  # names[0] is the Variable, self
+    for name, parameter in parameters.items():
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL and name in renamed:
+            args = (*args, renamed.pop(name))
+    return args, renamed
 
 
 def write_out(where: str, result: Any, out: Any) -> Variable:
@@ -287,7 +289,7 @@ def checked(
     def call(*args: Any, **kwargs: Any) -> Any:
         out = None
         if kwargs:
-            kwargs = _renamed(run, kwargs, is_method)
+            args, kwargs = _renamed(run, args, kwargs, is_method)
             if "out" in kwargs and takes_out and not is_method:
                 out = kwargs.pop("out")
         try:

@@ -561,8 +561,9 @@ def new_full(
     requires_grad: bool = False,
 ) -> Variable:
     """fill_value everywhere, with x's dtype and device (unless given)."""
+    value = _fill_value(fill_value, "new_full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "new_full")
-    return _new(x, np.full(shape, fill_value), dtype, device, requires_grad)
+    return _new(x, np.full(shape, value), dtype, device, requires_grad)
 
 
 @register("new", function=False)

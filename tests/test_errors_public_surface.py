@@ -202,7 +202,50 @@ CASES: list[tuple[str, Callable[[], Any], type, tuple[str, ...]]] = [
      TypeError, ("random_split", "dataset", "int")),
     # viz
     ("strip title=3", lambda: strip_with_title(3), TypeError, ("strip()", "title", "str", "int")),
+    # found by tests/test_fuzz_public_surface.py
+    ("SGD maximize an array", lambda: mg.optim.SGD([_leaf()], maximize=np.ones(3)),
+     TypeError, ("SGD", "maximize", "True or False", "ndarray")),
+    ("step(closure) not callable", lambda: sgd().step(mg.ones(2)),
+     TypeError, ("SGD.step", "closure", "function", "Variable")),
+    ("Module.apply(0)", lambda: mg.nn.ReLU().apply(0), TypeError, ("ReLU.apply", "fn", "int")),
+    ("Tanh of a number", lambda: mg.nn.Tanh()(1), TypeError, ("tanh", "Variable", "int")),
+    ("tensor of a ragged list", lambda: mg.tensor([[1, 2], [3]]),
+     ValueError, ("tensor()", "rectangular", "[[1, 2], [3]]")),
+    ("full with a Variable of another shape", lambda: mg.full((3,), mg.ones(2, 3)),
+     TypeError, ("full()", "fill_value", "number")),
+    ("normal mean that does not broadcast to size", lambda: mg.normal(mg.zeros(4, 4), 1.0, (3,)),
+     ValueError, ("normal()", "(4, 4)", "size (3,)")),
+    ("linspace steps a list", lambda: mg.linspace(0, 1, [1, 2]),
+     TypeError, ("linspace()", "steps", "int", "list")),
+    ("dtype a Variable", lambda: mg.zeros(2, dtype=mg.ones(1)), TypeError, ("dtype", "Variable")),
+    ("scheduler state not a dict",
+     lambda: mg.optim.lr_scheduler.StepLR(sgd(), 2).load_state_dict(3),
+     TypeError, ("StepLR.load_state_dict", "dict", "int")),
+    ("init.normal_ of a str", lambda: mg.nn.init.normal_("w"),
+     TypeError, ("normal_", "numeric Variable", "str")),
+    ("clip_grad_norm_ max_norm a str", lambda: mg.nn.utils.clip_grad_norm_([_leaf()], "big"),
+     TypeError, ("clip_grad_norm_", "max_norm", "number", "str")),
+    ("Linear in_features a float", lambda: mg.nn.Linear(2.0, 2),
+     TypeError, ("Linear", "in_features", "float")),
+    ("DataLoader num_workers a str", lambda: DataLoader(dataset(), num_workers="2"),
+     TypeError, ("DataLoader", "num_workers", "str")),
+    ("graph.output_nr of a number", lambda: mg.autograd.graph.output_nr(3),
+     TypeError, ("output_nr()", "Variable", "int")),
+    ("backward create_graph an array",
+     lambda: (_leaf() * 2).sum().backward(create_graph=np.ones(2)),
+     TypeError, ("backward", "create_graph", "True or False")),
+    ("make_dual of a CUDA Variable",
+     in_dual_level(lambda: forward_ad.make_dual(_on_cuda(), _on_cuda())),
+     NotImplementedError, ("make_dual", "CPU", ".cpu()")),
 ]  # fmt: skip
+
+
+def _on_cuda() -> Variable:
+    """A CUDA Variable (Numba's simulator stands in for a GPU), or a skip."""
+    try:
+        return mg.ones(2).to("cuda")
+    except Exception:  # noqa: BLE001 (no GPU and no simulator)
+        pytest.skip("no CUDA device or simulator")
 
 
 def _cycle() -> list:

@@ -78,7 +78,7 @@ def test_5_1_hidden_data_has_a_batch_of_one() -> None:
             lambda x, W, g: g @ W,
             RIGHT_W,
             RIGHT_B,
-            r"raised ValueError.*N = in = out.*grad_x: that is grad_output @ W, the formula "
+            r"raised OpError.*N = in = out.*grad_x: that is grad_output @ W, the formula "
             r"for the lesson's \(out, in\) layout",
         ),
         # the bias gradient left per sample
@@ -92,12 +92,12 @@ def test_5_1_hidden_data_has_a_batch_of_one() -> None:
             r"that is x @ W, the forward.s product; you used x where grad_output belongs",
         ),
         # wrong order of a product: raises on rectangular inputs, named on square ones
-        (lambda x, W, g: W.T @ g, RIGHT_W, RIGHT_B, r"raised ValueError"),
+        (lambda x, W, g: W.T @ g, RIGHT_W, RIGHT_B, r"raised OpError"),
         (
             RIGHT_X,
             lambda x, W, g: g @ x,
             RIGHT_B,
-            r"raised ValueError.*grad_W: that is grad_output @ x: wrong order of the product",
+            r"raised OpError.*grad_W: that is grad_output @ x: wrong order of the product",
         ),
         # averaged instead of summed
         (RIGHT_X, RIGHT_W, lambda x, W, g: g.mean(0), "mean over the batch"),

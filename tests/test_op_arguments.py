@@ -203,3 +203,41 @@ def test_where_pytorch_says_type_error_so_does_minigrad() -> None:
                 if not isinstance(ours, TypeError):
                     mismatches.append((name, bad, type(ours).__name__, str(ours)[:80]))
     assert not mismatches
+
+
+# ------------------------------------------- what the fuzz (test_fuzz_public_surface) found
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: -minigrad.tensor([True, False]), RuntimeError, "on a bool Variable is not"),
+        (lambda: minigrad.tensor([True]) - minigrad.tensor([True]), RuntimeError, "For masks"),
+        (lambda: minigrad.div(matrix(), np.array(["a", "b"])), TypeError, "'other' .* dtype='<U1'"),
+        (lambda: minigrad.tensor(2.0) / [[1, 2], [3]], TypeError, "ragged list"),
+        (lambda: minigrad.bmm([[1, 2], [3]], matrix()), TypeError, "argument 'x'"),
+        (lambda: minigrad.isclose(minigrad.arange(6), matrix()), RuntimeError, "broadcast"),
+        (lambda: minigrad.Variable("hello").isnan(), TypeError, "isnan needs a numeric"),
+        (lambda: minigrad.split(matrix(), matrix()), TypeError, "split_size_or_sections"),
+        (lambda: minigrad.tensor([True]).abs(), NotImplementedError, "abs of a bool"),
+        (lambda: F.check_reduction(np.arange(6)), ValueError, "reduction must be one of"),
+        (lambda: F.layer_norm(matrix(), np.array(1.5)), TypeError, "normalized_shape"),
+        (lambda: minigrad.ones(2).expand_as(1j), TypeError, "must be a Variable"),
+        (lambda: minigrad.tensor(1.0).size(0), IndexError, "0-d Variable has no dimensions"),
+        (lambda: minigrad.nn.Parameter(matrix()).add_("cpu"), TypeError, r"Variable.add_\(\)"),
+        (lambda: minigrad.nn.Parameter(matrix()).copy_(None), TypeError, "copy_ and fill_"),
+        (lambda: minigrad.masked_select(minigrad.ones(3), np.ones(2, bool)), RuntimeError, "mask"),
+    ],
+)
+def test_fuzz_findings_get_errors_of_their_own(call, error, message) -> None:
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_fuzz_findings_that_now_compute_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for library in (minigrad, torch):
+        mask = library.tensor([True, False])
+        assert mask.sign().tolist() == [True, False]
+        assert library.erf(mask).tolist()[1] == 0.0
+        assert library.zeros(0).softmax(-1).shape == (0,)
+        assert library.logsumexp(library.zeros(2, 0), 1).tolist() == [-np.inf, -np.inf]
+        assert library.nn.functional.pad(library.tensor(2.0), ()).item() == 2.0

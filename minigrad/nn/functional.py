@@ -42,8 +42,8 @@ checked_function = checks("minigrad.nn.functional")
 
 
 def check_reduction(reduction: Any) -> str:
-    """'mean', 'sum' or 'none', or a ValueError listing them."""
-    if reduction not in REDUCTIONS:
+    """'mean', 'sum' or 'none', or a ValueError listing them (None too, as PyTorch)."""
+    if not isinstance(reduction, str) or reduction not in REDUCTIONS:
         raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}; got {reduction!r}.")
     return reduction
 
@@ -254,6 +254,8 @@ def pad(x: Variable, pad: Any, mode: str = "constant", value: float | None = Non
             raise ValueError(
                 f"pad {amounts} would give dim {dim} (size {x.shape[dim]}) a negative size."
             )
+    if not amounts:
+        return x.clone()  # nothing to pad: a copy, as PyTorch's
     return ConstantPad.apply(x, tuple(int(a) for a in amounts), 0.0 if value is None else value)
 
 
@@ -474,7 +476,8 @@ def binary_cross_entropy(
     x = _variable(x, "binary_cross_entropy")
     target = _as_operand(target, "binary_cross_entropy", "target")
     _same_shape(x, target, "binary_cross_entropy")
-    for name, values in (("input", x.data), ("target", target.data)):
+    for name, variable in (("input", x), ("target", target)):
+        values = variable.detach().cpu().numpy()  # the range check reads the values
         if values.size and not ((values >= 0) & (values <= 1)).all():
             raise ValueError(
                 f"binary_cross_entropy: all elements of {name} should be between 0 and 1; got "
@@ -608,6 +611,8 @@ def _soft_cross_entropy(
         return -products.sum(class_dim)
     if reduction == "sum":
         return -products.sum()
+    if classes == 0:
+        raise ValueError("cross_entropy needs at least one class; the input has 0 along dim 1.")
     return -products.sum() / (products.numel() / classes)
 
 

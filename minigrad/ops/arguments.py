@@ -47,7 +47,20 @@ def _is_text(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (numbers.Number, np.number, np.bool_))
+    """A real number (complex ones minigrad's ops do not take)."""
+    return isinstance(value, (numbers.Real, np.number, np.bool_)) and not isinstance(
+        value, np.complexfloating
+    )
+
+
+def _is_data(value: Any) -> bool:
+    """Numbers, nested lists of numbers, an array or a numeric Variable: what tensor() takes."""
+    if isinstance(value, Variable):
+        return not value.is_text
+    try:
+        return np.asarray(value).dtype.kind in "biufc"
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_int(value: Any) -> bool:
@@ -64,18 +77,20 @@ def _is_ints(value: Any) -> bool:
 def _is_dtype(value: Any) -> bool:
     if value is None:
         return True
+    if isinstance(value, (numbers.Number, Variable, np.ndarray)):
+        return False
     try:
         np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError):
         return False
-    return not isinstance(value, (numbers.Number, Variable))
+    return True
 
 
 _MAKE = "Make one with minigrad.tensor(...)."
 VARIABLE = Kind("a Variable", _is_variable, _MAKE)
 VARIABLE_OR_NUMBER = Kind(
     "a Variable or a number",
-    lambda v: _is_variable(v) or _is_number(v) or isinstance(v, np.ndarray),
+    lambda v: _is_variable(v) or _is_number(v) or (isinstance(v, np.ndarray) and _is_data(v)),
 )
 OPTIONAL_VARIABLE_OR_NUMBER = Kind(
     "a Variable, a number or None", lambda v: v is None or VARIABLE_OR_NUMBER.test(v)
@@ -88,20 +103,10 @@ VARIABLES = Kind(
 INDEX = Kind("a Variable or a NumPy array", lambda v: _is_variable(v) or isinstance(v, np.ndarray))
 ARRAY = Kind(
     "a Variable (not a number)",
-    lambda v: _is_variable(v) or isinstance(v, (np.ndarray, list, tuple)),
+    lambda v: _is_variable(v) or (isinstance(v, (np.ndarray, list, tuple)) and _is_data(v)),
     "For a product with a number, use * instead.",
 )
 INT = Kind("an int", _is_int)
-
-
-def _is_data(value: Any) -> bool:
-    """Numbers, nested lists of numbers, an array or a numeric Variable: what tensor() takes."""
-    if isinstance(value, Variable):
-        return not value.is_text
-    try:
-        return np.asarray(value).dtype.kind in "biufc"
-    except (TypeError, ValueError):
-        return False
 
 
 DATA = Kind("a number, a nested list of numbers, an array or a Variable", _is_data)
@@ -132,6 +137,7 @@ BY_ANNOTATION = {
         "an int, a Variable or None", lambda v: v is None or _is_int(v) or _is_variable(v)
     ),
     "list[Variable] | tuple[Variable, ...]": VARIABLES,
+    "int | tuple[int, ...] | list[int]": INTS,
 }
 
 # ...or, where it is annotated `Any`, from its name (PyTorch uses the same names).
@@ -146,8 +152,15 @@ BY_NAME = {
     **dict.fromkeys(("dims", "shape", "sizes", "size", "repeats", "shifts"), INTS),
     **dict.fromkeys(("index", "mask", "condition", "target", "tensor"), INDEX),
     "pad": INTS,
+    "split_size_or_sections": INTS,
+    "normalized_shape": INTS,
     "dtype": DTYPE,
     "data": DATA,
+    "weight": Kind(
+        "a Variable or None",
+        lambda v: v is None or (isinstance(v, (Variable, np.ndarray, list, tuple)) and _is_data(v)),
+        _MAKE,
+    ),
     "operands": Kind(
         "Variables, or one list of them",
         lambda v: _is_variable(v) or VARIABLES.test(v),
@@ -156,8 +169,10 @@ BY_NAME = {
 }
 
 
-# The products of vectors and matrices take no plain number (PyTorch's TypeError).
-PRODUCTS = ("matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "inner")
+# The products of vectors and matrices take no plain number as an operand (PyTorch's
+# TypeError); their scale factors (alpha, beta) stay numbers.
+PRODUCTS = ("matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "inner", "addmm")
+OPERANDS = ("x", "other", "mat1", "mat2", "vec", "vec2")
 
 
 def kinds_of(run: Callable, op: str) -> dict[str, Kind]:
@@ -168,8 +183,10 @@ def kinds_of(run: Callable, op: str) -> dict[str, Kind]:
         kind = BY_ANNOTATION.get(annotation)
         if kind is None and annotation in ("Any", "Any | None"):
             kind = BY_NAME.get(name)
-        if kind is VARIABLE_OR_NUMBER and op in PRODUCTS:
+        if kind is VARIABLE_OR_NUMBER and op in PRODUCTS and name in OPERANDS:
             kind = ARRAY
+        if kind is VARIABLE_OR_NUMBER and op.endswith("_as") and name == "other":
+            kind = VARIABLE  # expand_as, view_as, type_as, reshape_as: another Variable
         if kind is not None:
             kinds[name] = kind
     return kinds
@@ -303,6 +320,13 @@ def checked(
             raise TypeError(message) from None
         return result if out is None else write_out(where, result, out)
 
+    def diagnose(*args: Any, **kwargs: Any) -> str | None:
+        """The message for an argument of the wrong kind in this call, or None."""
+        args, kwargs = _renamed(run, args, kwargs, is_method)
+        kwargs.pop("out", None)
+        return bad_argument(run, where, kinds, args, kwargs, is_method)
+
+    call.bad_argument = diagnose
     return call
 
 

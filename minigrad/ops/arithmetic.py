@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.devices import DeviceMismatchError
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.ops.table import register
@@ -40,6 +41,14 @@ def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
 def _compute(op: str, compute: Any, a: Any, b: Any) -> Any:
     try:
         return compute(a, b)
+    except DeviceMismatchError:
+        raise  # cpu and cuda operands: named by the caller (Function.apply)
+    except TypeError:
+        # NumPy has no such loop for these dtypes: bools subtracted, say.
+        raise OpError(
+            f"{op} is not supported between dtypes {_dtype(a)} and {_dtype(b)}. For masks use "
+            f"& | ^ ~ (or minigrad.logical_xor); for numbers convert first, e.g. mask.float()."
+        ) from None
     except ValueError as error:
         if "broadcast" not in str(error):
             raise OpError(f"{op} of shapes {shape_of(a)} and {shape_of(b)}: {error}") from None
@@ -47,6 +56,10 @@ def _compute(op: str, compute: Any, a: Any, b: Any) -> Any:
             f"{op}: shapes {shape_of(a)} and {shape_of(b)} cannot be broadcast together; "
             f"each dimension must match or be 1 (counting from the right)."
         ) from None
+
+
+def _dtype(value: Any) -> str:
+    return str(getattr(value, "dtype", type(value).__name__))
 
 
 _FLOAT64 = np.dtype(np.float64)
@@ -180,7 +193,14 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Variable) -> np.ndarray:
-        return np.negative(numeric(a, "neg"))
+        data = numeric(a, "neg")
+        if isinstance(data, (bool, np.bool_)) or getattr(data, "dtype", None) == np.bool_:
+            raise OpError(
+                "Negation, the `-` operator, on a bool Variable is not supported. To invert "
+                "a mask, use the `~` operator or minigrad.logical_not(); for numbers, "
+                "convert first: -mask.float()."
+            )
+        return np.negative(data)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:

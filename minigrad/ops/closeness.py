@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -17,14 +18,26 @@ def _host(value: Any, op: str) -> Any:
     return data.to_host() if hasattr(data, "to_host") else data
 
 
+def _fitting(x: Any, other: Any, op: str) -> tuple:
+    """Both operands on the host, once their shapes are known to broadcast."""
+    a, b = _host(x, op), _host(other, op)
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:
+        raise OpError(
+            f"{op}: shapes {np.shape(a)} and {np.shape(b)} cannot be broadcast together; "
+            f"each dimension must match or be 1 (counting from the right)."
+        ) from None
+    return a, b
+
+
 @register("isclose")
 def isclose(
     x: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Variable:
     """|x - other| <= atol + rtol * |other|, elementwise, as a Variable of bools."""
-    close = np.isclose(
-        _host(x, "isclose"), _host(other, "isclose"), rtol=rtol, atol=atol, equal_nan=equal_nan
-    )
+    a, b = _fitting(x, other, "isclose")
+    close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
     on_cuda = any(isinstance(v, Variable) and v.device == "cuda" for v in (x, other))
     # The answer lives where the question did, as in PyTorch.
     return Variable._make(devices.move(np.asarray(close), "cuda" if on_cuda else "cpu"))
@@ -35,15 +48,8 @@ def allclose(
     x: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> bool:
     """True when isclose holds for every element (a Python bool)."""
-    return bool(
-        np.allclose(
-            _host(x, "allclose"),
-            _host(other, "allclose"),
-            rtol=rtol,
-            atol=atol,
-            equal_nan=equal_nan,
-        )
-    )
+    a, b = _fitting(x, other, "allclose")
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @register("equal")

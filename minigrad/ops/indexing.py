@@ -24,7 +24,12 @@ def normalize_index(index: Any) -> Any:
     if isinstance(index, tuple):
         return tuple(_index_array(i) if isinstance(i, Variable) else i for i in index)
     if isinstance(index, list):
-        return np.asarray(index)
+        try:
+            return np.asarray(index)
+        except ValueError:
+            raise IndexError(
+                f"an index list must be rectangular (rows of one length); got {index!r:.60}."
+            ) from None
     return index
 
 
@@ -116,7 +121,7 @@ class IndexPut(Function):
         _read(result, ctx.index)
         try:
             result[ctx.index] = numeric(value, "index assignment")
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise OpError(
                 f"cannot assign a value of shape {np.shape(numeric(value, 'index assignment'))} "
                 f"to x[{index!r}] of shape {np.shape(result[ctx.index])}: {error}."

@@ -40,6 +40,11 @@ def numeric(value: Any, op: str) -> Any:
                 f"Variables support + (concatenation) and the functions in minigrad.text."
             )
         return value.data
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "biufc":
+        raise TypeError(
+            f"{op} needs numbers, but got a NumPy array of dtype {value.dtype}; convert it "
+            f"to numbers first."
+        )
     if isinstance(value, (np.ndarray, np.generic, int, float, complex)) or is_on_cuda(value):
         return value
     if isinstance(value, (list, tuple)):
@@ -51,7 +56,13 @@ def numeric(value: Any, op: str) -> Any:
                 f"of {len(value)} Variable(s). Unpack it ((x,) = ...) or join them with "
                 f"minigrad.stack(...)."
             )
-        array = np.asarray(value)
+        try:
+            array = np.asarray(value)
+        except ValueError:
+            raise TypeError(
+                f"{op} cannot read a ragged {type(value).__name__} (rows of different "
+                f"lengths) as numbers; give every row the same length."
+            ) from None
         if array.dtype.kind in "biufc":
             return array
     if isinstance(value, str):

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import grad_mode
+from minigrad.devices import is_on_cuda
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
 from minigrad.ops.indexing import Copy, Index, IndexPut
@@ -39,7 +40,11 @@ def _text_operator(name: str) -> Callable:
 @operator
 def size(self, dim: int | None = None) -> Any:
     """The shape, or its length along `dim` (PyTorch's spelling)."""
-    return self.shape if dim is None else self.shape[single_dim(dim, self.ndim)]
+    if dim is None:
+        return self.shape
+    if self.ndim == 0:
+        raise IndexError(f"size({dim}): a 0-d Variable has no dimensions; use .shape or .numel().")
+    return self.shape[single_dim(dim, self.ndim)]
 
 
 @operator
@@ -285,7 +290,18 @@ def fill_(self, value: Any) -> Variable:
 @operator
 def copy_(self, source: Any) -> Variable:
     """Overwrite every element with `source` (broadcast); the old values get no gradient."""
+    if not (_is_operand(source)):
+        # Before the in-place checks, as PyTorch checks the argument's kind first.
+        raise TypeError(
+            f"copy_ and fill_ expect a Variable, a NumPy array or a number; got "
+            f"{type(source).__name__}."
+        )
     return self._inplace(lambda v: Copy.apply(v, source))
+
+
+def _is_operand(value: Any) -> bool:
+    numeric_kinds = (Variable, np.ndarray, np.generic, int, float, complex, list, tuple)
+    return isinstance(value, numeric_kinds) or is_on_cuda(value)
 
 
 # x += y is x.add_(y); add_ and friends come from the op table (inplace=True).

@@ -186,6 +186,8 @@ class Erf(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         data = numeric(x, "erf")
+        if data.dtype == np.bool_:  # erf of a mask is a float, as in PyTorch
+            data = data.astype(np.float64)
         ctx.save_for_backward(x)
         values = _erf_values(data)
         return values.astype(data.dtype) if data.dtype.kind == "f" else values
@@ -205,6 +207,8 @@ class Sign(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         data = numeric(x, "sign")
+        if data.dtype == np.bool_:
+            return data.copy()  # the sign of True is True, as in PyTorch
         return np.where(data == data, np.sign(data), 0)  # data == data is False only for nan
 
     @staticmethod
@@ -467,6 +471,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
     minigrad.where(condition) alone is nonzero(condition, as_tuple=True), as in PyTorch."""
     if x is None and y is None:
+        if not isinstance(condition, Variable):
+            condition = Variable._make(np.asarray(numeric(condition, "where")))
         return condition.nonzero(as_tuple=True)
     if x is None or y is None:
         raise TypeError("where(condition, x, y) needs both x and y (or neither).")

@@ -33,6 +33,8 @@ def is_floating_point(x: Variable) -> bool:
 
 def _elementwise_test(name: str, test: Any, doc: str) -> None:
     def check(x: Variable) -> Variable:
+        if x.is_text:
+            raise TypeError(f"{name} needs a numeric Variable, but got a text Variable.")
         data = x.data.to_host() if x.device == "cuda" else x.data
         answer = np.asarray(test(data))
         return Variable._make(devices.move(answer, devices.device_of(x.data)))

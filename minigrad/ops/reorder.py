@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import normalize_dims, numeric, single_dim
 from minigrad.ops.table import register
 from minigrad.variable import Variable
@@ -101,6 +102,12 @@ def masked_select(x: Variable, mask: Any) -> Variable:
             f"masked_select expects a bool mask; got dtype {np.asarray(mask_data).dtype}. "
             f"Make one with a comparison, e.g. x > 0."
         )
-    shape = np.broadcast_shapes(x.shape, np.shape(mask_data))
+    try:
+        shape = np.broadcast_shapes(x.shape, np.shape(mask_data))
+    except ValueError:
+        raise OpError(
+            f"masked_select: the mask's shape {np.shape(mask_data)} does not broadcast with "
+            f"the input's {x.shape}; each dimension must match or be 1."
+        ) from None
     expanded = x.expand(shape) if x.shape != shape else x
     return expanded[np.broadcast_to(mask_data, shape)]

@@ -387,6 +387,11 @@ def unflatten(x: Variable, dim: int, sizes: Any) -> Variable:
     if not shape:
         raise RuntimeError("unflatten needs a dimension to split; got a 0-d Variable.")
     axis = single_dim(dim, len(shape))
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError(
+            f"unflatten(dim, sizes): sizes must be a tuple or list of ints, e.g. (2, 3); "
+            f"got {type(sizes).__name__} {sizes!r:.40}."
+        )
     sizes = _check_sizes(tuple(sizes), "unflatten")
     known = int(np.prod([size for size in sizes if size != -1]))
     fits = shape[axis] % known == 0 if -1 in sizes and known else known == shape[axis]

@@ -23,6 +23,10 @@ class Softmax(Function):
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "softmax")
         axis = single_dim(dim, data.ndim) if data.ndim else None
+        if data.dtype.kind not in "fc":
+            data = data.astype(np.float64)  # softmax of integers or bools: floats
+        if data.size == 0:
+            return data.copy()
         shifted = np.exp(data - np.max(data, axis=axis, keepdims=True))
         return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
@@ -44,6 +48,10 @@ class LogSoftmax(Function):
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "log_softmax")
         axis = single_dim(dim, data.ndim) if data.ndim else None
+        if data.dtype.kind not in "fc":
+            data = data.astype(np.float64)
+        if data.size == 0:
+            return data.copy()
         shifted = data - np.max(data, axis=axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 

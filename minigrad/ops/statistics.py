@@ -257,6 +257,9 @@ class LogSumExp(Function):
         ctx.dims = normalize_dims(dim, data.ndim)
         ctx.input_shape = data.shape
         ctx.save_for_backward(x)
+        if data.size == 0:  # nothing to add up: log 0 = -inf, as PyTorch gives
+            kept = _kept_shape(data.shape, ctx.dims)
+            return np.full(kept if keepdim else _reduced_shape(data.shape, ctx.dims), -np.inf)
         biggest = np.max(data, axis=ctx.dims, keepdims=True)
         # An infinite max (+inf, or every element -inf) would give inf - inf = nan: shift by 0.
         biggest = np.where(np.abs(biggest) == np.inf, 0.0, biggest)

@@ -104,7 +104,14 @@ def _inplace_variant(name: str, method: Callable) -> Callable:
     """x.name_(...): compute x.name(...) and write it into x's own array."""
 
     def inplace(self: Variable, *args: Any, **kwargs: Any) -> Variable:
-        return self._inplace(lambda current: method(current, *args, **kwargs))
+        try:
+            return self._inplace(lambda current: method(current, *args, **kwargs))
+        except Exception:
+            # An argument of the wrong kind first, as PyTorch (before "a leaf in-place").
+            message = method.bad_argument(self, *args, **kwargs)
+            if message is None:
+                raise
+            raise TypeError(message.replace(f".{name}()", f".{name}_()", 1)) from None
 
     inplace.__name__ = inplace.__qualname__ = name + "_"
     inplace.__doc__ = f"In-place x.{name}(...): the result is written into x."

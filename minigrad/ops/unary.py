@@ -140,6 +140,11 @@ class Abs(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         data = numeric(x, "abs")
+        if data.dtype == np.bool_:
+            raise NotImplementedError(
+                "abs of a bool Variable is not supported (nor in PyTorch): a mask is its own "
+                "absolute value; for numbers convert first, mask.float().abs()."
+            )
         ctx.save_for_backward(np.sign(data))
         return np.abs(data)
 

@@ -522,9 +522,9 @@ class ReduceLROnPlateau:
                 f"ReduceLROnPlateau schedules an optimizer's learning rate; got a "
                 f"{type(optimizer).__name__}, not a minigrad.optim Optimizer."
             )
-        if mode not in ("min", "max"):
+        if not isinstance(mode, str) or mode not in ("min", "max"):
             raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max'; got {mode!r}.")
-        if threshold_mode not in ("rel", "abs"):
+        if not isinstance(threshold_mode, str) or threshold_mode not in ("rel", "abs"):
             raise ValueError(
                 f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs'; got "
                 f"{threshold_mode!r}."

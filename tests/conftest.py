@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import settings
 
 # Tests never need a GPU: kernels run in Numba's CUDA simulator unless told otherwise.
@@ -13,3 +14,9 @@ os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(scope="module")
+def real_torch():
+    """PyTorch itself, for tests that compare with it; they are skipped where it is absent."""
+    return pytest.importorskip("torch")

@@ -61,43 +61,20 @@ Left out, and why:
 # ruff: noqa: A001, A002, B007, B018, B023, E731
 
 import copy
-import importlib
 import os
 import tempfile
 
 import numpy as np
 import pytest
+from pytorch_example_harness import Examples, compare
+from pytorch_example_harness import as_numpy as _np
+from pytorch_example_harness import from_library as _from
+from pytorch_example_harness import same as _same
 
 import minigrad as torch
 
-EXAMPLES = {}
-
-
-def example(name, rtol=1e-6, atol=1e-8, check=None, xfail=None):
-    """Register `fn(torch) -> dict of results` under `name`: the cross-check's tolerance,
-    what the minigrad-only test checks, and (xfail) the minigrad gap it waits for."""
-
-    def register(fn):
-        EXAMPLES[name] = (fn, rtol, atol, check, xfail)
-        return fn
-
-    return register
-
-
-def _from(lib, module, name):
-    """`from torch.<module> import <name>`, for the library `lib` (minigrad or torch)."""
-    return getattr(importlib.import_module(f"{lib.__name__}.{module}"), name)
-
-
-def _same(torch, like, values):
-    """A tensor holding `values`, with the dtype and requires_grad of `like`."""
-    return torch.tensor(np.asarray(values), dtype=like.dtype, requires_grad=like.requires_grad)
-
-
-def _np(t):
-    """A tensor's values as a NumPy array (a copy)."""
-    return np.array(t.detach().numpy())
-
+EXAMPLES = Examples()
+example = EXAMPLES.example
 
 def _fixed_parameters(torch, model, seed):
     """Overwrite the model's parameters with NumPy values (uniform in [-0.5, 0.5])."""
@@ -1392,50 +1369,19 @@ def ex_nn_utils(torch):
 # The tests.
 
 
-@pytest.fixture(scope="module")
-def real_torch():
-    return pytest.importorskip("torch")
-
-
-def _compare(got, expected, rtol, atol):
-    assert sorted(got) == sorted(expected), "the example returned different keys"
-    for key, want in expected.items():
-        have = got[key]
-        if isinstance(want, (bool, str, list)):
-            assert have == want, f"{key}: minigrad {have!r}, PyTorch {want!r}"
-        else:
-            np.testing.assert_allclose(
-                np.asarray(have, dtype=np.float64),
-                np.asarray(want, dtype=np.float64),
-                rtol=rtol,
-                atol=atol,
-                err_msg=key,
-            )
-
-
-def _params(names):
-    """The names as pytest parameters, the ones minigrad cannot run yet marked xfail."""
-    params = []
-    for name in names:
-        reason = EXAMPLES[name][4]
-        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        params.append(pytest.param(name, marks=marks))
-    return params
-
-
 def test_every_example_checks_something():
     assert all(check is not None for _, _, _, check, _ in EXAMPLES.values())
 
 
-@pytest.mark.parametrize("name", _params(EXAMPLES))
+@pytest.mark.parametrize("name", EXAMPLES.params())
 def test_example_runs_with_minigrad(name):
     fn, _, _, check, _ = EXAMPLES[name]
     check(fn(torch))
 
 
-@pytest.mark.parametrize("name", _params(EXAMPLES))
+@pytest.mark.parametrize("name", EXAMPLES.params())
 def test_example_matches_pytorch(name, real_torch):
     fn, rtol, atol, _, _ = EXAMPLES[name]
     expected = fn(real_torch)
     got = fn(torch)
-    _compare(got, expected, rtol, atol)
+    compare(got, expected, rtol, atol)

@@ -54,11 +54,14 @@ Left out, and why:
 # use str.format and an unused loop variable. Kept as written.
 # ruff: noqa: A001, A002, B007, UP032
 
-import importlib
 import math
 
 import numpy as np
 import pytest
+from pytorch_example_harness import as_numpy as _np
+from pytorch_example_harness import compare
+from pytorch_example_harness import from_library as _from
+from pytorch_example_harness import same as _same
 
 import minigrad as torch
 
@@ -73,21 +76,6 @@ def example(name, rtol=1e-7, atol=1e-9):
         return fn
 
     return register
-
-
-def _from(lib, module, name):
-    """`from torch.<module> import <name>`, for the library `lib` (minigrad or torch)."""
-    return getattr(importlib.import_module(f"{lib.__name__}.{module}"), name)
-
-
-def _same(torch, like, values):
-    """A tensor holding `values`, with the dtype and requires_grad of `like`."""
-    return torch.tensor(np.asarray(values), dtype=like.dtype, requires_grad=like.requires_grad)
-
-
-def _np(t):
-    """A tensor's values as a NumPy array (a copy)."""
-    return np.array(t.detach().numpy())
 
 
 def _raises(exc, fn):
@@ -1525,27 +1513,6 @@ def ex_bad_fft(torch):
 # The tests.
 
 
-@pytest.fixture(scope="module")
-def real_torch():
-    return pytest.importorskip("torch")
-
-
-def _compare(got, expected, rtol, atol):
-    assert sorted(got) == sorted(expected), "the example returned different keys"
-    for key, want in expected.items():
-        have = got[key]
-        if isinstance(want, bool):
-            assert have == want, f"{key}: minigrad {have!r}, PyTorch {want!r}"
-        else:
-            np.testing.assert_allclose(
-                np.asarray(have, dtype=np.float64),
-                np.asarray(want, dtype=np.float64),
-                rtol=rtol,
-                atol=atol,
-                err_msg=key,
-            )
-
-
 def test_the_examples_are_collected():
     assert len(EXAMPLES) == 28
 
@@ -1564,4 +1531,4 @@ def test_example_matches_pytorch(name, real_torch):
     fn, rtol, atol = EXAMPLES[name]
     expected = fn(real_torch)
     got = fn(torch)
-    _compare(got, expected, rtol, atol)
+    compare(got, expected, rtol, atol)

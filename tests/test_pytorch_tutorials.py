@@ -26,8 +26,9 @@ training loop compares with a tolerance a float32 run allows.
 Sources (pytorch/tutorials):
 - beginner_source/examples_tensor/polynomial_tensor.py, two_layer_net_tensor.py (their
   NumPy warm-ups polynomial_numpy.py and two_layer_net_numpy.py are the references).
-- beginner_source/examples_autograd/polynomial_autograd.py, two_layer_net_autograd.py,
-  polynomial_custom_function.py, two_layer_net_custom_function.py.
+- beginner_source/examples_autograd/polynomial_autograd.py, two_layer_net_autograd.py
+  (its polynomial_custom_function.py and two_layer_net_custom_function.py run in
+  tests/test_pytorch_examples.py).
 - beginner_source/examples_nn/polynomial_nn.py, polynomial_optim.py,
   polynomial_module.py, dynamic_net.py, and the two-layer-net versions of the same
   examples (two_layer_net_nn.py, two_layer_net_optim.py, two_layer_net_module.py, as
@@ -85,33 +86,15 @@ import tempfile
 
 import numpy as np
 import pytest
+from pytorch_example_harness import Examples, compare
+from pytorch_example_harness import as_numpy as _np
+from pytorch_example_harness import from_library as _from
+from pytorch_example_harness import same as _same
 
 import minigrad as torch
 
-EXAMPLES = {}
-
-
-def example(name, rtol=1e-6, atol=1e-8, check=None, xfail=None):
-    """Register `fn(torch) -> dict of results` under `name`.
-
-    rtol/atol: the cross-check's tolerance. check(results): what the minigrad-only test
-    asserts. xfail: the reason (a minigrad gap) the example cannot run yet."""
-
-    def register(fn):
-        EXAMPLES[name] = (fn, rtol, atol, check, xfail)
-        return fn
-
-    return register
-
-
-def _from(lib, module, name):
-    """`from torch.<module> import <name>`, for the library `lib` (minigrad or torch)."""
-    return getattr(importlib.import_module(f"{lib.__name__}.{module}"), name)
-
-
-def _same(torch, like, values):
-    """A tensor holding `values`, with the dtype and requires_grad of `like`."""
-    return torch.tensor(np.asarray(values), dtype=like.dtype, requires_grad=like.requires_grad)
+EXAMPLES = Examples()
+example = EXAMPLES.example
 
 
 def _same_parameters(torch, model, seed):
@@ -130,12 +113,6 @@ def _same_parameters(torch, model, seed):
                     bound = 1.0 / math.sqrt(shape[1])
                 values = rng.uniform(-bound, bound, shape)
             p.copy_(torch.tensor(np.asarray(values), dtype=p.dtype))
-
-
-def _np(t):
-    """A tensor's values as a NumPy array (a copy)."""
-    return np.array(t.detach().numpy())
-
 
 @contextlib.contextmanager
 def _in_temporary_directory():
@@ -488,196 +465,9 @@ def ex_two_layer_net_autograd(torch):
 
 
 # --------------------------------------------------------------------------------------
-# beginner_source/examples_autograd/polynomial_custom_function.py: y = a + b P3(c + d x)
-# with the Legendre polynomial P3 as a custom autograd Function. 100 iterations instead
-# of 2000.
-def _check_legendre(results):
-    _falls(results["losses"])
-    # P3'(x) = 3/2 (5x^2 - 1), the backward the Function states.
-    x = np.linspace(-1, 1, 7)
-    np.testing.assert_allclose(results["P3'(x)"], 1.5 * (5 * x**2 - 1), rtol=1e-6)
-
-
-@example(
-    "examples_autograd/polynomial_custom_function", rtol=1e-4, atol=1e-5, check=_check_legendre
-)
-def ex_polynomial_custom_function(torch):
-    class LegendrePolynomial3(torch.autograd.Function):
-        """
-        We can implement our own custom autograd Functions by subclassing
-        torch.autograd.Function and implementing the forward and backward passes
-        which operate on Tensors.
-        """
-
-        @staticmethod
-        def forward(ctx, input):
-            """
-            In the forward pass we receive a Tensor containing the input and return
-            a Tensor containing the output. ctx is a context object that can be used
-            to stash information for backward computation. You can cache arbitrary
-            objects for use in the backward pass using the ctx.save_for_backward method.
-            """
-            ctx.save_for_backward(input)
-            return 0.5 * (5 * input ** 3 - 3 * input)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            """
-            In the backward pass we receive a Tensor containing the gradient of the loss
-            with respect to the output, and we need to compute the gradient of the loss
-            with respect to the input.
-            """
-            input, = ctx.saved_tensors
-            return grad_output * 1.5 * (5 * input ** 2 - 1)
-
-    dtype = torch.float
-    device = torch.device("cpu")
-    # device = torch.device("cuda:0")  # Uncomment this to run on GPU
-
-    # Create Tensors to hold input and outputs.
-    # By default, requires_grad=False, which indicates that we do not need to
-    # compute gradients with respect to these Tensors during the backward pass.
-    x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
-    y = torch.sin(x)
-
-    # Create random Tensors for weights. For this example, we need
-    # 4 weights: y = a + b * P3(c + d * x), these weights need to be initialized
-    # not too far from the correct result to ensure convergence.
-    # Setting requires_grad=True indicates that we want to compute gradients with
-    # respect to these Tensors during the backward pass.
-    a = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
-    b = torch.full((), -1.0, device=device, dtype=dtype, requires_grad=True)
-    c = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
-    d = torch.full((), 0.3, device=device, dtype=dtype, requires_grad=True)
-
-    losses = []
-    learning_rate = 5e-6
-    for t in range(POLY_ITERATIONS):
-        # To apply our Function, we use Function.apply method. We alias this as 'P3'.
-        P3 = LegendrePolynomial3.apply
-
-        # Forward pass: compute predicted y using operations; we compute
-        # P3 using our custom autograd operation.
-        y_pred = a + b * P3(c + d * x)
-
-        # Compute and print loss
-        loss = (y_pred - y).pow(2).sum()
-        if t % 100 == 99:
-            print(t, loss.item())
-        losses.append(loss.item())
-
-        # Use autograd to compute the backward pass.
-        loss.backward()
-
-        # Update weights using gradient descent
-        with torch.no_grad():
-            a -= learning_rate * a.grad
-            b -= learning_rate * b.grad
-            c -= learning_rate * c.grad
-            d -= learning_rate * d.grad
-
-            # Manually zero the gradients after updating weights
-            a.grad = None
-            b.grad = None
-            c.grad = None
-            d.grad = None
-
-    print(f'Result: y = {a.item()} + {b.item()} * P3({c.item()} + {d.item()} x)')
-
-    z = torch.linspace(-1, 1, 7, dtype=torch.double, requires_grad=True)
-    LegendrePolynomial3.apply(z).sum().backward()
-    return {
-        "losses": np.array(losses),
-        "a, b, c, d": np.array([a.item(), b.item(), c.item(), d.item()]),
-        "P3'(x)": _np(z.grad),
-    }
-
-
-# --------------------------------------------------------------------------------------
-# beginner_source/examples_autograd/two_layer_net_custom_function.py: the ReLU network
-# with ReLU as a custom Function (MyReLU). 10 iterations instead of 500.
-@example(
-    "examples_autograd/two_layer_net_custom_function",
-    rtol=1e-4,
-    atol=1e-4,
-    check=_check_two_layer_net,
-)
-def ex_two_layer_net_custom_function(torch):
-    class MyReLU(torch.autograd.Function):
-        """
-        We can implement our own custom autograd Functions by subclassing
-        torch.autograd.Function and implementing the forward and backward passes
-        which operate on Tensors.
-        """
-
-        @staticmethod
-        def forward(ctx, input):
-            """
-            In the forward pass we receive a Tensor containing the input and return
-            a Tensor containing the output. ctx is a context object that can be used
-            to stash information for backward computation. You can cache arbitrary
-            objects for use in the backward pass using the ctx.save_for_backward method.
-            """
-            ctx.save_for_backward(input)
-            return input.clamp(min=0)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            """
-            In the backward pass we receive a Tensor containing the gradient of the loss
-            with respect to the output, and we need to compute the gradient of the loss
-            with respect to the input.
-            """
-            input, = ctx.saved_tensors
-            grad_input = grad_output.clone()
-            grad_input[input < 0] = 0
-            return grad_input
-
-    dtype = torch.float
-    device = torch.device("cpu")
-    # device = torch.device("cuda:0") # Uncomment this to run on GPU
-
-    # N is batch size; D_in is input dimension;
-    # H is hidden dimension; D_out is output dimension.
-    N, D_in, H, D_out = 64, 1000, 100, 10
-
-    # Create random Tensors to hold input and outputs.
-    x = torch.randn(N, D_in, device=device, dtype=dtype)
-    y = torch.randn(N, D_out, device=device, dtype=dtype)
-    x, y = _same(torch, x, _NET_X), _same(torch, y, _NET_Y)
-
-    # Create random Tensors for weights.
-    w1 = torch.randn(D_in, H, device=device, dtype=dtype, requires_grad=True)
-    w2 = torch.randn(H, D_out, device=device, dtype=dtype, requires_grad=True)
-    w1, w2 = _same(torch, w1, _NET_W1), _same(torch, w2, _NET_W2)
-
-    losses = []
-    learning_rate = 1e-6
-    for t in range(NET_ITERATIONS):
-        # To apply our Function, we use Function.apply method. We alias this as 'relu'.
-        relu = MyReLU.apply
-
-        # Forward pass: compute predicted y using operations; we compute
-        # ReLU using our custom autograd operation.
-        y_pred = relu(x.mm(w1)).mm(w2)
-
-        # Compute and print loss
-        loss = (y_pred - y).pow(2).sum()
-        print(t, loss.item())
-        losses.append(loss.item())
-
-        # Use autograd to compute the backward pass.
-        loss.backward()
-
-        # Update weights using gradient descent
-        with torch.no_grad():
-            w1 -= learning_rate * w1.grad
-            w2 -= learning_rate * w2.grad
-
-            # Manually zero the gradients after updating weights
-            w1.grad.zero_()
-            w2.grad.zero_()
-    return {"losses": np.array(losses), "w1": _np(w1), "w2": _np(w2)}
+# beginner_source/examples_autograd/polynomial_custom_function.py and
+# two_layer_net_custom_function.py (LegendrePolynomial3, MyReLU, with their training loops)
+# run in tests/test_pytorch_examples.py, with PyTorch's other custom-Function examples.
 
 
 # --------------------------------------------------------------------------------------
@@ -3016,52 +2806,19 @@ def ex_save_to_disk_module(torch):
 # The tests.
 
 
-@pytest.fixture(scope="module")
-def real_torch():
-    return pytest.importorskip("torch")
-
-
-def _compare(got, expected, rtol, atol):
-    assert sorted(got) == sorted(expected), "the example returned different keys"
-    for key, want in expected.items():
-        have = got[key]
-        if isinstance(want, (bool, str)) or (
-            isinstance(want, list) and all(isinstance(item, str) for item in want)
-        ):
-            assert have == want, f"{key}: minigrad {have!r}, PyTorch {want!r}"
-        else:
-            np.testing.assert_allclose(
-                np.asarray(have, dtype=np.float64),
-                np.asarray(want, dtype=np.float64),
-                rtol=rtol,
-                atol=atol,
-                err_msg=key,
-            )
-
-
-def _params(names):
-    """The names as pytest parameters, the ones minigrad cannot run yet marked xfail."""
-    params = []
-    for name in names:
-        reason = EXAMPLES[name][4]
-        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        params.append(pytest.param(name, marks=marks))
-    return params
-
-
 def test_every_example_checks_something():
     assert all(check is not None for _, _, _, check, _ in EXAMPLES.values())
 
 
-@pytest.mark.parametrize("name", _params(EXAMPLES))
+@pytest.mark.parametrize("name", EXAMPLES.params())
 def test_example_runs_with_minigrad(name):
     fn, _, _, check, _ = EXAMPLES[name]
     check(fn(torch))
 
 
-@pytest.mark.parametrize("name", _params(EXAMPLES))
+@pytest.mark.parametrize("name", EXAMPLES.params())
 def test_example_matches_pytorch(name, real_torch):
     fn, rtol, atol, _, _ = EXAMPLES[name]
     expected = fn(real_torch)
     got = fn(torch)
-    _compare(got, expected, rtol, atol)
+    compare(got, expected, rtol, atol)

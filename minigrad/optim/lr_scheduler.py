@@ -107,7 +107,24 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-class LambdaLR(LRScheduler):
+class _FunctionScheduler(LRScheduler):
+    """A scheduler driven by functions (lr_lambdas), which its state dict leaves out."""
+
+    lr_lambdas: list
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class, without the functions (they cannot be saved)."""
+        state = super().state_dict()
+        state["lr_lambdas"] = [None] * len(self.lr_lambdas)
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        check_state_dict(state_dict, type(self).__name__)
+        state = {key: value for key, value in state_dict.items() if key != "lr_lambdas"}
+        super().load_state_dict(state)
+
+
+class LambdaLR(_FunctionScheduler):
     """lr = base_lr · lr_lambda(epoch); one function, or one per parameter group."""
 
     def __init__(
@@ -125,19 +142,8 @@ class LambdaLR(LRScheduler):
             for function, base_lr in zip(self.lr_lambdas, self.base_lrs)
         ]
 
-    def state_dict(self) -> dict[str, Any]:
-        """As the base class, without the functions (they cannot be saved)."""
-        state = super().state_dict()
-        state["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        return state
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        check_state_dict(state_dict, type(self).__name__)
-        state = {key: value for key, value in state_dict.items() if key != "lr_lambdas"}
-        super().load_state_dict(state)
-
-
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_FunctionScheduler):
     """lr = previous lr · lr_lambda(epoch), from epoch 1 on; one function, or one per
     parameter group. With lr_lambda = lambda epoch: 0.95 it is ExponentialLR(gamma=0.95)."""
 
@@ -157,17 +163,6 @@ class MultiplicativeLR(LRScheduler):
             lr * _factor("MultiplicativeLR", function, self.last_epoch)
             for function, lr in zip(self.lr_lambdas, self._current_lrs())
         ]
-
-    def state_dict(self) -> dict[str, Any]:
-        """As the base class, without the functions (they cannot be saved)."""
-        state = super().state_dict()
-        state["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        return state
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        check_state_dict(state_dict, type(self).__name__)
-        state = {key: value for key, value in state_dict.items() if key != "lr_lambdas"}
-        super().load_state_dict(state)
 
 
 class StepLR(LRScheduler):

@@ -849,3 +849,15 @@ def test_names_minigrad_lacks_on_autograd_and_on_nodes_say_so() -> None:
         _ = node.register_prehook
     with pytest.raises(AttributeError, match="nearest existing spelling: `torch.autograd.detect"):
         _ = minigrad.autograd.set_detect_anomaly
+
+
+def test_vjp_of_an_output_that_does_not_depend_on_the_inputs_is_zeros() -> None:
+    import minigrad
+
+    x = minigrad.tensor([1.0, 2.0, 3.0])
+    _, g = minigrad.autograd.functional.vjp(lambda v: minigrad.ones(3), x, minigrad.ones(3))
+    assert g.tolist() == [0.0, 0.0, 0.0]
+    both = minigrad.autograd.functional.vjp(
+        lambda v: (v * 2, minigrad.ones(3)), x, (minigrad.ones(3), minigrad.ones(3))
+    )
+    assert both[1].tolist() == [2.0, 2.0, 2.0]

@@ -83,7 +83,14 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
     outputs = func(*leaves)
     outs, _ = _as_tuple(outputs, "func's output", "vjp")
     vs = None if v is None else _as_tuple(v, "v", "vjp")[0]
-    grads = grad(outs, leaves, vs, create_graph=create_graph, allow_unused=True)
+    # An output that does not depend on the inputs adds nothing: vᵀJ is zeros, as PyTorch.
+    kept = [i for i, out in enumerate(outs) if isinstance(out, Variable) and out.requires_grad]
+    if kept:
+        kept_vs = None if vs is None else [vs[i] for i in kept if i < len(vs)]
+        kept_outs = [outs[i] for i in kept]
+        grads = grad(kept_outs, leaves, kept_vs, create_graph=create_graph, allow_unused=True)
+    else:
+        grads = (None,) * len(leaves)
     grads = _zeros_for_none(grads, leaves)
     result = grads if was_tuple else grads[0]
     return _detached(outputs, create_graph), result

@@ -406,20 +406,19 @@ class TestLinear:
         assert not np.array_equal(second.weight.data, third.weight.data)
 
     @pytest.mark.parametrize(
-        ("x", "got"),
+        ("x", "error", "got"),
         [
-            (Variable(np.zeros((3, 5))), "(3, 5)"),
-            (Variable(np.float64(1.0)), "()"),
-            (np.zeros((3, 2)), "ndarray"),
+            (Variable(np.zeros((3, 5))), ValueError, "(3, 5)"),
+            (Variable(np.float64(1.0)), ValueError, "()"),
+            (np.zeros((3, 2)), TypeError, "ndarray"),  # not a Variable: PyTorch's TypeError
         ],
         ids=["wrong-last-dim", "scalar", "not-a-Variable"],
     )
-    def test_bad_input_shape(self, x, got):
-        with pytest.raises(ValueError) as info:
+    def test_bad_input_shape(self, x, error, got):
+        with pytest.raises(error) as info:
             nn.Linear(2, 4)(x)
         message = str(info.value)
         assert "(..., 2)" in message
-        assert "in_features" in message
         assert f"got {got}" in message
 
     @pytest.mark.parametrize(

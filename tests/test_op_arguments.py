@@ -241,3 +241,13 @@ def test_fuzz_findings_that_now_compute_as_pytorch() -> None:
         assert library.zeros(0).softmax(-1).shape == (0,)
         assert library.logsumexp(library.zeros(2, 0), 1).tolist() == [-np.inf, -np.inf]
         assert library.nn.functional.pad(library.tensor(2.0), ()).item() == 2.0
+
+
+def test_a_linear_layer_given_no_numbers_is_a_type_error_as_in_pytorch() -> None:
+    layer = minigrad.nn.Linear(3, 2)
+    with pytest.raises(TypeError, match=r"Linear expects a numeric Variable .* got str"):
+        layer("hello")
+    with pytest.raises(TypeError, match="got a text Variable"):
+        layer(minigrad.Variable("hello"))
+    with pytest.raises(ValueError, match=r"shape \(\.\.\., 3\)"):
+        layer(minigrad.ones(2, 4))

@@ -47,8 +47,14 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Variable) -> Variable:
-        if not isinstance(x, Variable) or x.ndim == 0 or x.shape[-1] != self.in_features:
-            got = x.shape if isinstance(x, Variable) else type(x).__name__
+        if not isinstance(x, Variable) or x.is_text:
+            got = "a text Variable" if isinstance(x, Variable) else type(x).__name__
+            raise TypeError(
+                f"Linear expects a numeric Variable of shape (..., {self.in_features}); got "
+                f"{got}. Make one with minigrad.tensor(...)."
+            )
+        if x.ndim == 0 or x.shape[-1] != self.in_features:
+            got = x.shape
             raise ValueError(
                 f"Linear expects input of shape (..., {self.in_features}) (its in_features); "
                 f"got {got}."

@@ -861,3 +861,16 @@ def test_vjp_of_an_output_that_does_not_depend_on_the_inputs_is_zeros() -> None:
         lambda v: (v * 2, minigrad.ones(3)), x, (minigrad.ones(3), minigrad.ones(3))
     )
     assert both[1].tolist() == [2.0, 2.0, 2.0]
+
+
+def test_jacobian_strict_refuses_an_output_independent_of_an_input() -> None:
+    import minigrad
+
+    x = minigrad.tensor([1.0, 2.0])
+    functional = minigrad.autograd.functional
+    assert functional.jacobian(lambda v: v * v, x, strict=True).tolist() == [[2, 0], [0, 4]]
+    with pytest.raises(RuntimeError, match="output 0 of func does not depend on input 1"):
+        functional.jacobian(lambda a, b: a * 2, (x, x), strict=True)
+    with pytest.raises(RuntimeError, match="does not depend on input 0"):
+        functional.jacobian(lambda v: minigrad.ones(2), x, strict=True)
+    assert functional.jacobian(lambda v: minigrad.ones(2), x).tolist() == [[0, 0], [0, 0]]

@@ -137,7 +137,8 @@ def jacobian(
     strategy: str = "reverse-mode",
 ) -> Any:
     """∂func/∂inputs, shaped output.shape + input.shape (a tuple per output and input when
-    either is a tuple). `strict` and `vectorize` are accepted for PyTorch's sake."""
+    either is a tuple). strict=True refuses an output that does not depend on an input
+    (instead of its zeros), as PyTorch; `vectorize` is accepted for PyTorch's sake."""
     if not isinstance(strategy, str) or strategy not in ("reverse-mode", "forward-mode"):
         raise ValueError(f"strategy must be 'reverse-mode' or 'forward-mode'; got {strategy!r}.")
     _check_func(func, "jacobian")
@@ -145,29 +146,46 @@ def jacobian(
     leaves = _fresh(values)
     outputs = func(*leaves)
     outs, outputs_tuple = _as_tuple(outputs, "func's output", "jacobian")
+    if strict and strategy == "forward-mode":
+        raise RuntimeError(
+            "jacobian: strict=True and strategy='forward-mode' are not supported together "
+            "(nor in PyTorch); use one of them."
+        )
     if strategy == "reverse-mode":
-        blocks = _jacobian_by_rows(outs, leaves, create_graph)
+        blocks = _jacobian_by_rows(outs, leaves, create_graph, strict)
     else:
         blocks = _jacobian_by_columns(func, values, outs)
     rows = [tuple(row) if inputs_tuple else row[0] for row in blocks]
     return tuple(rows) if outputs_tuple else rows[0]
 
 
-def _jacobian_by_rows(outs: tuple, leaves: tuple, create_graph: bool) -> list[list]:
+def _jacobian_by_rows(
+    outs: tuple, leaves: tuple, create_graph: bool, strict: bool = False
+) -> list[list]:
     """One reverse pass per output element: row i of J is e_iᵀ J."""
     blocks = []
-    for out in outs:
+    for index, out in enumerate(outs):
         rows = [[] for _ in leaves]
+        reached = [False] * len(leaves)
+        if out.requires_grad:
+            for i in range(out.numel()):
+                seed = np.zeros(out.shape, out.dtype)
+                seed.flat[i] = 1
+                grads = grad(out, leaves, Variable(seed), retain_graph=True,
+                             create_graph=create_graph, allow_unused=True)  # fmt: skip
+                for k, g in enumerate(grads):
+                    reached[k] = reached[k] or g is not None
+                for k, g in enumerate(_zeros_for_none(grads, leaves)):
+                    rows[k].append(g.reshape(-1))
+        if strict and not all(reached):
+            raise RuntimeError(
+                f"jacobian(strict=True): output {index} of func does not depend on input "
+                f"{reached.index(False)}, which strict mode refuses (as PyTorch's); pass "
+                f"strict=False to get zeros there."
+            )
         if not out.requires_grad:  # does not depend on the inputs (a constant gradient)
             blocks.append([Variable(np.zeros(out.shape + leaf.shape)) for leaf in leaves])
             continue
-        for i in range(out.numel()):
-            seed = np.zeros(out.shape, out.dtype)
-            seed.flat[i] = 1
-            grads = grad(out, leaves, Variable(seed), retain_graph=True, create_graph=create_graph,
-                         allow_unused=True)  # fmt: skip
-            for k, g in enumerate(_zeros_for_none(grads, leaves)):
-                rows[k].append(g.reshape(-1))
         blocks.append([
             _stack(rows[k], (out.numel(), leaf.numel())).reshape(out.shape + leaf.shape)
             for k, leaf in enumerate(leaves)

@@ -245,19 +245,21 @@ def bad_argument(
     return None
 
 
-def _renamed(run: Callable, args: tuple, kwargs: dict, is_method: bool) -> tuple[tuple, dict]:
-    """PyTorch's keywords under the names `run` gives them: `input=` and `other=` (the
-    first and second argument), and a keyword naming `run`'s *args (flip(x, dims=[0]))."""
-    parameters = inspect.signature(run).parameters
-    names = list(parameters)
+def _renamed(
+    names: list[str], star: str | None, args: tuple, kwargs: dict, is_method: bool
+) -> tuple[tuple, dict]:
+    """PyTorch's keywords under the names the function gives them (`names`, its parameters;
+    `star`, the name of its *args): `input=` and `other=` (the first and second argument),
+    and a keyword naming the *args (flip(x, dims=[0]))."""
+    if not ("input" in kwargs or "other" in kwargs or star in kwargs):
+        return args, kwargs  # the usual call: nothing to rename
     renamed = dict(kwargs)
     if "input" in renamed and "input" not in names and not is_method:
         renamed[names[0]] = renamed.pop("input")
     if "other" in renamed and "other" not in names and len(names) > 1:
         renamed[names[1]] = renamed.pop("other")  # names[0] is the Variable, self
-    for name, parameter in parameters.items():
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL and name in renamed:
-            args = (*args, renamed.pop(name))
+    if star is not None and star in renamed:
+        args = (*args, renamed.pop(star))
     return args, renamed
 
 
@@ -301,12 +303,16 @@ def checked(
     """`run` with PyTorch's keywords, `out=` (if it takes_out), and a TypeError naming a bad
     argument. `where` names it in messages: "minigrad.add()" or "Variable.add()"."""
     kinds = kinds_of(run, where.split(".")[1][:-2])
+    # Read once here, not at each call: inspect.signature costs tens of microseconds.
+    parameters = inspect.signature(run).parameters
+    names = list(parameters)
+    star = next((n for n, p in parameters.items() if p.kind is p.VAR_POSITIONAL), None)
 
     @functools.wraps(run)
     def call(*args: Any, **kwargs: Any) -> Any:
         out = None
         if kwargs:
-            args, kwargs = _renamed(run, args, kwargs, is_method)
+            args, kwargs = _renamed(names, star, args, kwargs, is_method)
             if "out" in kwargs and takes_out and not is_method:
                 out = kwargs.pop("out")
         try:
@@ -322,7 +328,7 @@ def checked(
 
     def diagnose(*args: Any, **kwargs: Any) -> str | None:
         """The message for an argument of the wrong kind in this call, or None."""
-        args, kwargs = _renamed(run, args, kwargs, is_method)
+        args, kwargs = _renamed(names, star, args, kwargs, is_method)
         kwargs.pop("out", None)
         return bad_argument(run, where, kinds, args, kwargs, is_method)
 

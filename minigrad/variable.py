@@ -70,7 +70,7 @@ class Variable:
     @classmethod
     def _make(cls, data: Any, version_counter: VersionCounter | None = None) -> Variable:
         """The fast constructor operations use: `data` is already an array or a str."""
-        variable = object.__new__(Variable)
+        variable = object.__new__(cls)
         variable._data = data
         variable._grad = None
         variable.grad_fn = None

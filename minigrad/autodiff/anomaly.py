@@ -8,12 +8,22 @@ that names the node and shows where its forward ran.
 from __future__ import annotations
 
 import functools
+import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-_enabled = False
+
+class _AnomalyState(threading.local):
+    # A class attribute, so every new thread starts with detection off (as grad mode does).
+    enabled = False
+
+
+_state = _AnomalyState()
+# The folder of the minigrad package: a stack frame in a file under it is minigrad's own.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class detect_anomaly:  # noqa: N801 (PyTorch's name)
@@ -35,13 +45,11 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
         self.check_nan = check_nan
 
     def __enter__(self) -> None:
-        global _enabled
-        self._previous = _enabled
-        _enabled = self.check_nan
+        self._previous = _state.enabled
+        _state.enabled = self.check_nan
 
     def __exit__(self, *exc_info: Any) -> None:
-        global _enabled
-        _enabled = self._previous
+        _state.enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
         @functools.wraps(func)
@@ -52,6 +60,12 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
         return run_detecting
 
 
+def _in_package(frame: str) -> bool:
+    """Whether a formatted stack frame ('  File "path", line n, in f') is minigrad's code."""
+    path = frame.split('"')[1] if frame.count('"') >= 2 else ""
+    return os.path.abspath(path).startswith(_PACKAGE)
+
+
 def check_gradients(node: Any, grads: tuple) -> None:
     """Raise if a numeric gradient that `node`'s backward returned holds NaN."""
     for index, grad in enumerate(grads):
@@ -59,8 +73,9 @@ def check_gradients(node: Any, grads: tuple) -> None:
             continue
         where = ""
         if node._forward_trace:
-            # The learner's own lines: drop the frames inside minigrad.
-            frames = [f for f in node._forward_trace if "/minigrad/" not in f.split(",")[0]]
+            # The learner's own lines: drop the frames inside the minigrad package (by its
+            # path, so a learner's checkout that is itself called minigrad still shows).
+            frames = [f for f in node._forward_trace if not _in_package(f)]
             where = "\nThe forward call that made this node:\n" + "".join(frames[-4:])
         raise RuntimeError(
             f"Function '{node.name()}' returned nan values in its {index}th output "

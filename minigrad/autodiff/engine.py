@@ -167,7 +167,7 @@ def _run_node(node: BackwardNode, grads: list, assignments: list) -> tuple:
         hooks.undo_returned_assignments(node, input_grads, assignments[logged:])
         del assignments[logged:]
 
-    if anomaly._enabled:
+    if anomaly._state.enabled:
         anomaly.check_gradients(node, input_grads)
     return input_grads
 

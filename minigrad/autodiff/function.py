@@ -162,7 +162,6 @@ class BackwardNode(FunctionCtx):
     saved_tensors = property(saved.unpack)
     saved_variables = saved_tensors
     _pack_saved = saved.pack
-    _free_saved = saved.free
 
     def _call_backward(self, grad_outputs: list) -> tuple:
         """Run the Function's backward and check its answer: one gradient per input."""
@@ -318,7 +317,7 @@ def _apply_recording(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     attach_outputs(node, outputs)
     if node.to_save:
         node._pack_saved(outputs)
-    if anomaly._enabled:
+    if anomaly._state.enabled:
         node._forward_trace = traceback.format_stack()[:-2]
     return outputs[0] if type(raw) is np.ndarray else _unwrap_like(raw, outputs)
 

@@ -191,7 +191,7 @@ class OptimizerGuard:
 
 
 def anomaly_mode_failure() -> str | None:
-    return "anomaly mode is on" if anomaly._enabled else None
+    return "anomaly mode is on" if anomaly._state.enabled else None
 
 
 # What a ValueGuard watches: plain values a trace turns into constants.

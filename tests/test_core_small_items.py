@@ -1,0 +1,55 @@
+"""Issue 23's smaller items: anomaly detection is per thread like the other switches, it
+keeps a learner's own frames even in a folder called minigrad, and Variable._make makes
+an instance of the class it is called on."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.autodiff import anomaly
+
+
+def test_anomaly_detection_is_per_thread() -> None:
+    seen = []
+    with minigrad.autograd.detect_anomaly():
+        other = threading.Thread(target=lambda: seen.append(anomaly._state.enabled))
+        other.start()
+        other.join()
+        seen.append(anomaly._state.enabled)
+    assert seen == [False, True]
+    assert anomaly._state.enabled is False
+
+
+def test_a_learners_frames_in_a_folder_named_minigrad_are_kept(tmp_path) -> None:
+    learner = tmp_path / "minigrad" / "my_lesson.py"
+    learner.parent.mkdir()
+    ours = anomaly.__file__
+    assert not anomaly._in_package(f'  File "{learner}", line 3, in step\n')
+    assert anomaly._in_package(f'  File "{ours}", line 3, in apply\n')
+
+
+def test_a_nan_gradient_names_the_learners_line() -> None:
+    class Broken(minigrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * np.nan
+
+    x = minigrad.tensor([1.0], requires_grad=True)
+    with minigrad.autograd.detect_anomaly():
+        y = Broken.apply(x)  # this line is the one the error shows
+        with pytest.raises(RuntimeError, match="returned nan") as info:
+            y.sum().backward()
+    assert "test_core_small_items.py" in str(info.value)
+    assert "autodiff/function.py" not in str(info.value)
+
+
+def test_make_makes_an_instance_of_the_class_it_is_called_on() -> None:
+    data = np.ones(2)
+    assert type(minigrad.nn.Parameter._make(data)) is minigrad.nn.Parameter
+    assert type(minigrad.Variable._make(data)) is minigrad.Variable

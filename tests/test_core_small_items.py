@@ -53,3 +53,22 @@ def test_make_makes_an_instance_of_the_class_it_is_called_on() -> None:
     data = np.ones(2)
     assert type(minigrad.nn.Parameter._make(data)) is minigrad.nn.Parameter
     assert type(minigrad.Variable._make(data)) is minigrad.Variable
+
+
+def test_a_compiled_step_that_reads_values_through_numpy_is_never_replayed_wrong() -> None:
+    """np.asarray(v) reaches the values through __array__ and numpy(): the tracer must see
+    the user's line above both accessors (trace._from_user_code), or a replay would bake
+    in the traced value."""
+    w = minigrad.tensor([1.0, 2.0], requires_grad=True)
+
+    def step(x):
+        scale = float(np.asarray(x.detach()).sum())  # NumPy work on the values
+        return (w * x).sum() * scale
+
+    compiled = minigrad.compile(step)
+    # The two traced calls agree (the same x), so only seeing the NumPy read keeps the
+    # third and later calls from replaying the traced scale.
+    for value in (1.0, 1.0, 2.0, 3.0, 4.0):
+        x = minigrad.tensor([value, value])
+        assert compiled(x).item() == step(x).item()
+    assert "reads numpy() of a Variable" in compiled.explain()

@@ -175,9 +175,16 @@ class Trace:
 
 
 def _from_user_code() -> bool:
-    """True when the caller of the hook's caller is not minigrad itself (lessons, tests)."""
-    frame = sys._getframe(3)
-    return not frame.f_globals.get("__name__", "").startswith("minigrad.")
+    """True when the code that read a value (.data, .numpy(), .tolist()) is not minigrad
+    itself (a step, a lesson, a test): the first frame above those accessors decides, at
+    whatever depth they call the hook from."""
+    frame = sys._getframe(2)  # the accessor that called Recorder.escape
+    while frame is not None and frame.f_globals.get("__name__") in _ACCESSORS:
+        frame = frame.f_back
+    return frame is not None and not frame.f_globals.get("__name__", "").startswith("minigrad.")
+
+
+_ACCESSORS = ("minigrad.variable", "minigrad.conversions")  # where .data and .numpy() live
 
 
 class Recorder(Listener):

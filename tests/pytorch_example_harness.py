@@ -77,3 +77,28 @@ class Examples(dict):
             marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
             params.append(pytest.param(name, marks=marks))
         return params
+
+    def tests(self, minigrad: Any) -> tuple:
+        """The three tests a file of examples runs, to be bound to module-level test_ names:
+        every example checks something; each runs with minigrad (its check passes); each
+        gives PyTorch's results (skipped without PyTorch; `real_torch` is conftest's)."""
+
+        def test_every_example_checks_something() -> None:
+            assert all(check is not None for _, _, _, check, _ in self.values())
+
+        @pytest.mark.parametrize("name", self.params())
+        def test_example_runs_with_minigrad(name: str) -> None:
+            fn, _, _, check, _ = self[name]
+            check(fn(minigrad))
+
+        @pytest.mark.parametrize("name", self.params())
+        def test_example_matches_pytorch(name: str, real_torch: Any) -> None:
+            fn, rtol, atol, _, _ = self[name]
+            expected = fn(real_torch)
+            compare(fn(minigrad), expected, rtol, atol)
+
+        return (
+            test_every_example_checks_something,
+            test_example_runs_with_minigrad,
+            test_example_matches_pytorch,
+        )

@@ -85,8 +85,7 @@ import re
 import tempfile
 
 import numpy as np
-import pytest
-from pytorch_example_harness import Examples, compare
+from pytorch_example_harness import Examples
 from pytorch_example_harness import as_numpy as _np
 from pytorch_example_harness import from_library as _from
 from pytorch_example_harness import same as _same
@@ -2806,19 +2805,8 @@ def ex_save_to_disk_module(torch):
 # The tests.
 
 
-def test_every_example_checks_something():
-    assert all(check is not None for _, _, _, check, _ in EXAMPLES.values())
-
-
-@pytest.mark.parametrize("name", EXAMPLES.params())
-def test_example_runs_with_minigrad(name):
-    fn, _, _, check, _ = EXAMPLES[name]
-    check(fn(torch))
-
-
-@pytest.mark.parametrize("name", EXAMPLES.params())
-def test_example_matches_pytorch(name, real_torch):
-    fn, rtol, atol, _, _ = EXAMPLES[name]
-    expected = fn(real_torch)
-    got = fn(torch)
-    compare(got, expected, rtol, atol)
+(
+    test_every_example_checks_something,
+    test_example_runs_with_minigrad,
+    test_example_matches_pytorch,
+) = EXAMPLES.tests(torch)

@@ -110,7 +110,14 @@ class LRScheduler:
 class _FunctionScheduler(LRScheduler):
     """A scheduler driven by functions (lr_lambdas), which its state dict leaves out."""
 
-    lr_lambdas: list
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.lr_lambdas = _lambdas(type(self).__name__, optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
         """As the base class, without the functions (they cannot be saved)."""
@@ -127,15 +134,6 @@ class _FunctionScheduler(LRScheduler):
 class LambdaLR(_FunctionScheduler):
     """lr = base_lr · lr_lambda(epoch); one function, or one per parameter group."""
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        self.lr_lambdas = _lambdas("LambdaLR", optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self) -> list[float]:
         return [
             base_lr * _factor("LambdaLR", function, self.last_epoch)
@@ -146,15 +144,6 @@ class LambdaLR(_FunctionScheduler):
 class MultiplicativeLR(_FunctionScheduler):
     """lr = previous lr · lr_lambda(epoch), from epoch 1 on; one function, or one per
     parameter group. With lr_lambda = lambda epoch: 0.95 it is ExponentialLR(gamma=0.95)."""
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        self.lr_lambdas = _lambdas("MultiplicativeLR", optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         if self._is_initial:

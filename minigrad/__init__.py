@@ -11,10 +11,9 @@ Names follow PyTorch (`import minigrad as torch`) and afnio for text.
 import importlib
 from typing import Any
 
-from minigrad.missing import missing_name
-
 # Variable first: the autodiff core and the operations all build on it.
-from minigrad.variable import Parameter, Tensor, Variable
+from minigrad.core.variable import Parameter, Tensor, Variable
+from minigrad.missing import missing_name
 
 # isort: split
 # Variable's conversions and display, attached to the class by these modules.

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.autodiff import grad_mode, mistakes
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
+from minigrad.core import grad_mode, mistakes
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 
 
 def item(self: Variable) -> Any:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.variable import Variable
+from minigrad.core.variable import Variable
 
 _PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
 

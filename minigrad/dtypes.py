@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.variable import Variable
+from minigrad.core.variable import Variable
 
 float16 = np.float16
 float32 = np.float32

@@ -15,9 +15,9 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.argument_checks import check_flag
+from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 _generator = np.random.default_rng()
 

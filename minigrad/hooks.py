@@ -1,7 +1,7 @@
 """Gradient hooks on a Variable, attached to Variable here: register_hook, retain_grad.
 
 `register_hook` returns a RemovableHandle (PyTorch's torch.utils.hooks); the engine calls
-the hooks before the node they sit on runs (minigrad/autodiff/hooks.py).
+the hooks before the node they sit on runs (minigrad/core/hooks.py).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 
-from minigrad.variable import Variable
+from minigrad.core.variable import Variable
 
 
 class RemovableHandle:

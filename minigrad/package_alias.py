@@ -52,3 +52,10 @@ def alias(name: str, target: str) -> None:
         if isinstance(finder, _AliasFinder) and finder.alias == name:
             return
     sys.meta_path.insert(0, _AliasFinder(name, target))
+
+
+def alias_submodule(package: ModuleType, name: str, module: ModuleType) -> None:
+    """Make `package.name` (attribute and import path) the module `module` of another
+    package: `minigrad.autodiff.function` is `minigrad.core.function`."""
+    setattr(package, name, module)
+    sys.modules[f"{package.__name__}.{name}"] = module

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from minigrad import devices
-from minigrad.variable import Parameter, Variable
+from minigrad.core.variable import Parameter, Variable
 
 _MANIFEST = "__minigrad__"
 _FORMAT = 1

@@ -30,8 +30,8 @@ import numpy as np
 
 from minigrad.argument_checks import check_flag, check_iterable
 from minigrad.autodiff import graph as autodiff_graph
-from minigrad.autodiff.function import BackwardNode
-from minigrad.variable import AccumulateGrad, Variable
+from minigrad.core.function import BackwardNode
+from minigrad.core.variable import AccumulateGrad, Variable
 
 INSTALL_GRAPHVIZ = (
     "Graphviz's `dot` program was not found on PATH, so this drawing cannot be rendered "

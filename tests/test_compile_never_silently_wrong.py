@@ -328,7 +328,7 @@ def test_return_loss_replays_and_behaves_as_after_an_eager_step() -> None:
     replayed = twin.compiled(batch(seed=7))
     assert replayed.item() == eager.item() and replayed.requires_grad
     for loss in (eager, replayed):
-        with pytest.raises(minigrad.autodiff.errors.BackwardTwiceError):
+        with pytest.raises(minigrad.core.errors.BackwardTwiceError):
             loss.backward()
     assert all(isinstance(result, minigrad.Variable) for result in results)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.autodiff import anomaly
+from minigrad.core import anomaly
 
 
 def test_anomaly_detection_is_per_thread() -> None:
@@ -46,7 +46,7 @@ def test_a_nan_gradient_names_the_learners_line() -> None:
         with pytest.raises(RuntimeError, match="returned nan") as info:
             y.sum().backward()
     assert "test_core_small_items.py" in str(info.value)
-    assert "autodiff/function.py" not in str(info.value)
+    assert "core/function.py" not in str(info.value)
 
 
 def test_make_makes_an_instance_of_the_class_it_is_called_on() -> None:

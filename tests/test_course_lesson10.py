@@ -246,7 +246,7 @@ def test_10_2_answers_agree_with_minigrad_compile() -> None:
     for letter, args in calls.items():
         before = compiled.replays
         if letter == "h":
-            with minigrad.no_grad(), pytest.raises(minigrad.autodiff.errors.NoGradFnError):
+            with minigrad.no_grad(), pytest.raises(minigrad.core.errors.NoGradFnError):
                 compiled(*args)
         else:
             compiled(*args)

@@ -5,7 +5,7 @@ import pytest
 
 import minigrad
 from minigrad import Function, FunctionCtx, Variable, once_differentiable
-from minigrad.autodiff.function import BackwardNode
+from minigrad.core.function import BackwardNode
 
 # --------------------------------------------------------------------------- two styles
 
@@ -765,8 +765,8 @@ def test_forward_and_backward_must_be_written():
 def test_function_is_exported_from_all_module_paths():
     assert minigrad.Function is minigrad.autodiff.Function
     assert minigrad.autograd.Function is minigrad.Function
-    assert minigrad.autodiff.function.Function is minigrad.Function
-    assert minigrad.autodiff.function.FunctionCtx is minigrad.FunctionCtx
+    assert minigrad.core.function.Function is minigrad.Function
+    assert minigrad.core.function.FunctionCtx is minigrad.FunctionCtx
     assert minigrad.autograd.function.once_differentiable is minigrad.once_differentiable
 
 

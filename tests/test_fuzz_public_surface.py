@@ -584,9 +584,9 @@ class GlobalState:
 
     def __init__(self) -> None:
         from minigrad import devices
-        from minigrad.autodiff import engine, grad_mode, saved
+        from minigrad.core import engine, grad_mode, saved
+        from minigrad.core.tracing import tracer
         from minigrad.text import feedback_engine
-        from minigrad.tracing import tracer
 
         self.grad_mode, self.text_engine, self.tracer = grad_mode, feedback_engine, tracer
         self.engine, self.saved, self.devices = engine, saved, devices

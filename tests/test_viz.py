@@ -16,7 +16,7 @@ import pytest
 
 import minigrad
 from minigrad import Variable, viz
-from minigrad.autodiff import engine
+from minigrad.core import engine
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CURRENT_FILL = f'fillcolor="{viz.CURRENT[0]}", color="{viz.CURRENT[1]}"'

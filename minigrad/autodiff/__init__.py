@@ -1,30 +1,38 @@
-"""The autodiff core: Function, the engine, grad modes; and the tools on it: gradcheck,
-anomaly detection, forward_ad, functional, graph.
+"""PyTorch's torch.autograd: the core's names (minigrad/core/) and the tools built on it:
+gradcheck, forward_ad, functional, graph.
 
 The same package, every submodule included, is `minigrad.autograd`, PyTorch's name.
 """
 
 import importlib
+import sys
 from typing import Any
 
-from minigrad.autodiff import forward_ad, function, graph
-from minigrad.autodiff.anomaly import detect_anomaly
-from minigrad.autodiff.engine import backward
-from minigrad.autodiff.errors import (
+from minigrad.autodiff import forward_ad, graph
+from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minigrad.core import anomaly, function, grad_mode
+from minigrad.core.anomaly import detect_anomaly
+from minigrad.core.engine import backward
+from minigrad.core.errors import (
     BackwardTwiceError,
     GradientCountError,
     GradientShapeError,
     InplaceModifiedError,
     NoGradFnError,
 )
-from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx
-from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
-from minigrad.autodiff.gradients import grad
-from minigrad.autodiff.inference import inference_mode
-from minigrad.autodiff.once import once_differentiable
+from minigrad.core.function import BackwardNode, Function, FunctionCtx
+from minigrad.core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.core.gradients import grad
+from minigrad.core.inference import inference_mode
+from minigrad.core.once import once_differentiable
+from minigrad.core.variable import Variable  # torch.autograd.Variable, PyTorch's old name
 from minigrad.missing import missing_name
-from minigrad.variable import Variable  # torch.autograd.Variable, PyTorch's old name
+from minigrad.package_alias import alias_submodule
+
+# PyTorch's module paths into the core: torch.autograd.function, .grad_mode, .anomaly_mode.
+alias_submodule(sys.modules[__name__], "function", function)
+alias_submodule(sys.modules[__name__], "grad_mode", grad_mode)
+alias_submodule(sys.modules[__name__], "anomaly_mode", anomaly)
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,7 @@ scalar loss in one pass. Forward mode gives J·v, one input direction per pass, 
 graph to keep: it wins when a function has few inputs and many outputs. Both are exact.
 
 While a dual level is open it listens to every `Function.apply` (through the hook in
-minigrad/tracing.py): after an operation runs, the tangents of its inputs give the
+minigrad/core/tracing.py): after an operation runs, the tangents of its inputs give the
 tangent of its output by the operation's JVP rule, which is, in order of preference, the
 Function's own `jvp(ctx, *tangents)` staticmethod (as in PyTorch; forward may keep values
 for it with `ctx.save_for_forward`), a built-in rule (minigrad/ops/jvp.py registers them
@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.autodiff.grad_mode import enable_grad
-from minigrad.autodiff.gradients import grad
-from minigrad.tracing import Listener, tracer, unheard
-from minigrad.variable import Variable
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.grad_mode import enable_grad
+from minigrad.core.gradients import grad
+from minigrad.core.tracing import Listener, tracer, unheard
+from minigrad.core.variable import Variable
 
 # Function class -> rule(args, tangents, output) -> the output's tangent (or a tuple).
 JVP_RULES: dict[type, Callable[[tuple, list, Any], Any]] = {}

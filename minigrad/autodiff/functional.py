@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import forward_ad
-from minigrad.autodiff.gradients import grad
+from minigrad.core.gradients import grad
+from minigrad.core.variable import Variable
 from minigrad.ops.shape import stack
-from minigrad.variable import Variable
 
 
 def _as_tuple(value: Any, what: str, function: str) -> tuple[tuple, bool]:

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from minigrad.argument_checks import check_callable, check_flag
-from minigrad.autodiff import forward_ad, gradients
-from minigrad.autodiff.grad_mode import enable_grad, no_grad
-from minigrad.variable import Variable
+from minigrad.autodiff import forward_ad
+from minigrad.core import gradients
+from minigrad.core.grad_mode import enable_grad, no_grad
+from minigrad.core.variable import Variable
 
 
 class GradcheckError(RuntimeError):

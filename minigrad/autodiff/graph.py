@@ -20,12 +20,12 @@ import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from minigrad.autodiff import engine, kinds
-from minigrad.autodiff import saved as saved_module
-from minigrad.autodiff.function import BackwardNode
-from minigrad.autodiff.saved import PackedValue, SavedOutput, save_on_cpu, saved_tensors_hooks
+from minigrad.core import engine, kinds
+from minigrad.core import saved as saved_module
+from minigrad.core.function import BackwardNode
+from minigrad.core.saved import PackedValue, SavedOutput, save_on_cpu, saved_tensors_hooks
+from minigrad.core.variable import AccumulateGrad, Variable
 from minigrad.missing import missing_name
-from minigrad.variable import AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
 

@@ -20,7 +20,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.autodiff.grad_mode import _state as _grad_state
 from minigrad.compiler import guards, replay, side_effects
 from minigrad.compiler.signature import first_difference, signature
 from minigrad.compiler.trace import (
@@ -34,7 +33,8 @@ from minigrad.compiler.trace import (
     optimizer_settings,
     settings_of,
 )
-from minigrad.tracing import tracer
+from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.tracing import tracer
 
 
 class CompileFallbackWarning(RuntimeWarning):

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import anomaly
-from minigrad.autodiff.grad_mode import is_grad_enabled
-from minigrad.variable import Variable
+from minigrad.core import anomaly
+from minigrad.core.grad_mode import is_grad_enabled
+from minigrad.core.variable import Variable
 
 
 def key_of(args: tuple, kwargs: dict, floats_by_value: bool = False) -> tuple:

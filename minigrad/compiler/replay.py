@@ -24,9 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import saved
-from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.autodiff.grad_mode import enable_grad
 from minigrad.compiler.rules import RULES
 from minigrad.compiler.signature import view_of_argument
 from minigrad.compiler.trace import (
@@ -42,7 +39,10 @@ from minigrad.compiler.trace import (
     Trace,
     describe_place,
 )
-from minigrad.variable import Variable
+from minigrad.core import saved
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.grad_mode import enable_grad
+from minigrad.core.variable import Variable
 
 
 class Replay:

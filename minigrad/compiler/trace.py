@@ -1,7 +1,7 @@
 """Recorder: what one eager run of a step did, written down as events on arrays.
 
 minigrad.compile runs the step eagerly, through the ordinary Functions and the ordinary
-engine, with a Recorder listening (minigrad/tracing.py). Each event names the arrays it
+engine, with a Recorder listening (minigrad/core/tracing.py). Each event names the arrays it
 read and wrote; arrays are told apart by identity, and the Recorder keeps every one alive
 so that no identity is reused while it records.
 
@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.tracing import Listener
+from minigrad.core.variable import Variable
 from minigrad.optim.optimizer import Optimizer
-from minigrad.tracing import Listener
-from minigrad.variable import Variable
 
 
 class CannotReplayError(Exception):
@@ -184,11 +184,11 @@ def _from_user_code() -> bool:
     return frame is not None and not frame.f_globals.get("__name__", "").startswith("minigrad.")
 
 
-_ACCESSORS = ("minigrad.variable", "minigrad.conversions")  # where .data and .numpy() live
+_ACCESSORS = ("minigrad.core.variable", "minigrad.conversions")  # where .data and .numpy() live
 
 
 class Recorder(Listener):
-    """Listens to the hooks in minigrad/tracing.py while one step runs eagerly."""
+    """Listens to the hooks in minigrad/core/tracing.py while one step runs eagerly."""
 
     def __init__(self) -> None:
         self.trace = Trace()

@@ -16,9 +16,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from minigrad.autodiff.function import Function
 from minigrad.autodiff.gradcheck import GradcheckError, gradcheck
-from minigrad.variable import Variable
+from minigrad.core.function import Function
+from minigrad.core.variable import Variable
 
 # A rule that turns an exception raised by the learner's code into a hint: either a
 # function `error -> hint or None`, or (exception types, hint), or (exception types,

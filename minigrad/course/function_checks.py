@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.errors import (
+from minigrad.core.errors import (
     GradientCountError,
     GradientForNonVariableError,
     GradientShapeError,
 )
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.course import check
-from minigrad.variable import Variable
 
 # What forward returned, before apply wraps it.
 NOTHING = object()

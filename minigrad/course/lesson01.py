@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.variable import AccumulateGrad, Variable
 from minigrad.course import check
-from minigrad.variable import AccumulateGrad, Variable
 
 # --------------------------------------------------------------------------- shared helpers
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.course.raised import is_leaf_in_place_error, local_of
-from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- Exercise 2.1
 

@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.errors import (
+from minigrad.core.errors import (
     GradientCountError,
     GradientForNonVariableError,
     GradientShapeError,
 )
-from minigrad.autodiff.function import Function
+from minigrad.core.function import Function
+from minigrad.core.variable import Variable
 from minigrad.course import check, function_checks
 from minigrad.course.raised import is_forward_returned_none, raised_in
-from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- shared helpers
 

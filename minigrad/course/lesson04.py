@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.core.variable import Parameter, Variable
 from minigrad.course import check
 from minigrad.course.check import as_array, expect_close, fail, passed
 from minigrad.course.raised import is_leaf_in_place_error, learner_locals
-from minigrad.variable import Parameter, Variable
 
 
 def _call(

@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from minigrad import conversions
-from minigrad.autodiff.errors import (
+from minigrad.core.errors import (
     GradientCountError,
     GradientForNonVariableError,
     GradientShapeError,
 )
-from minigrad.autodiff.function import Function
+from minigrad.core.function import Function
+from minigrad.core.variable import Variable
 from minigrad.course import check, raised
-from minigrad.variable import Variable
 
 # (N, in_features, out_features, seed): rectangular first, so that a missing transpose or a
 # missing sum shows as a wrong shape; then square, where every product fits and only the

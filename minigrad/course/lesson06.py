@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.errors import GradientShapeError
+from minigrad.core.errors import GradientShapeError
+from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.course import function_checks as run
 from minigrad.course.function_checks import grad_of, leaf
-from minigrad.variable import Variable
 
 # Row i: relaxed gate i = c0 + c1·a + c2·b + c3·a·b, in torchlogix's order of the 16 gates
 # (ID_TO_OP in torchlogix/functional.py, the order of difflogic).

@@ -14,14 +14,14 @@ import inspect
 import math
 from typing import Any
 
-from minigrad.autodiff.function import Function
+from minigrad.core.function import Function
+from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.course import function_checks as run
 from minigrad.text import feedback as language
 from minigrad.text.evaluate import Rule
 from minigrad.text.rule_based import RuleBasedEngine
 from minigrad.text.tgd import TGD
-from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- Exercise 7.1
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.errors import NoGradFnError
-from minigrad.autodiff.gradients import grad
+from minigrad.core.errors import NoGradFnError
+from minigrad.core.gradients import grad
+from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.course import function_checks as run
-from minigrad.variable import Variable
 
 FORGOT_CREATE_GRAPH = (
     "The second differentiation found no graph to walk: pass create_graph=True to the "

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import conversions
+from minigrad.core.variable import Variable
 from minigrad.course import check, raised
-from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- Exercise 10.1
 

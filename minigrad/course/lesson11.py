@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 import minigrad.nn.functional as F
+from minigrad.core.variable import Variable
 from minigrad.course import check
-from minigrad.variable import Variable
 
 CHAIN_LENGTH = 10_000  # ten times Python's default recursion limit (1000)
 

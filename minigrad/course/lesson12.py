@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import forward_ad
-from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.autodiff.gradients import grad
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.gradients import grad
+from minigrad.core.variable import Variable
 from minigrad.course import check
-from minigrad.variable import Variable
 
 OPEN_A_LEVEL = (
     "Forward mode only works inside `with forward_ad.dual_level():`; make the duals, call "

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.errors import BackwardTwiceError, GradientCountError, NoGradFnError
-from minigrad.autodiff.saved import saved_tensors_hooks
+from minigrad.core.errors import BackwardTwiceError, GradientCountError, NoGradFnError
+from minigrad.core.saved import saved_tensors_hooks
+from minigrad.core.variable import Parameter, Variable
 from minigrad.course import check
-from minigrad.variable import Parameter, Variable
 
 # --------------------------------------------------------------------------- references
 

@@ -20,9 +20,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minigrad.autodiff.engine import backward
-from minigrad.autodiff.errors import NoGradFnError
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.core.engine import backward
+from minigrad.core.errors import NoGradFnError
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.text import feedback as language
 from minigrad.text.evaluate import Checklist, MustExclude, MustInclude, Regex, WordCount
@@ -30,7 +31,6 @@ from minigrad.text.feedback_engine import default_engine, set_default_engine
 from minigrad.text.rule_based import RuleBasedEngine
 from minigrad.text.template import format as fill
 from minigrad.text.tgd import TGD
-from minigrad.variable import Variable
 
 # The longest piece of a learner's text or of a feedback that a message quotes.
 QUOTE = 60

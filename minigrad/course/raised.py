@@ -1,6 +1,6 @@
 """Where an error came from, for checks that match errors by type and fields, never words.
 
-Most of the engine's errors are typed and carry their data (minigrad.autodiff.errors). A
+Most of the engine's errors are typed and carry their data (minigrad.core.errors). A
 few refusals are plain RuntimeError or TypeError; a check recognises those by their type
 and by the place that raises them, found by making the same mistake here on purpose. And
 an error in the learner's own function is explained from the values it had (the locals of
@@ -14,9 +14,9 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
-from minigrad.autodiff.function import Function
-from minigrad.autodiff.grad_mode import enable_grad
-from minigrad.variable import Variable
+from minigrad.core.function import Function
+from minigrad.core.grad_mode import enable_grad
+from minigrad.core.variable import Variable
 
 
 def raise_site(error: BaseException) -> CodeType | None:

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from minigrad.core.variable import Parameter
 from minigrad.missing import missing_name
 from minigrad.nn import functional, init, utils
 from minigrad.nn.activation import (
@@ -30,7 +31,6 @@ from minigrad.nn.loss import (
     NLLLoss,
 )
 from minigrad.nn.module import Module
-from minigrad.variable import Parameter
 
 __all__ = [
     "BCELoss",

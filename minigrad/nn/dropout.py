@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from minigrad.core.variable import Variable
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
-from minigrad.variable import Variable
 
 
 class Dropout(Module):

@@ -6,11 +6,11 @@ from typing import Any
 
 from minigrad import factories
 from minigrad.argument_checks import check_flag
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module
-from minigrad.variable import Parameter, Variable
 
 
 class Embedding(Module):

@@ -3,8 +3,8 @@ dim split into several. Both are reshapes (x.flatten, x.unflatten)."""
 
 from __future__ import annotations
 
+from minigrad.core.variable import Variable
 from minigrad.nn.module import Module
-from minigrad.variable import Variable
 
 
 class Flatten(Module):

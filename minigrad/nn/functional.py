@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 from minigrad.missing import missing_name
 from minigrad.nn._functions import (
     BinaryCrossEntropy,
@@ -28,8 +30,6 @@ from minigrad.nn._functions import (
     OneHot,
 )
 from minigrad.ops.arguments import checks
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
 
 REDUCTIONS = ("mean", "sum", "none")
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

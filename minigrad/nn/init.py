@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import factories
-from minigrad.autodiff.grad_mode import no_grad
-from minigrad.variable import Variable
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.variable import Variable
 
 
 def _target(tensor: Any, caller: str) -> Variable:

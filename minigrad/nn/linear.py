@@ -6,9 +6,9 @@ import math
 
 from minigrad import factories
 from minigrad.argument_checks import check_flag
+from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import init
 from minigrad.nn.module import Module
-from minigrad.variable import Parameter, Variable
 
 
 class Linear(Module):

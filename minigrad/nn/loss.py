@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.variable import Variable
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
-from minigrad.variable import Variable
 
 REDUCTIONS = F.REDUCTIONS
 

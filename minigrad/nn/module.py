@@ -16,10 +16,10 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.argument_checks import check_callable, check_flag
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.tracing import traced_as_one_call
+from minigrad.core.variable import Parameter, Variable
 from minigrad.dtypes import as_dtype
-from minigrad.tracing import traced_as_one_call
-from minigrad.variable import Parameter, Variable
 
 
 class IncompatibleKeys(NamedTuple):

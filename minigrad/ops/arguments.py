@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minigrad.autodiff import grad_mode
-from minigrad.variable import Variable
+from minigrad.core import grad_mode
+from minigrad.core.variable import Variable
 
 
 class Kind(NamedTuple):

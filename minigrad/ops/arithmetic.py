@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:

@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
+from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 def _host(value: Any, op: str) -> Any:

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, shape_of
 from minigrad.ops.table import register
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
 
 _OPERATORS = {
     "lt": operator.lt,

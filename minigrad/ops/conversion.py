@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 class ToDevice(Function):

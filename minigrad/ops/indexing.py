@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric
-from minigrad.variable import Variable
 
 
 def normalize_index(index: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff.forward_ad import JVP_RULES
+from minigrad.core.variable import Variable
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.indexing import Index
 from minigrad.ops.matmul import MatMul
@@ -21,7 +22,6 @@ from minigrad.ops.pointwise import Cos, Sin
 from minigrad.ops.reduction import Mean, Sum
 from minigrad.ops.shape import Expand, Permute, Reshape, Squeeze, Transpose, Unsqueeze
 from minigrad.ops.unary import Exp, Log, Relu, Sigmoid, Sqrt, Tanh
-from minigrad.variable import Variable
 
 
 def _add_tangents(first: Any, second: Any) -> Any:

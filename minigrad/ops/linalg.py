@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.checks import broadcasts_to
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.checks import broadcasts_to
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.op_error import OpError
@@ -23,7 +24,6 @@ from minigrad.ops.operand import normalize_dims, numeric, numeric_metadata, shap
 from minigrad.ops.pointwise import Sign, Where
 from minigrad.ops.shape import Transpose, Unsqueeze
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 def _require_ndim(op: str, ndim: int, **operands: Any) -> None:

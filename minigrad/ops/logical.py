@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.variable import Variable
 from minigrad.ops.operand import numeric
 from minigrad.ops.table import operator, register
-from minigrad.variable import Variable
 
 BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 LOGICAL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 class MatMul(Function):

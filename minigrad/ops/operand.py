@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
 
 
 def numeric_shape(value: Any, op: str) -> tuple:

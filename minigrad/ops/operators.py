@@ -1,7 +1,7 @@
 """The operators of a Variable (+, *, <, [], +=, ...) and its in-place methods.
 
 Each is attached to Variable from the op table (`operator` in minigrad/ops/table.py), so
-that minigrad/variable.py never imports the operations back. `+` and `[]` on text are
+that minigrad/core/variable.py never imports the operations back. `+` and `[]` on text are
 Functions of minigrad.text, which registers them in the table (TEXT_OPERATORS).
 """
 
@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import grad_mode
+from minigrad.core import grad_mode
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
@@ -23,8 +25,6 @@ from minigrad.ops.operand import single_dim
 from minigrad.ops.shape import Permute, Transpose
 from minigrad.ops.table import TEXT_OPERATORS, operator
 from minigrad.ops.unary import Abs, Clone
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
 
 
 def _is_text(value: Any) -> bool:

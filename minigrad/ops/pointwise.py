@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of, numeric, shape_of
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
+from minigrad.core.variable import Variable
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 @register("is_tensor", method=False)

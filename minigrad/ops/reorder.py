@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import normalize_dims, numeric, single_dim
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 class Flip(Function):

@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.indexing import ScatterAdd
 from minigrad.ops.operand import array_of, cpu_only, numeric, single_dim
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 # --------------------------------------------------------------------------- checks
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.checks import broadcasts_to
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.checks import broadcasts_to
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of, numeric, numeric_shape, single_dim
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 def _check_sizes(shape: tuple, op: str) -> tuple:

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.operand import cpu_only, normalize_dims, numeric, single_dim
 from minigrad.ops.reduction import _kept_shape, _reduced_shape
 from minigrad.ops.selection import ScatterAddAlong
 from minigrad.ops.shape import cat
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 SortResult = namedtuple("SortResult", ["values", "indices"])
 TopkResult = namedtuple("TopkResult", ["values", "indices"])

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from minigrad.core.variable import Variable
 from minigrad.ops.arguments import checked
-from minigrad.variable import Variable
 
 
 class Op(NamedTuple):

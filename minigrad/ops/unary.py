@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.operand import numeric
 from minigrad.ops.table import register
-from minigrad.variable import Variable
 
 
 class Exp(Function):

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from minigrad.argument_checks import check_callable, check_iterable
-from minigrad.autodiff.grad_mode import enable_grad, no_grad
-from minigrad.tracing import traced_as_one_call
-from minigrad.variable import Variable
+from minigrad.core.grad_mode import enable_grad, no_grad
+from minigrad.core.tracing import traced_as_one_call
+from minigrad.core.variable import Variable
 
 
 class Optimizer:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.text.template import kind_of, role_of
-from minigrad.variable import Variable
 
 
 def _text(value: Any, side: str) -> str:

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.text import feedback
 from minigrad.text.feedback_engine import FeedbackEngine, check_engine, default_engine
 from minigrad.text.template import text_of
-from minigrad.variable import Variable
 
 
 class Rule:
@@ -162,7 +162,7 @@ class Evaluate(Function):
     """(score, explanation) = rule applied to x. Backward: feedback for x from the explanation."""
 
     # engine.backward() may start from an explanation with no feedback given: the
-    # explanation is its own feedback (see _seed_gradients in autodiff/engine.py).
+    # explanation is its own feedback (see _seed_gradients in core/engine.py).
     explains = True
 
     @staticmethod

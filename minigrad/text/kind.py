@@ -1,6 +1,6 @@
 """Text as a kind of value: how the engine handles text Variables and their feedback.
 
-The engine knows values only through the table in minigrad/autodiff/kinds.py. This module
+The engine knows values only through the table in minigrad/core/kinds.py. This module
 adds the row for `str`: the gradient of a text is feedback (a text too), two pieces of
 feedback for the same text are joined with a blank line, and an evaluator's explanation is
 its own feedback. It also registers what `+` and `[]` do on text (Concat, Slice).
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.autodiff import kinds
+from minigrad.core import kinds
+from minigrad.core.variable import Variable
 from minigrad.ops.table import TEXT_OPERATORS
 from minigrad.text.concat import Concat, Slice
-from minigrad.variable import Variable
 
 
 def join_feedback(first: Variable, second: Variable, role: str | None = None) -> Variable:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.text import feedback as language
-from minigrad.variable import Variable
 
 
 def text_of(value: Any, who: str, position: str) -> str:

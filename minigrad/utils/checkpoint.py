@@ -28,12 +28,12 @@ from typing import Any
 
 from minigrad import factories
 from minigrad.argument_checks import check_callable, check_flag, check_iterable
-from minigrad.autodiff.engine import backward
-from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.autodiff.grad_mode import enable_grad, is_grad_enabled
-from minigrad.autodiff.once import once_differentiable
-from minigrad.autodiff.saved import saved_tensors_hooks
-from minigrad.variable import Variable
+from minigrad.core.engine import backward
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.grad_mode import enable_grad, is_grad_enabled
+from minigrad.core.once import once_differentiable
+from minigrad.core.saved import saved_tensors_hooks
+from minigrad.core.variable import Variable
 
 
 class CheckpointFunction(Function):

@@ -21,8 +21,8 @@ import numpy as np
 
 from minigrad import factories
 from minigrad.argument_checks import check_flag, check_iterable
+from minigrad.core.variable import Variable
 from minigrad.ops.shape import stack
-from minigrad.variable import Variable
 
 
 class Dataset:

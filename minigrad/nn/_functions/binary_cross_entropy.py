@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.operand import numeric
-from minigrad.variable import Variable
 
 LOG_FLOOR = -100.0  # PyTorch clamps log(x) and log(1 - x) here, so x = 0 or 1 stays finite
 EPSILON = 1e-12  # and floors x(1 - x) here in the gradient

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import factories
-from minigrad.autodiff.function import Function, FunctionCtx
-from minigrad.variable import Variable
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 
 
 class DropoutMask(Function):

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.indexing import ScatterAdd
 from minigrad.ops.operand import numeric
-from minigrad.variable import Variable
 
 
 class EmbeddingLookup(Function):

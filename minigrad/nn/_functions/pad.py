@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autodiff.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
 from minigrad.ops.operand import numeric
-from minigrad.variable import Variable
 
 
 def pad_widths(pad: tuple[int, ...], ndim: int) -> list[tuple[int, int]]:

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.variable import Variable
 from minigrad.ops.shape import stack
-from minigrad.variable import Variable
 
 
 def _gradients(parameters: Variable | Iterable[Variable], caller: str) -> list[Variable]:

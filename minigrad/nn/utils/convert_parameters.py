@@ -7,9 +7,9 @@ from collections.abc import Iterable
 import numpy as np
 
 from minigrad.argument_checks import check_iterable
-from minigrad.autodiff.grad_mode import no_grad
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.variable import Variable
 from minigrad.ops.shape import cat
-from minigrad.variable import Variable
 
 
 def parameters_to_vector(parameters: Iterable[Variable]) -> Variable:

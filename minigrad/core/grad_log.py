@@ -3,7 +3,7 @@
 afnio's textual Functions set `x.grad = feedback` inside backward and also return it. The
 engine opens a log for each backward it runs; Variable's `.grad` setter appends
 (variable, previous .grad) to it, so the engine can put the previous value back and add
-the returned gradient once, not twice (minigrad/autodiff/engine.py).
+the returned gradient once, not twice (minigrad/core/engine.py).
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff.function import BackwardNode, Function, FunctionCtx
-from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.autodiff.outputs import attach_outputs
-from minigrad.variable import Variable
+from minigrad.core.function import BackwardNode, Function, FunctionCtx
+from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.outputs import attach_outputs
+from minigrad.core.variable import Variable
 
 
 def once_differentiable(backward: Callable) -> Callable:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:
-    from minigrad.variable import Variable
+    from minigrad.core.variable import Variable
 
 
 class Kind(NamedTuple):

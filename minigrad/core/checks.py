@@ -13,14 +13,14 @@ from typing import Any
 import numpy as np
 
 from minigrad.argument_checks import check_flag
-from minigrad.autodiff import kinds
-from minigrad.autodiff.errors import (
+from minigrad.core import kinds
+from minigrad.core.errors import (
     GradientCountError,
     GradientForNonVariableError,
     GradientShapeError,
     NoGradFnError,
 )
-from minigrad.variable import Variable
+from minigrad.core.variable import Variable
 
 
 def broadcasts_to(shape: tuple, target: tuple) -> bool:

@@ -86,7 +86,7 @@ def requires_grad_value(variable: Any, value: Any) -> bool:
 
 def assigned_grad(variable: Any, value: Any) -> None:
     """`variable.grad = value`: a Variable of the same kind, shape and dtype."""
-    from minigrad.variable import Variable  # loaded long before any .grad is assigned
+    from minigrad.core.variable import Variable  # loaded long before any .grad is assigned
 
     if not isinstance(value, Variable):
         raise TypeError(

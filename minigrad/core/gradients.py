@@ -1,6 +1,6 @@
 """grad(): the gradients of outputs with respect to chosen inputs, without touching `.grad`.
 
-It runs the engine's walk (minigrad/autodiff/engine.py) with the inputs as targets: only
+It runs the engine's walk (minigrad/core/engine.py) with the inputs as targets: only
 the nodes that lead to them run, and their gradients are caught instead of accumulated.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from minigrad.autodiff import checks, engine
-from minigrad.autodiff.hooks import targets_of
-from minigrad.variable import Variable
+from minigrad.core import checks, engine
+from minigrad.core.hooks import targets_of
+from minigrad.core.variable import Variable
 
 
 def grad(

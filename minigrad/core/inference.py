@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.autodiff.grad_mode import _GradModeContext, set_grad_enabled
+from minigrad.core.grad_mode import _GradModeContext, set_grad_enabled
 
 
 class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minigrad.autodiff import anomaly, checks, hooks
-from minigrad.autodiff.buffers import add_to_buffer as _add_to_buffer
-from minigrad.autodiff.buffers import finished as _finished
-from minigrad.autodiff.function import BackwardNode
-from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.autodiff.hooks import accumulate_into as _accumulate_into_leaf
-from minigrad.autodiff.outputs import zeros_for
-from minigrad.grad_log import grad_log as _grad_log
-from minigrad.tracing import tracer as _tracer
-from minigrad.variable import AccumulateGrad, Variable
+from minigrad.core import anomaly, checks, hooks
+from minigrad.core.buffers import add_to_buffer as _add_to_buffer
+from minigrad.core.buffers import finished as _finished
+from minigrad.core.function import BackwardNode
+from minigrad.core.grad_log import grad_log as _grad_log
+from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.hooks import accumulate_into as _accumulate_into_leaf
+from minigrad.core.outputs import zeros_for
+from minigrad.core.tracing import tracer as _tracer
+from minigrad.core.variable import AccumulateGrad, Variable
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
 # minigrad/autodiff/graph.py (graph drawings use it).

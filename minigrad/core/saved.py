@@ -12,10 +12,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.autodiff.errors import BackwardTwiceError, InplaceModifiedError
-from minigrad.autodiff.shared import SHARED, shared
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
+from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError
+from minigrad.core.shared import SHARED, shared
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 
 
 class SavedOutput:

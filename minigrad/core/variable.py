@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import variable_checks as checks
-from minigrad.accumulate_grad import AccumulateGrad
-from minigrad.grad_log import grad_log as _grad_log
-from minigrad.tracing import tracer as _tracer
-from minigrad.version_counter import VersionCounter
+from minigrad.core import variable_checks as checks
+from minigrad.core.accumulate_grad import AccumulateGrad
+from minigrad.core.grad_log import grad_log as _grad_log
+from minigrad.core.tracing import tracer as _tracer
+from minigrad.core.version_counter import VersionCounter
 
 
 def _to_data(data: Any) -> Any:
@@ -205,7 +205,7 @@ class Variable:
             self._accumulator_edge = (AccumulateGrad(self), 0)
         return self._accumulator_edge
 
-    # backward() is attached by the engine, minigrad/autodiff/engine.py.
+    # backward() is attached by the engine, minigrad/core/engine.py.
 
     # item(), numpy(), tolist(), float(), ... come from conversions.py; repr() from display.py.
 

@@ -14,17 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import anomaly, checks, mistakes, saved
-from minigrad.autodiff import outputs as outputs_of
-from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.autodiff.inputs import record_inputs
-from minigrad.autodiff.outputs import attach_outputs
-from minigrad.autodiff.outputs import collect as _outputs_of
-from minigrad.autodiff.shared import SHARED as _SHARED
-from minigrad.autodiff.shared import shared as _shared
+from minigrad.core import anomaly, checks, mistakes, saved
+from minigrad.core import outputs as outputs_of
+from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.inputs import record_inputs
+from minigrad.core.outputs import attach_outputs
+from minigrad.core.outputs import collect as _outputs_of
+from minigrad.core.shared import SHARED as _SHARED
+from minigrad.core.shared import shared as _shared
+from minigrad.core.tracing import tracer as _tracer
+from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
-from minigrad.tracing import tracer as _tracer
-from minigrad.variable import Variable
 
 _edge_to_accumulator = Variable._edge_to_accumulator
 
@@ -149,7 +149,7 @@ class BackwardNode(FunctionCtx):
                     shapes = (a._data.shape, *_NO_SHAPES[count])
                     self._input_shapes = _SHARED.get(shapes) or _shared(shapes)
                     return
-        record_inputs(self, args)  # the general case: minigrad/autodiff/inputs.py
+        record_inputs(self, args)  # the general case: minigrad/core/inputs.py
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"
@@ -158,7 +158,7 @@ class BackwardNode(FunctionCtx):
         return f"<{self.name()}>"
 
     # Saved values are packed after forward and checked when backward reads them, in
-    # minigrad/autodiff/saved.py.
+    # minigrad/core/saved.py.
     saved_tensors = property(saved.unpack)
     saved_variables = saved_tensors
     _pack_saved = saved.pack
@@ -331,7 +331,7 @@ def _unwrap_like(raw: Any, outputs: tuple) -> Any:
 
 def __getattr__(name: str) -> Any:
     if name == "once_differentiable":  # PyTorch's torch.autograd.function path; see once.py
-        return importlib.import_module("minigrad.autodiff.once").once_differentiable
+        return importlib.import_module("minigrad.core.once").once_differentiable
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

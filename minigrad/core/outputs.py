@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import checks, kinds
-from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.autodiff.shared import SHARED, shared
-from minigrad.tracing import tracer
-from minigrad.variable import Variable
+from minigrad.core import checks, kinds
+from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.shared import SHARED, shared
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import Variable
 
 
 def is_input(value: Any, args: tuple) -> bool:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.autodiff import checks, kinds
-from minigrad.autodiff.function import BackwardNode
-from minigrad.autodiff.grad_mode import _state as _grad_state
-from minigrad.tracing import tracer
-from minigrad.variable import AccumulateGrad, Variable
+from minigrad.core import checks, kinds
+from minigrad.core.function import BackwardNode
+from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import AccumulateGrad, Variable
 
 
 def before_node(

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import kinds
-from minigrad.variable import Variable
+from minigrad.core import kinds
+from minigrad.core.variable import Variable
 
 
 def record_inputs(node: Any, args: tuple) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.autodiff import kinds
-from minigrad.tracing import tracer
-from minigrad.variable import AccumulateGrad, Variable
+from minigrad.core import kinds
+from minigrad.core.tracing import tracer
+from minigrad.core.variable import AccumulateGrad, Variable
 
 
 def _number_of_outputs(node: Any) -> int:

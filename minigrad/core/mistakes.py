@@ -113,7 +113,7 @@ def guard_direct_forward(cls: type, forward: Callable) -> Callable:
 def direct_forward_error(cls: type, forward: Callable, args: tuple) -> TypeError | None:
     """A direct call MyFunction.forward(x) that did not fit forward's parameters: when its
     first argument is not a ctx, the call was meant to be MyFunction.apply(x)."""
-    from minigrad.autodiff.function import FunctionCtx
+    from minigrad.core.function import FunctionCtx
 
     if cls._uses_setup_context or (args and isinstance(args[0], FunctionCtx)):
         return None

@@ -1,0 +1,1 @@
+"""The autodiff core: Variable, Function, the engine and the grad modes."""

@@ -2,16 +2,23 @@
 
 This folder stays at the top of the repository but installs as the subpackage
 ``minigrad.kernels`` (a top-level ``kernels`` would shadow an unrelated PyPI package).
-Read it in this order:
+Read it in this order, from the bottom layer up (each file imports only those above it
+in this list, at its top):
 
 - ``layout.py``          shapes and strides: views, broadcasting, coalescing (no numba)
+- ``errors.py``          `DeviceMismatchError`, which the engine catches (no numba)
+- ``buffers.py``         `StridedBuffer`: GPU memory read through a layout; dtypes
 - ``launch.py``          grid and block: how every kernel is started
 - ``elementwise.py``     map and zip kernels built from scalar device functions
 - ``reduce.py``          sum / max / min / argmax along an axis, a tree in shared memory
-- ``matmul.py``          the tiled, batched shared-memory matmul
 - ``matmul_blocked.py``  the faster matmul for large matrices: register blocking
-- ``device_array.py``    `DeviceArray`, the NumPy-like array the engine computes with
+- ``matmul.py``          the tiled, batched shared-memory matmul (and when to use which)
 - ``numpy_api.py``       ``np.exp(x)``, ``np.sum(x)``... on DeviceArrays
+- ``device_array.py``    `DeviceArray`, the NumPy-like array the engine computes with; it
+                         registers DeviceArray as numbers in the engine's table of kinds
+
+The kernels work on StridedBuffers and never import device_array.py: a result takes the
+class of its operands, so a DeviceArray in gives a DeviceArray out.
 
 Nothing here imports numba when the package is imported: the names below load their
 module on first use (``minigrad.kernels.DeviceArray``), so ``import minigrad`` stays
@@ -31,19 +38,23 @@ _LAZY = {
     "zeros": "device_array",
     "ones": "device_array",
     "full": "device_array",
-    "require_device": "device_array",
+    "DeviceMismatchError": "errors",
+    "StridedBuffer": "buffers",
+    "require_device": "buffers",
     "sum_to_shape": "reduce",
     "where": "elementwise",
 }
 _SUBMODULES = (
     "layout",
+    "errors",
+    "buffers",
     "launch",
     "elementwise",
     "reduce",
-    "matmul",
     "matmul_blocked",
-    "device_array",
+    "matmul",
     "numpy_api",
+    "device_array",
 )
 
 __all__ = sorted(_LAZY) + list(_SUBMODULES) + ["device_name", "is_available"]

@@ -1,10 +1,11 @@
 """`DeviceArray`: an n-dimensional array in GPU memory with the NumPy surface the engine uses.
 
-A DeviceArray is a flat numba device buffer plus a layout (see `layout.py`): a shape,
-strides counted in elements, and an offset into the buffer. Views (``.T``,
-``.transpose``, slicing, ``broadcast_to``, a contiguous ``reshape``) share the buffer and
-only change the layout; everything that computes launches a kernel from `elementwise`,
-`reduce` or `matmul`, and the result stays on the device.
+A DeviceArray is a `StridedBuffer` (buffers.py), a flat numba device buffer plus a layout
+(`layout.py`): a shape, strides counted in elements, and an offset into the buffer.
+Views (``.T``, ``.transpose``, slicing, ``broadcast_to``, a contiguous ``reshape``) share
+the buffer and only change the layout; everything that computes launches a kernel from
+`elementwise`, `reduce` or `matmul`, and the result stays on the device. This module sits
+above the kernels: it imports them, they never import it.
 
 Nothing copies to the host behind your back: ``np.asarray(x)`` raises a TypeError; call
 ``x.to_host()`` (or ``x.numpy()``). Mixing a DeviceArray with a NumPy array in one
@@ -21,46 +22,18 @@ from typing import Any
 import numpy as np
 from numba import cuda
 
+from minigrad.core import kinds
+
+from . import elementwise, matmul, numpy_api, reduce
+from .buffers import StridedBuffer, allocate, check_dtype, require_device
 from .layout import (
     Shape,
-    broadcast_shapes,
     broadcast_strides,
-    contiguous_strides,
-    is_contiguous,
+    check_broadcast,
     normalize_axis,
     normalize_shape,
     size_of,
 )
-
-# The dtypes the kernels are written for. float16 and complex numbers are not.
-SUPPORTED_KINDS = "biuf"
-
-_checked_device = False
-
-
-def require_device() -> None:
-    """Raise a RuntimeError that says what to install when there is no GPU and no simulator."""
-    global _checked_device
-    if _checked_device:
-        return
-    if not cuda.is_available():
-        raise RuntimeError(
-            "minigrad.kernels needs a CUDA device, and none is available: either get an "
-            'NVIDIA GPU with a CUDA 13 driver (then `pip install -e ".[gpu]"`), or run in '
-            "Numba's CUDA simulator by setting NUMBA_ENABLE_CUDASIM=1 before numba is "
-            "imported (e.g. `NUMBA_ENABLE_CUDASIM=1 jupyter lab`)."
-        )
-    _checked_device = True
-
-
-def check_dtype(dtype: Any) -> np.dtype:
-    dtype = np.dtype(dtype)
-    if dtype.kind not in SUPPORTED_KINDS or dtype == np.float16:
-        raise TypeError(
-            f"dtype {dtype} is not supported on cuda; use bool, an integer type, float32 "
-            f"or float64."
-        )
-    return dtype
 
 
 class _Flags:
@@ -76,37 +49,21 @@ class _Flags:
         return f"C_CONTIGUOUS : {self.c_contiguous}\nWRITEABLE : {self.writeable}"
 
 
-class DeviceArray:
+class DeviceArray(StridedBuffer):
     """An array on the GPU: ``buffer[offset + sum(index[d] * element_strides[d])]``.
 
     Make one with `DeviceArray.from_host(ndarray)` (or `empty`, `zeros`, `full`), bring it
-    back with `.to_host()`. Operators, methods and NumPy calls run as kernels.
+    back with `.to_host()`. Operators, methods and NumPy calls run as kernels. The data
+    and layout (``buffer``, ``shape``, ``element_strides``, ``offset``, ``dtype``, ``ndim``,
+    ``size``) come from `StridedBuffer`.
     """
 
-    __slots__ = ("buffer", "shape", "element_strides", "offset", "dtype", "_writeable")
+    __slots__ = ()
 
     # A DeviceArray never becomes an ndarray; ndarray operators defer to __array_ufunc__.
     __array_priority__ = 1000.0
     # `==` is elementwise, so DeviceArrays are not hashable (as NumPy arrays).
     __hash__ = None  # type: ignore[assignment]
-
-    def __init__(
-        self,
-        buffer: Any,
-        shape: Shape,
-        element_strides: Shape | None = None,
-        offset: int = 0,
-        *,
-        writeable: bool = True,
-    ) -> None:
-        self.buffer = buffer  # a 1-D, contiguous numba device array
-        self.shape = tuple(shape)
-        self.element_strides = (
-            contiguous_strides(self.shape) if element_strides is None else tuple(element_strides)
-        )
-        self.offset = offset
-        self.dtype = np.dtype(buffer.dtype)
-        self._writeable = writeable
 
     # ------------------------------------------------------------------ host <-> device
     @classmethod
@@ -114,11 +71,7 @@ class DeviceArray:
         """Copy a NumPy array (or anything np.asarray takes) to the device."""
         if isinstance(array, DeviceArray):
             return array.copy()  # already on the device
-        require_device()
-        host = np.asarray(array)
-        check_dtype(host.dtype)
-        flat = np.ascontiguousarray(host).reshape(-1)
-        return cls(cuda.to_device(flat), host.shape)
+        return super().from_host(array)
 
     @classmethod
     def from_numba(cls, array: Any) -> DeviceArray:
@@ -168,14 +121,6 @@ class DeviceArray:
 
     # ------------------------------------------------------------------------ metadata
     @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return size_of(self.shape)
-
-    @property
     def itemsize(self) -> int:
         return self.dtype.itemsize
 
@@ -193,12 +138,8 @@ class DeviceArray:
         return "cuda"
 
     @property
-    def is_contiguous(self) -> bool:
-        return is_contiguous(self.shape, self.element_strides)
-
-    @property
     def flags(self) -> _Flags:
-        return _Flags(self.is_contiguous, self._writeable)
+        return _Flags(self.is_contiguous, self.writeable)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -230,15 +171,6 @@ class DeviceArray:
         return int(self.item())
 
     # ------------------------------------------------------------ views: no data moves
-    def _view(self, shape: Shape, strides: Shape, offset: int | None = None) -> DeviceArray:
-        return DeviceArray(
-            self.buffer,
-            shape,
-            strides,
-            self.offset if offset is None else offset,
-            writeable=self._writeable,
-        )
-
     def transpose(self, *axes: Any) -> DeviceArray:
         """Permute the dimensions: a view whose shape and strides are permuted alike."""
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
@@ -249,7 +181,7 @@ class DeviceArray:
             order = tuple(normalize_axis(a, self.ndim) for a in axes)
             if sorted(order) != list(range(self.ndim)):
                 raise ValueError(f"axes {tuple(axes)} don't match an array of shape {self.shape}")
-        return self._view(
+        return self.with_layout(
             tuple(self.shape[a] for a in order), tuple(self.element_strides[a] for a in order)
         )
 
@@ -281,7 +213,7 @@ class DeviceArray:
         if size_of(new_shape) != self.size or any(size < 0 for size in new_shape):
             raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(shape)}")
         source = self if self.is_contiguous else self.copy()
-        return source._view(tuple(new_shape), contiguous_strides(new_shape))
+        return source.with_layout(tuple(new_shape))
 
     def ravel(self) -> DeviceArray:
         return self.reshape(-1)
@@ -294,7 +226,7 @@ class DeviceArray:
         shape, strides = list(self.shape), list(self.element_strides)
         shape.insert(axis, 1)
         strides.insert(axis, 0)
-        return self._view(tuple(shape), tuple(strides))
+        return self.with_layout(tuple(shape), tuple(strides))
 
     def squeeze(self, axis: Any = None) -> DeviceArray:
         if axis is None:
@@ -308,22 +240,14 @@ class DeviceArray:
                     "cannot select an axis to squeeze out which has size not equal to one"
                 )
         keep = [d for d in range(self.ndim) if d not in axes]
-        return self._view(
+        return self.with_layout(
             tuple(self.shape[d] for d in keep), tuple(self.element_strides[d] for d in keep)
         )
 
     def broadcast_to(self, shape: Any) -> DeviceArray:
         """A read-only view with stride 0 along every stretched dimension (as NumPy's)."""
         shape = normalize_shape(shape)
-        try:
-            fits = len(shape) >= self.ndim and broadcast_shapes(self.shape, shape) == shape
-        except ValueError:
-            fits = False
-        if not fits:
-            raise ValueError(
-                f"cannot broadcast an array of shape {self.shape} to shape {shape}: each "
-                f"dimension, counted from the right, must match or be 1."
-            )
+        check_broadcast(self.shape, shape)
         strides = broadcast_strides(self.shape, self.element_strides, shape)
         return DeviceArray(self.buffer, shape, strides, self.offset, writeable=False)
 
@@ -352,22 +276,16 @@ class DeviceArray:
                     )
                 offset += (index % size) * stride
             axis += 1
-        return self._view(tuple(shape), tuple(strides), offset)
+        return self.with_layout(tuple(shape), tuple(strides), offset)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from . import elementwise
-
         elementwise.copy_into(self[key], value)
 
     # ------------------------------------------------------------ copies and dtypes
     def copy(self) -> DeviceArray:
-        from . import elementwise
-
         return elementwise.unary("identity", self)
 
     def astype(self, dtype: Any, copy: bool = True) -> DeviceArray:
-        from . import elementwise
-
         dtype = check_dtype(dtype)
         if dtype == self.dtype and not copy:
             return self
@@ -376,34 +294,22 @@ class DeviceArray:
 
     # --------------------------------------------------------------------- reductions
     def sum(self, axis: Any = None, keepdims: bool = False) -> DeviceArray:
-        from . import reduce
-
         return reduce.sum_along(self, axis, keepdims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> DeviceArray:
-        from . import reduce
-
         return reduce.max_along(self, axis, keepdims)
 
     def min(self, axis: Any = None, keepdims: bool = False) -> DeviceArray:
-        from . import reduce
-
         return reduce.min_along(self, axis, keepdims)
 
     def mean(self, axis: Any = None, keepdims: bool = False) -> DeviceArray:
-        from . import reduce
-
         return reduce.mean_along(self, axis, keepdims)
 
     def argmax(self, axis: Any = None, keepdims: bool = False) -> DeviceArray:
-        from . import reduce
-
         return reduce.argmax_along(self, axis, keepdims)
 
     # ---------------------------------------------------------------------- operators
     def _binary(self, op: str, other: Any, reflected: bool = False) -> Any:
-        from . import elementwise
-
         if not elementwise.is_operand(other):
             return NotImplemented
         return (
@@ -413,8 +319,6 @@ class DeviceArray:
         )
 
     def _inplace(self, op: str, other: Any) -> Any:
-        from . import elementwise
-
         if not elementwise.is_operand(other):
             return NotImplemented
         elementwise.binary(op, self, other, out=self)
@@ -496,46 +400,32 @@ class DeviceArray:
         return self._binary("ne", other)
 
     def __neg__(self) -> DeviceArray:
-        from . import elementwise
-
         return elementwise.unary("neg", self)
 
     def __pos__(self) -> DeviceArray:
         return self.copy()
 
     def __abs__(self) -> DeviceArray:
-        from . import elementwise
-
         return elementwise.unary("abs", self)
 
     def __invert__(self) -> DeviceArray:
-        from . import elementwise
-
         return elementwise.unary("invert", self)  # not for bools, bitwise for integers
 
     def __matmul__(self, other: Any) -> Any:
-        from . import matmul
-
         if not isinstance(other, DeviceArray):
             return _not_a_device_operand("matmul", other)
         return matmul.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Any:
-        from . import matmul
-
         if not isinstance(other, DeviceArray):
             return _not_a_device_operand("matmul", other)
         return matmul.matmul(other, self)
 
     # ---------------------------------------------------------- NumPy dispatch protocol
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from . import numpy_api
-
         return numpy_api.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        from . import numpy_api
-
         return numpy_api.array_function(func, args, kwargs)
 
 
@@ -566,8 +456,6 @@ def _expand_index(key: Any, ndim: int) -> list:
 
 def _not_a_device_operand(op: str, other: Any) -> Any:
     if isinstance(other, np.ndarray):
-        from . import elementwise
-
         elementwise.as_operand(other, op)  # raises the TypeError that names both devices
     return NotImplemented
 
@@ -575,14 +463,11 @@ def _not_a_device_operand(op: str, other: Any) -> Any:
 # ---------------------------------------------------------------------------- makers
 def empty(shape: Any, dtype: Any = np.float64) -> DeviceArray:
     """An uninitialised contiguous DeviceArray."""
-    require_device()
     shape = normalize_shape(shape)
-    return DeviceArray(cuda.device_array(size_of(shape), dtype=check_dtype(dtype)), shape)
+    return DeviceArray(allocate(size_of(shape), dtype), shape)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> DeviceArray:
-    from . import elementwise
-
     dtype = np.result_type(fill_value) if dtype is None else dtype
     out = empty(shape, dtype)
     elementwise.copy_into(out, fill_value)
@@ -600,3 +485,8 @@ def ones(shape: Any, dtype: Any = np.float64) -> DeviceArray:
 def from_host(array: Any) -> DeviceArray:
     """Copy a NumPy array to the device (same as `DeviceArray.from_host`)."""
     return DeviceArray.from_host(array)
+
+
+# The engine's table of kinds of data: a DeviceArray is numbers, as an ndarray is, but the
+# zeros for an output that received no gradient must be made on the device.
+kinds.register(DeviceArray, kinds.NUMBERS._replace(zeros=zeros))

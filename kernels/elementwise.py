@@ -22,6 +22,8 @@ so every coordinate along it reads the same element: no operand is ever copied t
 output's shape. Before the launch, `layout.coalesce` merges dimensions that are contiguous
 for every operand; a plain contiguous add then has one dimension and no division at all.
 
+Operands are `StridedBuffer`s (buffers.py; a DeviceArray is one) and numbers; a result
+takes the class of the first array operand, so a DeviceArray in gives a DeviceArray out.
 Kernels compile on first use, once per combination of dtypes and number of dimensions.
 """
 
@@ -34,11 +36,10 @@ from typing import Any
 import numpy as np
 from numba import cuda  # module level: the simulator finds `cuda` in the kernel's globals
 
-from minigrad.devices import DeviceMismatchError
-
-from .device_array import DeviceArray, check_dtype, empty
+from .buffers import StridedBuffer, check_dtype
+from .errors import DeviceMismatchError
 from .launch import launch_1d
-from .layout import broadcast_shapes, broadcast_strides, coalesce
+from .layout import broadcast_shapes, broadcast_strides, check_broadcast, coalesce
 
 
 # ---------------------------------------------------------------------------------
@@ -384,16 +385,16 @@ def where_kernel(
 
 
 # ---------------------------------------------------------------------------------
-# Operands: DeviceArrays and scalars; a host array is an error that names both devices
+# Operands: device arrays and scalars; a host array is an error that names both devices
 # ---------------------------------------------------------------------------------
 def is_operand(value: Any) -> bool:
-    """True for what elementwise ops take: DeviceArrays, numbers and host arrays (to refuse)."""
-    return isinstance(value, (DeviceArray, np.ndarray, np.generic, bool, int, float))
+    """True for what elementwise ops take: device arrays, numbers and host arrays (to refuse)."""
+    return isinstance(value, (StridedBuffer, np.ndarray, np.generic, bool, int, float))
 
 
 def as_operand(value: Any, op: str) -> Any:
-    """A DeviceArray, or a scalar: a Python or NumPy number, or a 0-d NumPy array."""
-    if isinstance(value, DeviceArray):
+    """A device array, or a scalar: a Python or NumPy number, or a 0-d NumPy array."""
+    if isinstance(value, StridedBuffer):
         return value
     if isinstance(value, np.ndarray):
         if value.ndim == 0:  # a 0-d array is a number (as a 0-dim CPU tensor in PyTorch)
@@ -409,19 +410,19 @@ def as_operand(value: Any, op: str) -> Any:
     raise TypeError(f"{op} expects DeviceArrays or numbers; got {type(value).__name__}.")
 
 
-_constants: dict[tuple, DeviceArray] = {}
+_constants: dict[tuple, StridedBuffer] = {}
 
 
-def constant(value: Any, dtype: np.dtype) -> DeviceArray:
-    """A scalar as a read-only 0-d DeviceArray; the same scalar reuses the same buffer."""
+def constant(value: Any, dtype: np.dtype) -> StridedBuffer:
+    """A scalar as a read-only 0-d device array; the same scalar reuses the same buffer."""
     host = np.asarray(value, dtype=dtype)
     key = (host.dtype.str, host.tobytes())
     array = _constants.get(key)
     if array is None:
         if len(_constants) >= 1024:
             _constants.clear()  # a bound, for programs that use many distinct numbers
-        array = DeviceArray.from_host(host)
-        array._writeable = False
+        array = StridedBuffer.from_host(host)
+        array.writeable = False
         _constants[key] = array
     return array
 
@@ -431,7 +432,7 @@ def result_dtype(rule: str, *operands: Any) -> tuple[np.dtype, np.dtype]:
 
     Python numbers are "weak" as in NumPy 2: float32 array * 0.5 stays float32.
     """
-    values = [op.dtype if isinstance(op, DeviceArray) else op for op in operands]
+    values = [op.dtype if isinstance(op, StridedBuffer) else op for op in operands]
     common = np.result_type(*values)
     if rule == "bool":
         return common, np.dtype(np.bool_)
@@ -440,7 +441,7 @@ def result_dtype(rule: str, *operands: Any) -> tuple[np.dtype, np.dtype]:
     return common, common
 
 
-def _layouts(out: DeviceArray, operands: list[DeviceArray]) -> tuple:
+def _layouts(out: StridedBuffer, operands: list[StridedBuffer]) -> tuple:
     """Kernel arguments: coalesced shape, then (buffer, offset, strides) for out and each."""
     strides = [out.element_strides] + [
         broadcast_strides(op.shape, op.element_strides, out.shape) for op in operands
@@ -452,14 +453,27 @@ def _layouts(out: DeviceArray, operands: list[DeviceArray]) -> tuple:
     return tuple(args)
 
 
-def _prepare_out(out: DeviceArray | None, shape: tuple, dtype: np.dtype, op: str) -> DeviceArray:
+def _first_array(operands: list, default: StridedBuffer) -> StridedBuffer:
+    """The first operand that is an array (`default` if all are numbers): a new result
+    takes its class."""
+    # A loop, not `a or b`: a DeviceArray's truth value is elementwise, as NumPy's.
+    for operand in operands:
+        if isinstance(operand, StridedBuffer):
+            return operand
+    return default
+
+
+def _prepare_out(
+    out: StridedBuffer | None, shape: tuple, dtype: np.dtype, op: str, like: StridedBuffer
+) -> StridedBuffer:
+    """`out` checked against the result, or a new array of `like`'s class when None."""
     if out is None:
-        return empty(shape, dtype)
-    if not isinstance(out, DeviceArray):
+        return like.new_empty(shape, dtype)
+    if not isinstance(out, StridedBuffer):
         raise TypeError(f"{op}: out must be a DeviceArray; got {type(out).__name__}.")
     if out.shape != shape:
         raise ValueError(f"{op}: out has shape {out.shape}, but the result has shape {shape}.")
-    if not out.flags.writeable:
+    if not out.writeable:
         raise ValueError(f"{op}: out is a read-only view (made by broadcast_to); copy it first.")
     if not np.can_cast(dtype, out.dtype, casting="same_kind"):
         raise TypeError(
@@ -469,7 +483,7 @@ def _prepare_out(out: DeviceArray | None, shape: tuple, dtype: np.dtype, op: str
     return out
 
 
-def _unalias(operand: DeviceArray, out: DeviceArray) -> DeviceArray:
+def _unalias(operand: StridedBuffer, out: StridedBuffer) -> StridedBuffer:
     """A copy of `operand` if it reads out's memory in a different order than out's.
 
     Then one thread could overwrite an element that another still has to read. Reading
@@ -482,26 +496,26 @@ def _unalias(operand: DeviceArray, out: DeviceArray) -> DeviceArray:
         and broadcast_strides(operand.shape, operand.element_strides, out.shape)
         == out.element_strides
     )
-    return operand if same else operand.copy()
+    return operand if same else unary("identity", operand)
 
 
-def _run(kernel: Any, op: str, rule: str, inputs: list, out: DeviceArray | None) -> DeviceArray:
+def _run(kernel: Any, op: str, rule: str, inputs: list, out: StridedBuffer | None) -> StridedBuffer:
     operands = [as_operand(value, op) for value in inputs]
     common, out_dtype = result_dtype(rule, *operands)
     check_dtype(out_dtype)
     if op in ("invert", "bitwise_and", "bitwise_or", "bitwise_xor") and common.kind not in "biu":
         raise TypeError(f"{op} is defined for bools and integers only; got {common}.")
-    arrays = [x if isinstance(x, DeviceArray) else constant(x, common) for x in operands]
+    arrays = [x if isinstance(x, StridedBuffer) else constant(x, common) for x in operands]
     shape = broadcast_shapes(*(x.shape for x in arrays))
-    out = _prepare_out(out, shape, out_dtype, op)
+    out = _prepare_out(out, shape, out_dtype, op, _first_array(operands, arrays[0]))
     arrays = [_unalias(x, out) for x in arrays]
     launch_1d(kernel, out.size, *_layouts(out, arrays))
     return out
 
 
-def unary(op: str, x: Any, out: DeviceArray | None = None) -> DeviceArray:
+def unary(op: str, x: Any, out: StridedBuffer | None = None) -> StridedBuffer:
     """Apply the unary op named `op` (a key of UNARY) to every element of x."""
-    if op == "invert" and isinstance(x, DeviceArray) and x.dtype == np.bool_:
+    if op == "invert" and isinstance(x, StridedBuffer) and x.dtype == np.bool_:
         op = "logical_not"  # ~ on bools is not, as in NumPy
     if op not in UNARY:
         raise ValueError(f"unknown unary op {op!r}; the ops are {sorted(UNARY)}.")
@@ -509,7 +523,7 @@ def unary(op: str, x: Any, out: DeviceArray | None = None) -> DeviceArray:
     return _run(make_map_kernel(fn), op, rule, [x], out)
 
 
-def binary(op: str, a: Any, b: Any, out: DeviceArray | None = None) -> DeviceArray:
+def binary(op: str, a: Any, b: Any, out: StridedBuffer | None = None) -> StridedBuffer:
     """Apply the binary op named `op` (a key of BINARY) with NumPy broadcasting."""
     if op not in BINARY:
         raise ValueError(f"unknown binary op {op!r}; the ops are {sorted(BINARY)}.")
@@ -517,29 +531,30 @@ def binary(op: str, a: Any, b: Any, out: DeviceArray | None = None) -> DeviceArr
     return _run(make_zip_kernel(fn), op, rule, [a, b], out)
 
 
-def where(condition: Any, x: Any, y: Any, out: DeviceArray | None = None) -> DeviceArray:
+def where(condition: Any, x: Any, y: Any, out: StridedBuffer | None = None) -> StridedBuffer:
     """x where condition is true, else y (np.where with three arguments)."""
     condition = as_operand(condition, "where")
-    if not isinstance(condition, DeviceArray):
-        condition = constant(bool(condition), np.dtype(np.bool_))
     operands = [as_operand(value, "where") for value in (x, y)]
+    given = [condition, *operands]
+    if not isinstance(condition, StridedBuffer):
+        condition = constant(bool(condition), np.dtype(np.bool_))
     _, out_dtype = result_dtype("same", *operands)
-    arrays = [v if isinstance(v, DeviceArray) else constant(v, out_dtype) for v in operands]
+    arrays = [v if isinstance(v, StridedBuffer) else constant(v, out_dtype) for v in operands]
     shape = broadcast_shapes(condition.shape, *(v.shape for v in arrays))
-    out = _prepare_out(out, shape, out_dtype, "where")
+    out = _prepare_out(out, shape, out_dtype, "where", _first_array(given, condition))
     arrays = [_unalias(v, out) for v in [condition, *arrays]]
     launch_1d(where_kernel, out.size, *_layouts(out, arrays))
     return out
 
 
-def copy_into(out: DeviceArray, value: Any) -> DeviceArray:
-    """out[...] = value: a DeviceArray broadcast to out's shape, or a number."""
+def copy_into(out: StridedBuffer, value: Any) -> StridedBuffer:
+    """out[...] = value: a device array broadcast to out's shape, or a number."""
     value = as_operand(value, "assignment")
-    if not isinstance(value, DeviceArray):
+    if not isinstance(value, StridedBuffer):
         value = constant(value, out.dtype)
-    if not out.flags.writeable:
+    if not out.writeable:
         raise ValueError("assignment destination is read-only (a view made by broadcast_to).")
-    source = value.broadcast_to(out.shape)
-    source = _unalias(source, out)
+    check_broadcast(value.shape, out.shape)  # _layouts then reads value with out's shape
+    source = _unalias(value, out)
     launch_1d(make_map_kernel(identity), out.size, *_layouts(out, [source]))
     return out

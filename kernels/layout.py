@@ -94,6 +94,23 @@ def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
     return tuple(result)
 
 
+def check_broadcast(shape: Sequence[int], target: Shape) -> None:
+    """Raise NumPy's ValueError unless an array of `shape` can be read as one of `target`.
+
+    Only `shape` stretches: `target` must have at least as many dimensions, and each of
+    `shape`'s sizes, counted from the right, must equal target's or be 1.
+    """
+    try:
+        fits = len(shape) <= len(target) and broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"cannot broadcast an array of shape {tuple(shape)} to shape {tuple(target)}: "
+            f"each dimension, counted from the right, must match or be 1."
+        )
+
+
 def broadcast_strides(shape: Sequence[int], strides: Sequence[int], out_shape: Shape) -> Shape:
     """Strides that read an array of `shape` as if it had `out_shape`.
 

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 from numba import cuda  # module level: the simulator finds `cuda` in the kernel's globals
 
-from .device_array import DeviceArray, check_dtype, empty
+from .buffers import StridedBuffer, check_dtype
 from .elementwise import position
 from .launch import launch
 from .layout import broadcast_shapes, broadcast_strides, coalesce
@@ -92,12 +92,12 @@ def make_matmul_kernel(tile: int, dtype: np.dtype) -> Any:
 
 
 def matmul(
-    a: DeviceArray,
-    b: DeviceArray,
+    a: StridedBuffer,
+    b: StridedBuffer,
     tile: int = TILE,
     method: str = "auto",
     blocking: tuple = BLOCKING,
-) -> DeviceArray:
+) -> StridedBuffer:
     """np.matmul on the device: batched, broadcast batch dimensions, 1-D operands as NumPy.
 
     A 1-D first operand is a row vector (1, k), a 1-D second one a column vector (k, 1);
@@ -109,7 +109,7 @@ def matmul(
     keep a GPU busy, and "tiled" otherwise.
     """
     for name, operand in (("first", a), ("second", b)):
-        if not isinstance(operand, DeviceArray):
+        if not isinstance(operand, StridedBuffer):
             raise TypeError(
                 f"matmul: the {name} operand must be a DeviceArray; got {type(operand).__name__}."
             )
@@ -125,8 +125,9 @@ def matmul(
             f"blocking (BM, BN, BK, TM, TN) = {blocking}: TM must divide BM, TN divide BN, "
             f"and (BM / TM) * (BN / TN) threads be at most 1024."
         )
-    a2 = a.expand_dims(0) if a.ndim == 1 else a  # (k,) -> (1, k), a view
-    b2 = b.expand_dims(1) if b.ndim == 1 else b  # (k,) -> (k, 1)
+    # A 1-D operand as a matrix, a view: the added dimension has size 1 and stride 0.
+    a2 = a.with_layout((1, *a.shape), (0, *a.element_strides)) if a.ndim == 1 else a  # (1, k)
+    b2 = b.with_layout((*b.shape, 1), (*b.element_strides, 0)) if b.ndim == 1 else b  # (k, 1)
     (m, k), (kb, n) = a2.shape[-2:], b2.shape[-2:]
     if k != kb:
         raise ValueError(
@@ -144,7 +145,7 @@ def matmul(
     dtype = np.result_type(a.dtype, b.dtype)
     # bool @ bool is "any(a and b)": count in int64, store nonzero as True.
     tile_dtype = np.dtype(np.int64) if dtype == np.bool_ else check_dtype(dtype)
-    out = empty(batch + (m, n), dtype)
+    out = a.new_empty(batch + (m, n), dtype)
     n_batch = out.size // max(m * n, 1) if out.size else 0
     if out.size:
         batch_shape, (a_bs, b_bs) = coalesce(
@@ -165,8 +166,9 @@ def matmul(
         else:
             grid = (-(-n // tile), -(-m // tile), z)
             launch(make_matmul_kernel(tile, tile_dtype), grid, (tile, tile), *args)
+    # Drop the added size-1 dimension again: out is contiguous, so a view does it.
     if a.ndim == 1:
-        out = out.squeeze(-2)
+        out = out.with_layout(out.shape[:-2] + out.shape[-1:])
     if b.ndim == 1:
-        out = out.squeeze(-1)
+        out = out.with_layout(out.shape[:-1])
     return out

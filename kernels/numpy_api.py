@@ -4,6 +4,10 @@ NumPy hands every ufunc call with a DeviceArray operand to ``__array_ufunc__`` a
 other NumPy function to ``__array_function__`` (NEP 13 and NEP 18). The tables below map
 what the engine uses to the kernels; anything else raises NotImplementedError, so no
 NumPy function ever converts a DeviceArray to a host array behind your back.
+
+Only DeviceArrays reach these handlers (NumPy dispatches on their ``__array_ufunc__`` and
+``__array_function__``), so a handler may call the array's own methods (``.transpose``,
+``.reshape``); it never imports device_array.py, which imports this module.
 """
 
 from __future__ import annotations
@@ -13,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import elementwise, matmul, reduce
-from .device_array import DeviceArray, full
-from .layout import normalize_shape
+from .buffers import StridedBuffer
 
 UFUNC_OPS = {
     np.add: "add",
@@ -95,7 +98,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     _reject(name, kwargs)
     if ufunc is np.matmul:
         a, b = (elementwise.as_operand(value, name) for value in inputs)
-        if not (isinstance(a, DeviceArray) and isinstance(b, DeviceArray)):
+        if not (isinstance(a, StridedBuffer) and isinstance(b, StridedBuffer)):
             raise TypeError(f"{name}: both operands must be arrays, not numbers.")
         result = matmul.matmul(a, b)
         return result if out is None else elementwise.copy_into(out, result)
@@ -143,27 +146,25 @@ def _reshape(a, shape=None, order="C", **kwargs):
     return _device(a, "np.reshape").reshape(newshape if shape is None else shape, order=order)
 
 
+def _filled(like: StridedBuffer, shape: Any, value: Any, dtype: Any) -> StridedBuffer:
+    """A new array of `like`'s class (and `like`'s shape and dtype unless given): all `value`."""
+    out = like.new_empty(
+        like.shape if shape is None else shape, like.dtype if dtype is None else dtype
+    )
+    return elementwise.copy_into(out, value)
+
+
 def _like(name: str, value: Any):
     def like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
         _reject(f"np.{name}", {"order": order, **kwargs})
-        a = _device(a, f"np.{name}")
-        return full(
-            a.shape if shape is None else normalize_shape(shape),
-            value,
-            a.dtype if dtype is None else dtype,
-        )
+        return _filled(_device(a, f"np.{name}"), shape, value, dtype)
 
     return like
 
 
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kwargs):
     _reject("np.full_like", {"order": order, **kwargs})
-    a = _device(a, "np.full_like")
-    return full(
-        a.shape if shape is None else normalize_shape(shape),
-        fill_value,
-        a.dtype if dtype is None else dtype,
-    )
+    return _filled(_device(a, "np.full_like"), shape, fill_value, dtype)
 
 
 def _where(condition, *values):
@@ -212,9 +213,9 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
             )
     shape = list(first.shape)
     shape[axis] = sum(x.shape[axis] for x in arrays)
-    out = full(tuple(shape), 0, np.result_type(*(x.dtype for x in arrays)))
+    out = first.new_empty(tuple(shape), np.result_type(*(x.dtype for x in arrays)))
     start = 0
-    for x in arrays:  # each part is copied into its slice of out: a strided write
+    for x in arrays:  # each part is copied into its slice of out; together they fill it
         index = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
         out[index] = x
         start += x.shape[axis]
@@ -244,9 +245,10 @@ def _size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
-def _device(value: Any, name: str) -> DeviceArray:
-    operand = elementwise.as_operand(value, name)  # a host array: TypeError naming both
-    if not isinstance(operand, DeviceArray):
+def _device(value: Any, name: str) -> Any:
+    """`value` as a DeviceArray, or a TypeError (naming both devices for a host array)."""
+    operand = elementwise.as_operand(value, name)
+    if not isinstance(operand, StridedBuffer):
         raise TypeError(f"{name} expects a DeviceArray here; got {type(value).__name__}.")
     return operand
 

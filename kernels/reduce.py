@@ -37,7 +37,7 @@ import numpy as np
 from numba import cuda  # module level: the simulator finds `cuda` in the kernel's globals
 
 from . import elementwise
-from .device_array import DeviceArray, empty
+from .buffers import StridedBuffer
 from .elementwise import maximum, minimum, position
 from .launch import launch, launch_1d
 from .layout import broadcast_shapes, coalesce, normalize_axes, normalize_shape
@@ -211,7 +211,9 @@ def _threads_for(length: int, block: int) -> int:
     return threads
 
 
-def reduce_axis(x: DeviceArray, axis: int, kind: str, strategy: str | None = None) -> DeviceArray:
+def reduce_axis(
+    x: StridedBuffer, axis: int, kind: str, strategy: str | None = None
+) -> StridedBuffer:
     """Reduce one axis of x (dropped from the result). kind: "sum", "max", "min", "argmax".
 
     strategy "tree" (one block per output) or "columns" (one thread per output); None
@@ -221,7 +223,7 @@ def reduce_axis(x: DeviceArray, axis: int, kind: str, strategy: str | None = Non
     rest_shape = x.shape[:axis] + x.shape[axis + 1 :]
     rest_strides = x.element_strides[:axis] + x.element_strides[axis + 1 :]
     acc = np.dtype(np.int64) if kind == "argmax" else _accumulator_dtype(kind, x.dtype)
-    out = empty(rest_shape, acc)
+    out = x.new_empty(rest_shape, acc)
     if out.size == 0:
         return out
     if length == 0:
@@ -248,54 +250,64 @@ def reduce_axis(x: DeviceArray, axis: int, kind: str, strategy: str | None = Non
     return out
 
 
-def reduce_all(x: DeviceArray, kind: str) -> DeviceArray:
+def _reshaped(x: StridedBuffer, shape: tuple) -> StridedBuffer:
+    """x read as `shape` (the same number of elements): a view of x, or of a contiguous copy."""
+    source = x if x.is_contiguous else elementwise.unary("identity", x)
+    return source.with_layout(shape)
+
+
+def reduce_all(x: StridedBuffer, kind: str) -> StridedBuffer:
     """Reduce every element of x to a 0-d array (two passes when x is large)."""
     acc = _accumulator_dtype(kind, x.dtype)
     if x.size == 0:
         if kind != "sum":
             raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
-        return elementwise.copy_into(empty((), acc), 0)
-    flat = x.reshape(-1)  # a view when x is contiguous, else a contiguous copy
+        return elementwise.copy_into(x.new_empty((), acc), 0)
+    flat = _reshaped(x, (x.size,))
     block = BLOCK
     if x.size > 4 * block and kind != "argmax":
         blocks = min((x.size + block - 1) // block, 1024)
-        partials = empty((blocks,), acc)
+        partials = x.new_empty((blocks,), acc)
         kernel = make_partials_kernel(kind, acc, block)
         launch(kernel, blocks, block, partials.buffer, flat.buffer, flat.offset, x.size)
         flat = partials
-    return reduce_axis(flat, 0, kind).reshape(())
+    return _reshaped(reduce_axis(flat, 0, kind), ())
 
 
-def _reduce(x: DeviceArray, axis: Any, keepdims: bool, kind: str) -> DeviceArray:
-    if not isinstance(x, DeviceArray):
+def _reduce(x: StridedBuffer, axis: Any, keepdims: bool, kind: str) -> StridedBuffer:
+    if not isinstance(x, StridedBuffer):
         raise TypeError(f"{kind} expects a DeviceArray; got {type(x).__name__}.")
     axes = normalize_axes(axis, x.ndim)
     if len(axes) == x.ndim:
-        result = reduce_all(x, kind) if x.ndim else x.astype(_accumulator_dtype(kind, x.dtype))
+        if x.ndim:
+            result = reduce_all(x, kind)
+        else:  # a 0-d x is its own reduction, copied to the accumulator's dtype
+            total = x.new_empty((), _accumulator_dtype(kind, x.dtype))
+            result = elementwise.copy_into(total, x)
     else:
         result = x
         for a in reversed(axes):  # highest first, so the lower axis numbers stay valid
             result = reduce_axis(result, a, kind)
     if keepdims:
-        result = result.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+        result = _reshaped(result, tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
     return result
 
 
-def sum_along(x: DeviceArray, axis: Any = None, keepdims: bool = False) -> DeviceArray:
+def sum_along(x: StridedBuffer, axis: Any = None, keepdims: bool = False) -> StridedBuffer:
     """np.sum(x, axis, keepdims=keepdims); axis None, an int or a tuple of ints."""
     return _reduce(x, axis, keepdims, "sum")
 
 
-def max_along(x: DeviceArray, axis: Any = None, keepdims: bool = False) -> DeviceArray:
+def max_along(x: StridedBuffer, axis: Any = None, keepdims: bool = False) -> StridedBuffer:
     """np.max(x, axis, keepdims=keepdims); nan wins, as in NumPy."""
     return _reduce(x, axis, keepdims, "max")
 
 
-def min_along(x: DeviceArray, axis: Any = None, keepdims: bool = False) -> DeviceArray:
+def min_along(x: StridedBuffer, axis: Any = None, keepdims: bool = False) -> StridedBuffer:
     return _reduce(x, axis, keepdims, "min")
 
 
-def mean_along(x: DeviceArray, axis: Any = None, keepdims: bool = False) -> DeviceArray:
+def mean_along(x: StridedBuffer, axis: Any = None, keepdims: bool = False) -> StridedBuffer:
     """np.mean: the sum divided by the number of elements reduced (float64 for integers)."""
     total = sum_along(x, axis, keepdims)
     count = 1
@@ -304,19 +316,19 @@ def mean_along(x: DeviceArray, axis: Any = None, keepdims: bool = False) -> Devi
     return elementwise.binary("div", total, count)
 
 
-def argmax_along(x: DeviceArray, axis: Any = None, keepdims: bool = False) -> DeviceArray:
+def argmax_along(x: StridedBuffer, axis: Any = None, keepdims: bool = False) -> StridedBuffer:
     """np.argmax: the index of the first largest element (of the flattened array if axis None)."""
     if axis is None:
-        result = reduce_axis(x.reshape(-1), 0, "argmax").reshape(())
-        return result.reshape((1,) * x.ndim) if keepdims else result
+        result = _reshaped(reduce_axis(_reshaped(x, (x.size,)), 0, "argmax"), ())
+        return _reshaped(result, (1,) * x.ndim) if keepdims else result
     (a,) = normalize_axes(axis, x.ndim)
     result = reduce_axis(x, a, "argmax")
     if keepdims:
-        result = result.reshape(tuple(1 if d == a else n for d, n in enumerate(x.shape)))
+        result = _reshaped(result, tuple(1 if d == a else n for d, n in enumerate(x.shape)))
     return result
 
 
-def sum_to_shape(x: DeviceArray, shape: Any) -> DeviceArray:
+def sum_to_shape(x: StridedBuffer, shape: Any) -> StridedBuffer:
     """Sum a broadcast gradient back to the shape of the input it was broadcast from.
 
     If ``a`` of `shape` was broadcast to ``x.shape`` in forward, every element of ``a`` was
@@ -338,4 +350,4 @@ def sum_to_shape(x: DeviceArray, shape: Any) -> DeviceArray:
         )
     stretched = tuple(lead + d for d, n in enumerate(shape) if n == 1 and x.shape[lead + d] != 1)
     summed = sum_along(x, tuple(range(lead)) + stretched, keepdims=True)
-    return summed.reshape(shape)
+    return _reshaped(summed, shape)

@@ -3,7 +3,8 @@
 Data on "cuda" is a `minigrad.kernels.DeviceArray`: it answers the NumPy calls the built-in
 operations make by launching Numba-CUDA kernels, so the same forward and backward code
 runs on either device. The kernels (and numba) are imported the first time a Variable
-moves to "cuda", never by `import minigrad`.
+moves to "cuda", never by `import minigrad`; importing DeviceArray's module also tells the
+engine that device arrays are numbers (its table of kinds).
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+# Defined by the kernels, which raise it (minigrad/kernels/errors.py loads no numba);
+# named here too, so that `minigrad.devices.DeviceMismatchError` is the same class.
+from minigrad.kernels.errors import DeviceMismatchError
 
 DEVICES = ("cpu", "cuda")
 
@@ -62,14 +67,6 @@ class device:  # noqa: N801 (PyTorch's name)
         if self.index is None:
             return f"device(type={self.type!r})"
         return f"device(type={self.type!r}, index={self.index})"
-
-
-class DeviceMismatchError(TypeError):
-    """The kernels were handed arrays from two devices (`op` names the operation)."""
-
-    def __init__(self, op: str, message: str) -> None:
-        super().__init__(message)
-        self.op = op
 
 
 def mixed_devices(error: DeviceMismatchError) -> RuntimeError:
@@ -126,16 +123,10 @@ def move(data: Any, device: str) -> Any:
         return data
     if device == "cpu":
         return data.to_host()
-    from minigrad.autodiff import kinds
-    from minigrad.kernels.device_array import DeviceArray, require_device
+    # Here, not at the top: numba and the kernels load on the first move to the device.
+    from minigrad.kernels.device_array import DeviceArray
 
-    require_device()  # no GPU and no simulator: says which of the two to get
-    if DeviceArray not in kinds.KINDS:
-        # Device arrays are numbers to the engine, but their zeros live on the device.
-        kinds.register(
-            DeviceArray,
-            kinds.NUMBERS._replace(zeros=lambda shape, dtype: zeros(shape, dtype, "cuda")),
-        )
+    # No GPU and no simulator: from_host raises an error that says which of the two to get.
     return DeviceArray.from_host(np.ascontiguousarray(data))
 
 

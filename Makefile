@@ -28,7 +28,7 @@ COURSE   ?= course
 EXCHANGE ?= $(COURSE)/exchange
 
 .PHONY: help setup instructor graphviz lab test bench bench-gpu test-gpu gpu-site bench-grading \
-        figures exercises course lesson-times clean
+        figures exercises stubs course lesson-times clean
 
 help:
 	@echo "make lab        set up (.venv, dependencies, Graphviz) and open JupyterLab on lessons/"
@@ -36,7 +36,7 @@ help:
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
 	@echo "make course     an nbgrader course folder (COURSE=course) with every lesson as an assignment"
-	@echo "make bench | bench-gpu | test-gpu | bench-grading | figures | exercises | lesson-times | clean"
+	@echo "make bench | bench-gpu | test-gpu | bench-grading | figures | exercises | stubs | lesson-times | clean"
 
 setup: $(STAMP) graphviz
 
@@ -162,6 +162,11 @@ bench-grading: setup $(INSTRUCTOR)
 course: setup $(INSTRUCTOR)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m minigrad.course.grading.make_course \
 	  $(COURSE) --exchange $(EXCHANGE) $(if $(LESSONS),--lessons $(LESSONS))
+
+# Editors' stubs: minigrad/core/variable.pyi and minigrad/__init__.pyi (a test fails when
+# they are stale; run after adding an op).
+stubs: setup
+	$(BIN)/python -m minigrad.ops.stub
 
 # Student versions of the lessons into lessons/exercises/ (a test fails when they are stale).
 exercises: setup

@@ -16,36 +16,10 @@ from minigrad.core.variable import Parameter, Tensor, Variable
 from minigrad.missing import missing_name
 
 # isort: split
-# Variable's conversions and display, attached to the class by these modules.
-from minigrad import conversions, display, hooks  # noqa: F401
-
-# isort: split
 from math import e, inf, nan, pi  # PyTorch's torch.inf, torch.pi, ...
 
 from minigrad import amp, autodiff, backends, ops, text
 from minigrad.amp import autocast
-from minigrad.autodiff import (
-    BackwardNode,
-    BackwardTwiceError,
-    Function,
-    FunctionCtx,
-    GradcheckError,
-    GradientCountError,
-    GradientShapeError,
-    InplaceModifiedError,
-    NoGradFnError,
-    backward,
-    detect_anomaly,
-    enable_grad,
-    grad,
-    gradcheck,
-    gradgradcheck,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    once_differentiable,
-    set_grad_enabled,
-)
 from minigrad.compiler import compile
 from minigrad.devices import device, get_default_device, set_default_device
 
@@ -104,6 +78,11 @@ from minigrad.serialization import load, save
 alias("minigrad.autograd", "minigrad.autodiff")
 autograd = autodiff
 
+# PyTorch's top-level autodiff names (torch.no_grad, torch.enable_grad, ...): every class
+# and function in minigrad.autodiff's export list, which is written there, once.
+_AUTODIFF_NAMES = [name for name in autodiff.__all__ if callable(vars(autodiff).get(name))]
+globals().update({name: getattr(autodiff, name) for name in _AUTODIFF_NAMES})
+
 # The top-level functions of the op table: minigrad.exp(x), minigrad.cat([...]), ...
 globals().update(_op_functions())
 
@@ -129,15 +108,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "BackwardNode",
-    "BackwardTwiceError",
-    "Function",
-    "FunctionCtx",
-    "GradientCountError",
-    "GradientShapeError",
-    "InplaceModifiedError",
-    "NoGradFnError",
-    "GradcheckError",
     "Parameter",
     "Tensor",
     "Variable",
@@ -148,16 +118,13 @@ __all__ = [
     "autodiff",
     "autograd",
     "backends",
-    "backward",
     "bool",
     "bool_",
     "compile",
-    "detect_anomaly",
     "device",
     "double",
     "empty",
     "empty_like",
-    "enable_grad",
     "eye",
     "float",
     "float16",
@@ -167,26 +134,19 @@ __all__ = [
     "full",
     "full_like",
     "get_default_device",
-    "grad",
-    "gradcheck",
-    "gradgradcheck",
     "half",
-    "inference_mode",
     "int",
     "int16",
     "int32",
     "int64",
     "int8",
-    "is_grad_enabled",
     "linspace",
     "load",
     "logspace",
     "long",
     "manual_seed",
     "multinomial",
-    "no_grad",
     "normal",
-    "once_differentiable",
     "ones",
     "ones_like",
     "ops",
@@ -198,7 +158,6 @@ __all__ = [
     "randperm",
     "save",
     "set_default_device",
-    "set_grad_enabled",
     "short",
     "tensor",
     "text",
@@ -207,4 +166,5 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += ["e", "inf", "nan", "pi"]
+__all__ += [name for name in _AUTODIFF_NAMES if name not in __all__]
 __all__ += sorted(_op_functions())

@@ -9,17 +9,18 @@ import pytest
 
 import minigrad
 from minigrad.core import anomaly
+from minigrad.core.state import state
 
 
 def test_anomaly_detection_is_per_thread() -> None:
     seen = []
     with minigrad.autograd.detect_anomaly():
-        other = threading.Thread(target=lambda: seen.append(anomaly._state.enabled))
+        other = threading.Thread(target=lambda: seen.append(state.anomaly_enabled))
         other.start()
         other.join()
-        seen.append(anomaly._state.enabled)
+        seen.append(state.anomaly_enabled)
     assert seen == [False, True]
-    assert anomaly._state.enabled is False
+    assert state.anomaly_enabled is False
 
 
 def test_a_learners_frames_in_a_folder_named_minigrad_are_kept(tmp_path) -> None:

@@ -585,24 +585,24 @@ class GlobalState:
     def __init__(self) -> None:
         from minigrad import devices
         from minigrad.core import engine, grad_mode, saved
-        from minigrad.core.tracing import tracer
+        from minigrad.core.state import state
         from minigrad.text import feedback_engine
 
-        self.grad_mode, self.text_engine, self.tracer = grad_mode, feedback_engine, tracer
+        self.grad_mode, self.text_engine, self.state = grad_mode, feedback_engine, state
         self.engine, self.saved, self.devices = engine, saved, devices
         self.default_device = dict(devices._default)
         self.enabled = grad_mode.is_grad_enabled()
         self.default_engine = feedback_engine._default
-        self.recorder = tracer.recorder
+        self.listener = state.listener
         self.observers = list(engine._step_observers)
-        self.hooks = saved._hooks.stack
+        self.hooks = state.saved_tensors_hooks
 
     def restore(self) -> None:
         self.grad_mode.set_grad_enabled(self.enabled)
         self.text_engine._default = self.default_engine
-        self.tracer.recorder = self.recorder
+        self.state.listener = self.listener
         self.engine._step_observers[:] = self.observers
-        self.saved._hooks.stack = self.hooks
+        self.state.saved_tensors_hooks = self.hooks
         self.devices._default.update(self.default_device)
 
 

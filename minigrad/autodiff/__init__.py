@@ -20,11 +20,10 @@ from minigrad.core.errors import (
     InplaceModifiedError,
     NoGradFnError,
 )
-from minigrad.core.function import BackwardNode, Function, FunctionCtx
+from minigrad.core.function import BackwardNode, Function, FunctionCtx, once_differentiable
 from minigrad.core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.core.gradients import grad
 from minigrad.core.inference import inference_mode
-from minigrad.core.once import once_differentiable
 from minigrad.core.variable import Variable  # torch.autograd.Variable, PyTorch's old name
 from minigrad.missing import missing_name
 from minigrad.package_alias import alias_submodule

@@ -10,7 +10,7 @@ scalar loss in one pass. Forward mode gives J·v, one input direction per pass, 
 graph to keep: it wins when a function has few inputs and many outputs. Both are exact.
 
 While a dual level is open it listens to every `Function.apply` (through the hook in
-minigrad/core/tracing.py): after an operation runs, the tangents of its inputs give the
+minigrad/core/listener.py): after an operation runs, the tangents of its inputs give the
 tangent of its output by the operation's JVP rule, which is, in order of preference, the
 Function's own `jvp(ctx, *tangents)` staticmethod (as in PyTorch; forward may keep values
 for it with `ctx.save_for_forward`), a built-in rule (minigrad/ops/jvp.py registers them
@@ -29,7 +29,8 @@ import numpy as np
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.grad_mode import enable_grad
 from minigrad.core.gradients import grad
-from minigrad.core.tracing import Listener, tracer, unheard
+from minigrad.core.listener import QUIET, Listener
+from minigrad.core.state import state, unheard
 from minigrad.core.variable import Variable
 
 # Function class -> rule(args, tangents, output) -> the output's tangent (or a tuple).
@@ -43,6 +44,8 @@ class UnpackedDualTensor(NamedTuple):
 
 class _DualLevel(Listener):
     """The listener of an open dual level: it keeps each Variable's tangent."""
+
+    watching = True
 
     def __init__(self) -> None:
         # id(array) -> (a weak reference to the array, the tangent). Kept by the value's
@@ -114,7 +117,7 @@ class NoDualLevelError(RuntimeError):
 
 
 def _level() -> _DualLevel:
-    level = tracer.recorder
+    level = state.listener
     if not isinstance(level, _DualLevel):
         raise NoDualLevelError()
     return level
@@ -124,17 +127,17 @@ class dual_level:  # noqa: N801 (PyTorch's name)
     """`with dual_level():` turns forward-mode AD on; tangents are forgotten on exit."""
 
     def __enter__(self) -> dual_level:
-        if tracer.recorder is not None:
+        if state.listener is not QUIET:
             raise RuntimeError(
                 "dual_level() cannot open here: a dual level is open already (minigrad has "
                 "one level), or minigrad.compile is tracing."
             )
         self.level = _DualLevel()
-        tracer.recorder = self.level
+        state.listener = self.level
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        tracer.recorder = None
+        state.listener = QUIET
         self.level._tangents.clear()
 
 
@@ -169,7 +172,7 @@ def unpack_dual(tensor: Variable) -> UnpackedDualTensor:
             f"make_dual); got {got}."
         )
     _check_numeric("unpack_dual", "tensor", tensor, allow_array=False)
-    level = tracer.recorder
+    level = state.listener
     if not isinstance(level, _DualLevel):
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(_alias(tensor), level.tangent_of(tensor))

@@ -15,7 +15,6 @@ functions here give the rest, without reaching into private attributes:
 
 from __future__ import annotations
 
-import inspect
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -23,9 +22,13 @@ from typing import Any, NamedTuple
 from minigrad.core import engine, kinds
 from minigrad.core import saved as saved_module
 from minigrad.core.function import BackwardNode
-from minigrad.core.saved import PackedValue, SavedOutput, save_on_cpu, saved_tensors_hooks
+from minigrad.core.saved import (
+    PackedValue,
+    SavedOutput,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 from minigrad.core.variable import AccumulateGrad, Variable
-from minigrad.missing import missing_name
 
 StepObserver = Callable[[Any, list], None]
 
@@ -157,63 +160,11 @@ def saved_values(node: Any) -> list[SavedValue] | None:
 
 
 def saved_attribute(node: Any, name: str) -> Variable:
-    """PyTorch's `node._saved_self`, `_saved_other`, `_saved_<argument>`, `_saved_result`:
-    the value `node` saved for backward from its first input, second input, the input of
-    that name in its Function's forward, or its output (a new Variable equal to it)."""
-    prefix = "_saved_"
-    named = isinstance(name, str) and name.startswith(prefix)
-    if not named or not isinstance(node, BackwardNode):
-        if isinstance(name, str) and not name.startswith("_"):  # a PyTorch Node method
-            raise missing_name("autograd.graph.Node", name, dir(type(node)))
+    """PyTorch's `node._saved_self`, `_saved_other`, `_saved_<argument>`, `_saved_result`
+    (minigrad/core/saved.py), for a node and a name given as arguments."""
+    if not isinstance(node, BackwardNode) or not isinstance(name, str):
         raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
-    saved = node._saved
-    if saved is None:
-        raise RuntimeError(
-            f"{node.name()}.{name}: the saved values were freed by a backward; pass "
-            "retain_graph=True to that backward to read them after it."
-        )
-    wanted = name[len(prefix) :]
-    if wanted in ("result", "result0"):
-        position = _saved_output_position(saved)
-    else:
-        position = _saved_input_position(node, saved, _input_index(node, wanted))
-    if position is None:
-        raise AttributeError(
-            f"{node.name()} saved no value for {wanted!r}: it saved "
-            f"{len(saved)} value(s) for backward. graph.saved_values(node) lists them."
-        )
-    return saved_module.unpack(node)[position]
-
-
-def _input_index(node: Any, wanted: str) -> int | None:
-    """Which input `wanted` names: self and other (PyTorch's names), or forward's own."""
-    if wanted in ("self", "other"):
-        return 0 if wanted == "self" else 1
-    forward = node._function.forward
-    names = [p for p in inspect.signature(forward).parameters if p != "ctx"]
-    return names.index(wanted) if wanted in names else None
-
-
-def _saved_output_position(saved: tuple) -> int | None:
-    for position, value in enumerate(saved):
-        if getattr(value, "output_nr", None) == 0:
-            return position
-    return None
-
-
-def _saved_input_position(node: Any, saved: tuple, index: int | None) -> int | None:
-    if index is None:
-        return None
-    inputs = [value for value in saved if getattr(value, "output_nr", None) is None]
-    variable = input_variable(node, index)
-    for position, value in enumerate(saved):
-        if variable is not None and value is variable:
-            return position
-    # Kept by saved_tensors_hooks, a value is no longer the input itself: when forward
-    # saved each input in order, input `index` is the `index`-th value saved.
-    if len(inputs) == len(node.next_functions) and index < len(inputs):
-        return saved.index(inputs[index])
-    return None
+    return saved_module.attribute(node, name)
 
 
 __all__ = [

@@ -33,8 +33,8 @@ from minigrad.compiler.trace import (
     optimizer_settings,
     settings_of,
 )
-from minigrad.core.grad_mode import _state as _grad_state
-from minigrad.core.tracing import tracer
+from minigrad.core.listener import QUIET
+from minigrad.core.state import state
 
 
 class CompileFallbackWarning(RuntimeWarning):
@@ -87,7 +87,7 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.eager_for_good:
             return self.fn(*args, **kwargs)
-        if tracer.recorder is not None:
+        if state.listener is not QUIET:
             # Called inside a step another minigrad.compile is tracing: run the Python, so
             # that the outer trace records what it does (a replay here would hide it).
             return self.fn(*args, **kwargs)
@@ -213,23 +213,23 @@ class _Variant:
         return None
 
     def _run_replay(self, args: tuple, kwargs: dict) -> Any:
-        previous = _grad_state.enabled
-        _grad_state.enabled = False  # the replay records nothing
+        previous = state.grad_enabled
+        state.grad_enabled = False  # the replay records nothing
         try:
             result = self.replay.run(args, kwargs)
         finally:
-            _grad_state.enabled = previous
+            state.grad_enabled = previous
         self.owner.replays += 1
         return result
 
     def _record(self, args: tuple, kwargs: dict) -> tuple:
         """Run the step eagerly with a Recorder: (the trace, what the step returned)."""
         recorder = Recorder()
-        tracer.recorder = recorder
+        state.listener = recorder
         try:
             returned = self.owner.fn(*args, **kwargs)
         finally:
-            tracer.recorder = None
+            state.listener = QUIET
         return recorder.trace, returned
 
     def _verify(self, args: tuple, kwargs: dict, values: tuple) -> Any:

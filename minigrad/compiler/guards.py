@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import anomaly
 from minigrad.core.grad_mode import is_grad_enabled
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 
 
@@ -191,7 +191,7 @@ class OptimizerGuard:
 
 
 def anomaly_mode_failure() -> str | None:
-    return "anomaly mode is on" if anomaly._state.enabled else None
+    return "anomaly mode is on" if state.anomaly_enabled else None
 
 
 # What a ValueGuard watches: plain values a trace turns into constants.

@@ -1,7 +1,7 @@
 """Recorder: what one eager run of a step did, written down as events on arrays.
 
 minigrad.compile runs the step eagerly, through the ordinary Functions and the ordinary
-engine, with a Recorder listening (minigrad/core/tracing.py). Each event names the arrays it
+engine, with a Recorder listening (minigrad/core/listener.py). Each event names the arrays it
 read and wrote; arrays are told apart by identity, and the Recorder keeps every one alive
 so that no identity is reused while it records.
 
@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.tracing import Listener
+from minigrad.core.listener import Listener
+from minigrad.core.state import unheard
 from minigrad.core.variable import Variable
 from minigrad.optim.optimizer import Optimizer
 
@@ -184,11 +185,13 @@ def _from_user_code() -> bool:
     return frame is not None and not frame.f_globals.get("__name__", "").startswith("minigrad.")
 
 
-_ACCESSORS = ("minigrad.core.variable", "minigrad.conversions")  # where .data and .numpy() live
+_ACCESSORS = ("minigrad.core.variable",)  # where .data and .numpy() live
 
 
 class Recorder(Listener):
-    """Listens to the hooks in minigrad/core/tracing.py while one step runs eagerly."""
+    """Listens to the hooks in minigrad/core/listener.py while one step runs eagerly."""
+
+    watching = True
 
     def __init__(self) -> None:
         self.trace = Trace()
@@ -200,7 +203,7 @@ class Recorder(Listener):
 
     def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
         """Run the call as usual, with nothing inside it recorded, then record it."""
-        result = super().apply(cls, args, kwargs)
+        result = unheard(lambda: cls._apply_eagerly(args, kwargs))
         self._record_call(cls, args, kwargs, result)
         return result
 
@@ -208,7 +211,7 @@ class Recorder(Listener):
         gradients = gradients_of(call)  # as step() will find them
         for _, _, _, array in gradients or ():
             self._keep(array)
-        result = super().opaque(call)
+        result = unheard(call)
         self.trace.events.append(Opaque(call, settings_of(call), gradients, user_frame()))
         return result
 

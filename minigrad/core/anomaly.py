@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad.core.state import state
 
-class _AnomalyState(threading.local):
-    # A class attribute, so every new thread starts with detection off (as grad mode does).
-    enabled = False
-
-
-_state = _AnomalyState()
 # The folder of the minigrad package: a stack frame in a file under it is minigrad's own.
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -45,11 +39,11 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
         self.check_nan = check_nan
 
     def __enter__(self) -> None:
-        self._previous = _state.enabled
-        _state.enabled = self.check_nan
+        self._previous = state.anomaly_enabled
+        state.anomaly_enabled = self.check_nan
 
     def __exit__(self, *exc_info: Any) -> None:
-        _state.enabled = self._previous
+        state.anomaly_enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
         @functools.wraps(func)

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import kinds
-from minigrad.core.tracing import tracer
+from minigrad.core import fast_path, kinds
+from minigrad.core.state import state
 from minigrad.core.variable import AccumulateGrad, Variable
 
 
@@ -19,18 +19,12 @@ def _number_of_outputs(node: Any) -> int:
     return 1 if type(node) is AccumulateGrad else len(node._output_metadata)
 
 
-_FLOAT64 = np.dtype(np.float64)
-_RAW = (float, np.ndarray)  # what the engine's own sums are held as
-
-
 def add_to_buffer(
     buffers: dict, node: Any, output_nr: int, g: Variable, create_graph: bool
 ) -> None:
     """Add `g` into the gradient `node` will receive for its output `output_nr`.
 
-    Without create_graph nobody differentiates these sums, so, as PyTorch's engine does,
-    NumPy gradients add up as raw arrays in a buffer the engine owns (`finished` wraps
-    it again). With create_graph they add up as Variables, recorded like any op."""
+    The sums are Variable additions, recorded like any op when create_graph asks."""
     slots = buffers.get(node)
     if slots is None:
         slots = buffers[node] = [None] * _number_of_outputs(node)
@@ -38,43 +32,13 @@ def add_to_buffer(
     if held is None:
         slots[output_nr] = g
         return
-    data = g._data
-    # While minigrad.compile traces, sums go through Add, so that the trace sees them.
-    if type(data) is np.ndarray and not create_graph and tracer.recorder is None:
-        if type(held) is float:  # the engine's own sum of 0-d float64 gradients
-            if data.dtype is _FLOAT64 and not data.shape:
-                slots[output_nr] = held + data.item()
-                return
-            held = Variable._make(np.array(held))
-        elif type(held) is np.ndarray:  # the engine's own array: add in place
-            if held.dtype == data.dtype and held.shape == data.shape:
-                held += data
-                return
-            held = Variable._make(held)
-        else:
-            own = held._data
-            if type(own) is np.ndarray and own.dtype == data.dtype and own.shape == data.shape:
-                if own.dtype is _FLOAT64 and not own.shape:
-                    # 0-d: Python floats add the same IEEE doubles, several times faster.
-                    slots[output_nr] = own.item() + data.item()
-                    return
-                own = own.copy()  # a new array the engine owns, added into from now on
-                own += data
-                slots[output_nr] = own
-                return
-    elif type(held) in _RAW:
-        held = Variable._make(np.array(held) if type(held) is float else held)
-    if type(data) is np.ndarray:
+    # Without create_graph nobody differentiates the sum: it may add raw arrays
+    # (fast_path.py). A watching listener (minigrad.compile) must see it as an Add.
+    if not create_graph and not state.listener.watching:
+        if fast_path.add_raw(slots, output_nr, held, g):
+            return
+    held = fast_path.as_variable(held)
+    if type(g._data) is np.ndarray:
         slots[output_nr] = held + g
     else:  # another kind of value (feedback text, ...) adds up its own way
-        slots[output_nr] = kinds.kind_of(data).add(held, g)
-
-
-def finished(grads: list) -> list:
-    """A node's gradients, the engine's raw sums wrapped as Variables again."""
-    for index, g in enumerate(grads):
-        if type(g) is np.ndarray:
-            grads[index] = Variable._make(g)
-        elif type(g) is float:
-            grads[index] = Variable._make(np.array(g))
-    return grads
+        slots[output_nr] = kinds.kind_of(g._data).add(held, g)

@@ -15,13 +15,12 @@ from typing import Any
 
 from minigrad.core import anomaly, checks, hooks
 from minigrad.core.buffers import add_to_buffer as _add_to_buffer
-from minigrad.core.buffers import finished as _finished
+from minigrad.core.fast_path import finished as _finished
 from minigrad.core.function import BackwardNode
-from minigrad.core.grad_log import grad_log as _grad_log
-from minigrad.core.grad_mode import _state as _grad_state
+from minigrad.core.grad_assignments import GradAssignments
 from minigrad.core.hooks import accumulate_into as _accumulate_into_leaf
 from minigrad.core.outputs import zeros_for
-from minigrad.core.tracing import tracer as _tracer
+from minigrad.core.state import state
 from minigrad.core.variable import AccumulateGrad, Variable
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
@@ -43,8 +42,8 @@ def backward(
         raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
     input_list = None if inputs is None else checks.variables(inputs, "inputs")
     seeds = checks.seed_gradients(roots, grad_variables, "grad_variables")
-    if _tracer.recorder is not None:  # minigrad.compile keeps the seeds as constants
-        _tracer.recorder.constants(seeds)
+    # minigrad.compile keeps the seeds as constants
+    state.listener.constants(seeds)
     targets = None
     if input_list is not None:
         if not input_list:
@@ -78,11 +77,11 @@ def _execute(
     # With targets (grad(), backward(inputs=...)) only the nodes that lead to them run.
     needed = None if targets is None else hooks.leading_to(targets, consumers)
 
-    previous_mode, previous_log = _grad_state.enabled, _grad_log.entries
+    previous_mode, previous_log = state.grad_enabled, state.grad_assignments
     # Backward formulas are Variable operations: recorded only when create_graph asks.
-    _grad_state.enabled = create_graph
+    state.grad_enabled = create_graph
     # The `.grad = ...` assignments made during this pass (see _run_node).
-    _grad_log.entries = assignments = []
+    state.grad_assignments = assignments = GradAssignments()
     try:
         while ready:
             node = ready.pop()
@@ -105,19 +104,14 @@ def _execute(
             input_grads = _run_node(node, grads, assignments)
             if not retain_graph and node._saved:
                 node._saved = None  # free the saved values (saved.free(node), inlined)
-            # Send each input's gradient on; the node each one feeds has a consumer less,
-            # and is ready once its last consumer has sent its gradient.
+            # Send each input's gradient on to the node it feeds.
             for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
-                if next_node is not None:
-                    if input_grad is not None:
-                        _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
-                    left = dependencies[next_node] - 1
-                    dependencies[next_node] = left
-                    if not left:
-                        ready.append(next_node)
+                if next_node is not None and input_grad is not None:
+                    _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
+            _release_inputs(node, dependencies, ready)
     finally:
-        _grad_state.enabled = previous_mode
-        _grad_log.entries = previous_log
+        state.grad_enabled = previous_mode
+        state.grad_assignments = previous_log
     return captured
 
 
@@ -151,7 +145,7 @@ def _release_inputs(node: Any, dependencies: dict, ready: list) -> None:
                 ready.append(next_node)
 
 
-def _run_node(node: BackwardNode, grads: list, assignments: list) -> tuple:
+def _run_node(node: BackwardNode, grads: list, assignments: GradAssignments) -> tuple:
     """Call one node's backward with its complete output gradients."""
     if len(grads) > 1 or grads[0] is None:
         if all(g is None for g in grads):
@@ -161,13 +155,11 @@ def _run_node(node: BackwardNode, grads: list, assignments: list) -> tuple:
             grads = [zeros_for(m) if g is None else g for g, m in zip(grads, node._output_metadata)]
 
     # afnio's backward may set `x.grad = g` and return g: undo the logged set, add g once.
-    logged = len(assignments)
+    logged = assignments.mark()
     input_grads = node._call_backward(grads)
-    if len(assignments) > logged:
-        hooks.undo_returned_assignments(node, input_grads, assignments[logged:])
-        del assignments[logged:]
+    assignments.undo_returned(node, input_grads, since=logged)
 
-    if anomaly._state.enabled:
+    if state.anomaly_enabled:
         anomaly.check_gradients(node, input_grads)
     return input_grads
 
@@ -180,22 +172,5 @@ def _edge_of(variable: Variable) -> tuple:
         return variable.grad_fn, variable._output_nr
     return variable._accumulator(), 0
 
-
-def _backward_method(
-    self: Variable,
-    gradient: Any = None,
-    retain_graph: bool | None = None,
-    create_graph: bool = False,
-    inputs: Any = None,
-) -> None:
-    """Compute the gradient of this Variable with respect to the graph's leaves.
-
-    `gradient` is d(loss)/d(self), needed unless self has a single element (then 1)."""
-    backward(self, gradient, retain_graph, create_graph, inputs)
-
-
-# variable.py does not import the engine (the engine imports it); it is attached here.
-_backward_method.__name__ = _backward_method.__qualname__ = "backward"
-Variable.backward = _backward_method
 
 __all__ = ["backward"]

@@ -8,25 +8,19 @@ the node is also the `ctx` that forward filled, and the engine later calls
 
 from __future__ import annotations
 
-import importlib
+import functools
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from minigrad.core import anomaly, checks, mistakes, saved
+from minigrad.core import checks, fast_path, mistakes, saved
 from minigrad.core import outputs as outputs_of
-from minigrad.core.grad_mode import _state as _grad_state
 from minigrad.core.inputs import record_inputs
-from minigrad.core.outputs import attach_outputs
-from minigrad.core.outputs import collect as _outputs_of
-from minigrad.core.shared import SHARED as _SHARED
-from minigrad.core.shared import shared as _shared
-from minigrad.core.tracing import tracer as _tracer
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
-
-_edge_to_accumulator = Variable._edge_to_accumulator
 
 
 class FunctionCtx:
@@ -70,15 +64,6 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
 
-_NO_EDGE = (None, 0)
-_BOTH = (True, True)
-# For n inputs of which only the first is a Variable: its flags, the others' edges and shapes.
-_FIRST_ONLY = [(True,) + (False,) * (n - 1) for n in range(1, 5)]
-_FIRST_ONLY.insert(0, ())
-_NO_EDGES = [(), ()] + [(_NO_EDGE,) * (n - 1) for n in range(2, 5)]
-_NO_SHAPES = [(), ()] + [(None,) * (n - 1) for n in range(2, 5)]
-
-
 class BackwardNode(FunctionCtx):
     """One recorded call of a Function: the ctx of its forward and a node of the graph.
 
@@ -101,8 +86,8 @@ class BackwardNode(FunctionCtx):
     _retained: dict | None = None
     _forward_trace: list | None = None
 
-    def __getattr__(self, name: str) -> Any:  # PyTorch's node._saved_self: see graph.py
-        return importlib.import_module("minigrad.autodiff.graph").saved_attribute(self, name)
+    def __getattr__(self, name: str) -> Any:  # PyTorch's node._saved_self: see saved.py
+        return saved.attribute(self, name)
 
     def __init__(self, function: type[Function], args: tuple) -> None:
         self.to_save = ()
@@ -113,43 +98,9 @@ class BackwardNode(FunctionCtx):
         self._saved_versions = ()
         self._output_metadata = ()
         self._output_refs = ()
-        # The usual calls, one or two NumPy Variables that all require grad, go straight.
-        count = len(args)
-        if count == 2:
-            a, b = args
-            if (
-                type(a) is Variable
-                and type(b) is Variable
-                and a._requires_grad
-                and b._requires_grad
-                and type(a._data) is np.ndarray
-                and type(b._data) is np.ndarray
-            ):
-                self.needs_input_grad = _BOTH
-                self.next_functions = (
-                    _edge_to_accumulator(a) if a.grad_fn is None else (a.grad_fn, a._output_nr),
-                    _edge_to_accumulator(b) if b.grad_fn is None else (b.grad_fn, b._output_nr),
-                )
-                shapes = (a._data.shape, b._data.shape)
-                self._input_shapes = _SHARED.get(shapes) or _shared(shapes)
-                return
-        if 0 < count < 5:
-            # One NumPy Variable first, then only plain values (dims, constants): x.T, x / 2.
-            a = args[0]
-            if type(a) is Variable and a._requires_grad and type(a._data) is np.ndarray:
-                for value in args[1:]:
-                    if isinstance(value, Variable):
-                        break
-                else:
-                    self.needs_input_grad = _FIRST_ONLY[count]
-                    edge = (
-                        _edge_to_accumulator(a) if a.grad_fn is None else (a.grad_fn, a._output_nr)
-                    )
-                    self.next_functions = (edge, *_NO_EDGES[count])
-                    shapes = (a._data.shape, *_NO_SHAPES[count])
-                    self._input_shapes = _SHARED.get(shapes) or _shared(shapes)
-                    return
-        record_inputs(self, args)  # the general case: minigrad/core/inputs.py
+        # The usual calls (one or two NumPy Variables) take a shortcut: fast_path.py.
+        if not fast_path.record_usual_inputs(self, args):
+            record_inputs(self, args)  # needs_input_grad, next_functions, _input_shapes
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"
@@ -175,19 +126,13 @@ class BackwardNode(FunctionCtx):
         shapes = self._input_shapes
         if len(grads) != len(shapes):
             grads = checks.gradient_count(self.name(), grads, len(shapes))
-        checked = []
-        for index, grad in enumerate(grads):
-            if grad is None:
-                checked.append(None)
-            elif (
-                type(grad) is Variable
-                and type(grad._data) is np.ndarray
-                and grad._data.shape == shapes[index]
-            ):
-                # The usual case, checked cheaply; anything else gets the full check.
-                checked.append(grad if self.needs_input_grad[index] else None)
-            else:
-                checked.append(checks.gradient(self, index, grad, shapes[index]))
+        checked = fast_path.usual_gradients(self, grads)  # NumPy, of the inputs' shapes
+        if checked is None:
+            checked = []
+            for index, grad in enumerate(grads):
+                if grad is not None:
+                    grad = checks.gradient(self, index, grad, shapes[index])
+                checked.append(grad)
         return checked
 
 
@@ -244,95 +189,120 @@ class Function:
         """Run forward; when an input requires grad (and grad mode is on) record a node."""
         if kwargs:
             checks.refuse_variable_keywords(cls, kwargs)
-        if _tracer.recorder is not None:  # minigrad.compile is recording this step
-            return _tracer.recorder.apply(cls, args, kwargs)
-        if _grad_state.enabled:
+        # The thread's listener runs it: QUIET calls _apply_eagerly, a tool also notes it.
+        return state.listener.apply(cls, args, kwargs)
+
+    @classmethod
+    def _apply_eagerly(cls, args: tuple, kwargs: dict) -> Any:
+        if state.grad_enabled:
             for value in args:
                 if isinstance(value, Variable) and value._requires_grad:
                     return _apply_recording(cls, args, kwargs)
         return _apply_without_graph(cls, args, kwargs)
 
 
-def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> tuple:
-    """Call forward (grad recording off) and return (what it returned, its outputs)."""
-    if not cls._uses_setup_context:
-        raw = _call_forward(cls, ctx, args, kwargs)
-        return raw, _outputs_of(cls, ctx, args, raw, None)
-    previous = _grad_state.enabled
-    _grad_state.enabled = False  # what forward computes is never recorded
-    try:
-        raw = cls._forward(*args, **kwargs)
-        outputs = outputs_of.wrap(cls, raw)
-        cls.setup_context(ctx, args, _unwrap_like(raw, outputs))
-    except (DeviceMismatchError, TypeError) as error:
-        mistakes.raise_clearer_forward_error(cls, args, kwargs, error)
-        raise
-    finally:
-        _grad_state.enabled = previous
-    return raw, _outputs_of(cls, ctx, args, raw, outputs)
-
-
-def _call_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> Any:
-    """forward(ctx, *args), with grad recording off while it runs."""
-    previous = _grad_state.enabled
-    _grad_state.enabled = False  # what forward computes is never recorded
-    try:
-        return cls._forward(ctx, *args, **kwargs)
-    except (DeviceMismatchError, TypeError) as error:
-        mistakes.raise_clearer_forward_error(cls, args, kwargs, error)
-        raise
-    finally:
-        _grad_state.enabled = previous
-
-
 def _apply_without_graph(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     """apply when nothing is recorded: no node, no graph bookkeeping."""
-    count = len(args)
-    ctx = _new(FunctionCtx)
-    ctx.to_save = ctx.dirty = ()
-    ctx.needs_input_grad = _NO_GRADS[count] if count < 4 else (False,) * count
-    if cls._uses_setup_context:
-        raw, outputs = _run_forward(cls, ctx, args, kwargs)
-    else:
-        raw = _call_forward(cls, ctx, args, kwargs)
-        if type(raw) is np.ndarray and not ctx.dirty and not cls._output_is_view:
-            return Variable._make(raw)  # the usual case: one fresh array
-        outputs = _outputs_of(cls, ctx, args, raw, None)
+    ctx = FunctionCtx((False,) * len(args))
+    raw, outputs = _run_forward(cls, ctx, args, kwargs)
     if isinstance(raw, (Variable, tuple)):
         outputs_of.make_results_not_require_grad(outputs, args)
-    return _unwrap_like(raw, outputs)
+    return outputs if isinstance(raw, tuple) else outputs[0]
 
 
 def _apply_recording(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     """apply when an input requires grad: the node is forward's ctx, then the outputs' grad_fn."""
     node = BackwardNode(cls, args)
-    if cls._uses_setup_context:
-        raw, outputs = _run_forward(cls, node, args, kwargs)
-    else:
-        raw = _call_forward(cls, node, args, kwargs)
-        if type(raw) is np.ndarray and not node.dirty and not cls._output_is_view:
-            outputs = (Variable._make(raw),)  # the usual case: one fresh array
-        else:
-            outputs = _outputs_of(cls, node, args, raw, None)
-    attach_outputs(node, outputs)
+    raw, outputs = _run_forward(cls, node, args, kwargs)
+    outputs_of.attach_outputs(node, outputs)
     if node.to_save:
         node._pack_saved(outputs)
-    if anomaly._state.enabled:
+    if state.anomaly_enabled:
         node._forward_trace = traceback.format_stack()[:-2]
-    return outputs[0] if type(raw) is np.ndarray else _unwrap_like(raw, outputs)
-
-
-_new = object.__new__
-_NO_GRADS = ((), (False,), (False, False), (False, False, False))
-
-
-def _unwrap_like(raw: Any, outputs: tuple) -> Any:
     return outputs if isinstance(raw, tuple) else outputs[0]
 
-def __getattr__(name: str) -> Any:
-    if name == "once_differentiable":  # PyTorch's torch.autograd.function path; see once.py
-        return importlib.import_module("minigrad.core.once").once_differentiable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> tuple:
+    """Call forward with grad recording off: (what it returned, its outputs as Variables)."""
+    previous = state.grad_enabled
+    state.grad_enabled = False  # what forward computes is never recorded
+    try:
+        if cls._uses_setup_context:
+            # The second style: forward(*args), then setup_context fills ctx from the outputs.
+            raw = cls._forward(*args, **kwargs)
+            outputs = outputs_of.wrap(cls, raw)
+            cls.setup_context(ctx, args, outputs if isinstance(raw, tuple) else outputs[0])
+        else:
+            raw = cls._forward(ctx, *args, **kwargs)
+            outputs = None
+    except (DeviceMismatchError, TypeError) as error:
+        mistakes.raise_clearer_forward_error(cls, args, kwargs, error)
+        raise
+    finally:
+        state.grad_enabled = previous
+    return raw, outputs_of.collect(cls, ctx, args, raw, outputs)
 
 
-__all__ = ["BackwardNode", "Function", "FunctionCtx"]
+# ------------------------------------------------------------------ once_differentiable
+
+
+def once_differentiable(backward: Callable) -> Callable:
+    """Mark a backward that cannot itself be differentiated (it works on raw values).
+
+    It runs with recording off. Under create_graph=True its results are not what the
+    caller asked for (they carry no graph), so each is placed behind a node that raises
+    the moment a later backward reaches it: double backward fails loudly, never silently.
+    """
+
+    @functools.wraps(backward)
+    def run_once(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        previous = state.grad_enabled
+        # Grad mode is on during backward only when create_graph=True was asked for.
+        wants_graph = previous
+        state.grad_enabled = False
+        try:
+            grads = backward(ctx, *grad_outputs)
+        finally:
+            state.grad_enabled = previous
+        if not wants_graph or not isinstance(ctx, BackwardNode):
+            return grads
+        # create_graph=True asked for a graph of this backward, which it cannot give: mark
+        # each result with a node that raises when a later backward reaches it.
+        single = not isinstance(grads, tuple)
+        marked = tuple(
+            _marked_once_differentiable(g, ctx)
+            if isinstance(g, (Variable, np.ndarray, np.generic))
+            else g
+            for g in ((grads,) if single else grads)
+        )
+        return marked[0] if single else marked
+
+    return run_once
+
+
+def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) -> Variable:
+    """grad's value, behind a node that raises; it points where ctx's own node points, so
+    backward() and grad() meet it on their way to the Function's inputs."""
+    node = BackwardNode(_OnceDifferentiableError, ())
+    node.next_functions = ctx.next_functions
+    node.needs_input_grad = ctx.needs_input_grad
+    node._input_shapes = ctx._input_shapes
+    # NumPy arithmetic on 0-d arrays gives scalars (np.generic): those are marked too.
+    marked = Variable._make(grad.data if isinstance(grad, Variable) else np.asarray(grad))
+    outputs_of.attach_outputs(node, (marked,))
+    return marked
+
+
+class _OnceDifferentiableError(Function):
+    """The node behind results of a @once_differentiable backward under create_graph."""
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable: its backward works on raw values and records no graph. "
+            "Write the backward with Variable operations (without the decorator) to allow it."
+        )
+
+
+__all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]

@@ -8,22 +8,15 @@ parentheses (`@no_grad` and `@no_grad()`).
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any
 
-
-class _GradState(threading.local):
-    # Class attributes, so every new thread starts with recording on.
-    enabled = True
-
-
-_state = _GradState()
+from minigrad.core.state import state
 
 
 def is_grad_enabled() -> bool:
     """True when operations on Variables that require grad are recorded for backward."""
-    return _state.enabled
+    return state.grad_enabled
 
 
 class _GradModeContext:
@@ -43,11 +36,11 @@ class _GradModeContext:
         return cls()(func)
 
     def __enter__(self) -> None:
-        self._previous = _state.enabled
-        _state.enabled = self.mode
+        self._previous = state.grad_enabled
+        state.grad_enabled = self.mode
 
     def __exit__(self, *exc_info: Any) -> None:
-        _state.enabled = self._previous
+        state.grad_enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
         mode_class = type(self)
@@ -94,16 +87,16 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 (PyTorch's name)
                 f"set_grad_enabled expects True or False; got {mode!r} ({type(mode).__name__})."
             )
         self.mode = mode
-        self._previous = _state.enabled
-        _state.enabled = mode
+        self._previous = state.grad_enabled
+        state.grad_enabled = mode
 
     def __enter__(self) -> None:
         # The switch already happened in __init__; _previous is what to restore.
-        _state.enabled = self.mode
+        state.grad_enabled = self.mode
 
     def __call__(self, func: Callable) -> Callable:
         # Used as a decorator: undo the switch made in __init__, apply it per call.
-        _state.enabled = self._previous
+        state.grad_enabled = self._previous
         mode = self.mode
 
         @functools.wraps(func)

@@ -2,7 +2,7 @@
 
 Before a node runs: its gradient hooks (`register_hook`), the gradients of non-leaves
 that called `retain_grad()`, and the gradients `grad()` or `backward(inputs=...)` asked
-for. After it ran: afnio-style `x.grad = g` assignments that a backward also returned.
+for.
 """
 
 from __future__ import annotations
@@ -11,20 +11,18 @@ from typing import Any
 
 from minigrad.core import checks, kinds
 from minigrad.core.function import BackwardNode
-from minigrad.core.grad_mode import _state as _grad_state
-from minigrad.core.tracing import tracer
-from minigrad.core.variable import AccumulateGrad, Variable
+from minigrad.core.state import state
+from minigrad.core.variable import Variable
 
 
 def before_node(
     node: Any, grads: list, targets: dict | None, captured: dict, accumulate: bool
 ) -> None:
     """Run hooks, keep retained gradients, and catch the gradients `grad()` asked for."""
-    if tracer.recorder is not None:
-        tracer.recorder.unsupported(
-            "gradient hooks, retain_grad(), grad() or backward(inputs=): a replay would not "
-            "call the hooks or keep those gradients; take them out of the compiled step"
-        )
+    state.listener.unsupported(
+        "gradient hooks, retain_grad(), grad() or backward(inputs=): a replay would not "
+        "call the hooks or keep those gradients; take them out of the compiled step"
+    )
     for output_nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks):
             if grads[output_nr] is None:
@@ -36,7 +34,7 @@ def before_node(
         for output_nr, reference in node._retained.items():
             variable = reference()
             if variable is not None and grads[output_nr] is not None:
-                accumulate_into(variable, grads[output_nr], _grad_state.enabled)
+                accumulate_into(variable, grads[output_nr], state.grad_enabled)
     if targets is None:
         return
     for output_nr, g in enumerate(grads):
@@ -44,7 +42,7 @@ def before_node(
             if accumulate and type(node) is BackwardNode:
                 # backward(inputs=[non_leaf]) fills that Variable's .grad.
                 if g is not None and not variable._retains_grad:
-                    accumulate_into(variable, g, _grad_state.enabled)
+                    accumulate_into(variable, g, state.grad_enabled)
             elif not accumulate:
                 captured[index] = g
 
@@ -56,22 +54,8 @@ def accumulate_into(variable: Variable | None, g: Variable | None, create_graph:
     previous = variable._grad
     # Numbers: a sum; feedback texts: joined.
     variable._grad = kinds.kind_of(variable._data).accumulate(variable, g, create_graph)
-    if tracer.recorder is not None:  # minigrad.compile replays this accumulation
-        tracer.recorder.accumulate(variable, previous, g)
-
-
-def undo_returned_assignments(node: Any, input_grads: tuple, assignments: list) -> None:
-    """A leaf input whose .grad the backward set to exactly the gradient it also returned
-    gets its previous .grad back; the engine then accumulates the returned one, once."""
-    for variable, previous in reversed(assignments):
-        for (next_node, _), input_grad in zip(node.next_functions, input_grads):
-            if (
-                type(next_node) is AccumulateGrad
-                and next_node.variable is variable
-                and input_grad is not None
-                and variable._grad is input_grad
-            ):
-                variable._grad = previous
+    # minigrad.compile replays this accumulation
+    state.listener.accumulate(variable, previous, g)
 
 
 def targets_of(inputs: list[Variable]) -> dict:

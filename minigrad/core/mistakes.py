@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+import minigrad  # the public names, read at call time to suggest one
 from minigrad.devices import DeviceMismatchError, mixed_devices
 
 
@@ -113,9 +114,8 @@ def guard_direct_forward(cls: type, forward: Callable) -> Callable:
 def direct_forward_error(cls: type, forward: Callable, args: tuple) -> TypeError | None:
     """A direct call MyFunction.forward(x) that did not fit forward's parameters: when its
     first argument is not a ctx, the call was meant to be MyFunction.apply(x)."""
-    from minigrad.core.function import FunctionCtx
-
-    if cls._uses_setup_context or (args and isinstance(args[0], FunctionCtx)):
+    # A ctx is a FunctionCtx (function.py imports this file, so it is recognised by its method).
+    if cls._uses_setup_context or (args and hasattr(type(args[0]), "save_for_backward")):
         return None
     name = cls.__name__
     # Name the arguments after forward's own inputs: Square.forward(x) -> Square.apply(x).
@@ -238,8 +238,6 @@ def numpy_on_variable(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> T
     own = _TORCH_NAMES.get(name, name)
     instead = ""
     if method == "__call__":
-        import minigrad
-
         if ufunc.nin == 1 and hasattr(minigrad.Variable, own):
             instead = f"v.{own}() or minigrad.{own}(v) (recorded, so gradients flow), or "
         elif hasattr(minigrad, own):

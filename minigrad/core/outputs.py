@@ -13,10 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import checks, kinds
-from minigrad.core.grad_mode import _state as _grad_state
-from minigrad.core.shared import SHARED, shared
-from minigrad.core.tracing import tracer
+from minigrad.core import checks, fast_path, kinds
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 
 
@@ -85,7 +83,7 @@ def mark_dirty_inputs(ctx: Any, outputs: tuple) -> None:
     for variable in ctx.dirty:
         if not is_input(variable, outputs):
             raise checks.dirty_not_returned()
-        if _grad_state.enabled and variable.grad_fn is None and variable._requires_grad:
+        if state.grad_enabled and variable.grad_fn is None and variable._requires_grad:
             raise checks.leaf_changed_in_place(
                 "Apply the Function under `with minigrad.no_grad():`, or to a .clone()."
             )
@@ -118,29 +116,8 @@ def make_results_not_require_grad(outputs: tuple, args: tuple) -> None:
 
 def attach_outputs(node: Any, outputs: tuple) -> None:
     """Make each differentiable output a non-leaf whose gradient goes to `node`."""
-    if len(outputs) == 1 and not node.non_differentiable:  # the usual case, one array
-        output = outputs[0]
-        if type(output) is Variable:
-            data = output._data
-            if type(data) is np.ndarray and data.dtype.kind == "f":
-                attach_output(node, output, data)
-                return
-    attach_several(node, outputs)
-
-
-def attach_output(node: Any, output: Variable, data: np.ndarray) -> None:
-    """attach_outputs for one float NumPy output, the usual case."""
-    metadata = ((data.shape, data.dtype),)
-    node._output_metadata = SHARED.get(metadata) or shared(metadata)
-    output.grad_fn = node
-    output._output_nr = 0
-    output._requires_grad = True
-    # A single output's weak reference is kept bare, not in a tuple.
-    node._output_refs = weakref.ref(output)
-
-
-def attach_several(node: Any, outputs: tuple) -> None:
-    """attach_outputs beyond one float array: several outputs, other kinds, non-floats."""
+    if fast_path.attach_one_float_output(node, outputs):
+        return  # the usual case, one float array: fast_path.py
     metadata, refs = [], []
     for index, output in enumerate(outputs):
         if not isinstance(output, Variable):
@@ -181,6 +158,5 @@ def zeros_for(metadata: Any) -> Variable | None:
         return Variable._make(kind.zeros(shape, dtype))
     shape, dtype = metadata
     zeros = Variable._make(np.zeros(shape, dtype=dtype))
-    if tracer.recorder is not None:  # minigrad.compile keeps these zeros as a constant
-        tracer.recorder.constants([zeros])
+    state.listener.constants([zeros])  # minigrad.compile keeps these zeros as a constant
     return zeros

@@ -8,14 +8,17 @@ the node and the output never form a reference cycle.
 
 from __future__ import annotations
 
-import threading
+import inspect
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError
-from minigrad.core.shared import SHARED, shared
-from minigrad.core.tracing import tracer
+from minigrad.core.fast_path import SHARED, shared
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
+from minigrad.missing import missing_name
 
 
 class SavedOutput:
@@ -71,14 +74,6 @@ class PackedValue:
         return value
 
 
-class _SavedHooks(threading.local):
-    # (pack_hook, unpack_hook) pairs, innermost last; a tuple, so threads never share one.
-    stack: tuple = ()
-
-
-_hooks = _SavedHooks()
-
-
 class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
     """`with saved_tensors_hooks(pack, unpack):` each Variable a Function saves for backward
     is stored as pack(variable), and backward reads unpack(stored) instead: to count saved
@@ -93,11 +88,11 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self.hooks = (pack_hook, unpack_hook)
 
     def __enter__(self) -> saved_tensors_hooks:
-        _hooks.stack = (*_hooks.stack, self.hooks)
+        state.saved_tensors_hooks = (*state.saved_tensors_hooks, self.hooks)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        _hooks.stack = _hooks.stack[:-1]
+        state.saved_tensors_hooks = state.saved_tensors_hooks[:-1]
 
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
@@ -127,11 +122,10 @@ def unpack(node: Any) -> tuple:
     for index, (value, version) in enumerate(zip(saved, node._saved_versions)):
         if type(value) is PackedValue:
             # The hooks own these values: what unpack returns is not version-checked.
-            if tracer.recorder is not None:
-                tracer.recorder.unsupported(
-                    "saved_tensors_hooks (a replay would not call them); use them outside "
-                    "the compiled step"
-                )
+            state.listener.unsupported(
+                "saved_tensors_hooks (a replay would not call them); use them outside "
+                "the compiled step"
+            )
             if unpacked is None:
                 unpacked = list(saved)
             unpacked[index] = value.unpack(node)
@@ -164,7 +158,7 @@ def pack(node: Any, outputs: tuple) -> None:
                 versions.append(0 if counter is None else counter.value)
         else:
             versions.append(None)
-    if _hooks.stack:
+    if state.saved_tensors_hooks:
         saved = _packed_by_hooks(saved or list(to_save), outputs)
     node._saved = to_save if saved is None else tuple(saved)
     # Nodes share equal version tuples, (0, 0) and the like: fewer objects to collect.
@@ -192,11 +186,11 @@ def _among(value: Any, values: tuple) -> bool:
 
 def _packed_by_hooks(saved: list, outputs: tuple) -> list:
     """The innermost saved_tensors_hooks' pack hook applied to each saved Variable."""
-    stack = _hooks.stack
+    stack = state.saved_tensors_hooks
     pack_hook, unpack_hook = stack[-1]
     # As in PyTorch, a pack hook runs with the hooks off: a hook that computes with its
     # Variable (x * 4) saves values of its own, which must not be packed by it again.
-    _hooks.stack = ()
+    state.saved_tensors_hooks = ()
     try:
         for index, value in enumerate(saved):
             if type(value) is SavedOutput:
@@ -208,5 +202,82 @@ def _packed_by_hooks(saved: list, outputs: tuple) -> list:
             elif isinstance(value, Variable):
                 saved[index] = PackedValue(pack_hook(value), unpack_hook, None, value.shape)
     finally:
-        _hooks.stack = stack
+        state.saved_tensors_hooks = stack
     return saved
+
+
+# ------------------------------------------------------------ PyTorch's node._saved_self
+
+
+def attribute(node: Any, name: str) -> Variable:
+    """PyTorch's `node._saved_self`, `_saved_other`, `_saved_<argument>`, `_saved_result`:
+    the value `node` saved for backward from its first input, second input, the input of
+    that name in its Function's forward, or its output (a new Variable equal to it)."""
+    prefix = "_saved_"
+    named = isinstance(name, str) and name.startswith(prefix)
+    if not named:
+        if isinstance(name, str) and not name.startswith("_"):  # a PyTorch Node method
+            raise missing_name("autograd.graph.Node", name, dir(type(node)))
+        raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(
+            f"{node.name()}.{name}: the saved values were freed by a backward; pass "
+            "retain_graph=True to that backward to read them after it."
+        )
+    wanted = name[len(prefix) :]
+    if wanted in ("result", "result0"):
+        position = _saved_output_position(saved)
+    else:
+        position = _saved_input_position(node, saved, _input_index(node, wanted))
+    if position is None:
+        raise AttributeError(
+            f"{node.name()} saved no value for {wanted!r}: it saved "
+            f"{len(saved)} value(s) for backward. graph.saved_values(node) lists them."
+        )
+    return unpack(node)[position]
+
+
+def _input_index(node: Any, wanted: str) -> int | None:
+    """Which input `wanted` names: self and other (PyTorch's names), or forward's own."""
+    if wanted in ("self", "other"):
+        return 0 if wanted == "self" else 1
+    forward = node._function.forward
+    names = [p for p in inspect.signature(forward).parameters if p != "ctx"]
+    return names.index(wanted) if wanted in names else None
+
+
+def _saved_output_position(saved: tuple) -> int | None:
+    for position, value in enumerate(saved):
+        if getattr(value, "output_nr", None) == 0:
+            return position
+    return None
+
+
+def _saved_input_position(node: Any, saved: tuple, index: int | None) -> int | None:
+    if index is None:
+        return None
+    inputs = [value for value in saved if getattr(value, "output_nr", None) is None]
+    variable = _input_variable(node, index)
+    for position, value in enumerate(saved):
+        if variable is not None and value is variable:
+            return position
+    # Kept by saved_tensors_hooks, a value is no longer the input itself: when forward
+    # saved each input in order, input `index` is the `index`-th value saved.
+    if len(inputs) == len(node.next_functions) and index < len(inputs):
+        return saved.index(inputs[index])
+    return None
+
+
+def _input_variable(node: Any, index: int) -> Variable | None:
+    """The Variable that input `index` of `node` was, while it lives (graph.input_variable)."""
+    next_node, output_nr = node.next_functions[index]
+    if next_node is None:
+        refs = node._input_refs
+        return refs[index]() if refs and refs[index] is not None else None
+    if type(next_node) is AccumulateGrad:  # the leaf itself
+        return next_node.variable
+    refs = next_node._output_refs
+    if type(refs) is weakref.ref:  # a single output's reference is kept bare
+        return refs() if output_nr == 0 else None
+    return refs[output_nr]() if refs[output_nr] is not None else None

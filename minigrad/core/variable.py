@@ -7,15 +7,24 @@ to the operation's inputs. `backward()` walks those nodes and fills each leaf's 
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+# The engine, reached at call time (`core.engine.backward(...)`), as PyTorch's
+# Tensor.backward reaches torch.autograd: the engine imports this file, not the reverse.
+from minigrad import core, devices
+from minigrad.core import mistakes
 from minigrad.core import variable_checks as checks
 from minigrad.core.accumulate_grad import AccumulateGrad
-from minigrad.core.grad_log import grad_log as _grad_log
-from minigrad.core.tracing import tracer as _tracer
+from minigrad.core.removable_handle import RemovableHandle
+from minigrad.core.state import state
 from minigrad.core.version_counter import VersionCounter
+
+# How repr() previews values: a few digits, and the ends of a long array.
+_PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
 
 
 def _to_data(data: Any) -> Any:
@@ -89,8 +98,7 @@ class Variable:
     def data(self) -> Any:
         """The values: a NumPy array, a str (text), or a GPU array. Assignable, as in PyTorch,
         with a Variable, an array or a number; the new value is not recorded in any graph."""
-        if _tracer.recorder is not None:  # raw array work would escape minigrad.compile
-            _tracer.recorder.escape(self, ".data")
+        state.listener.escape(self, ".data")  # raw array work would escape minigrad.compile
         return self._data
 
     @data.setter
@@ -125,14 +133,15 @@ class Variable:
     @grad.setter
     def grad(self, value: Variable | None) -> None:
         if value is not None:
+            if not isinstance(value, Variable):
+                raise checks.grad_not_a_variable(value)
             checks.assigned_grad(self, value)
-        if _tracer.recorder is not None:
-            _tracer.recorder.set_grad(self, value)
+        state.listener.set_grad(self, value)
         # afnio's textual Functions set `x.grad = feedback` in backward and also return it:
         # during a backward the engine logs such assignments, to add the feedback once.
-        assignments = _grad_log.entries
+        assignments = state.grad_assignments
         if assignments is not None:
-            assignments.append((self, self._grad))
+            assignments.note(self, self._grad)
         self._grad = value
 
     @property
@@ -159,7 +168,16 @@ class Variable:
     def ndim(self) -> int:
         return len(self.shape)
 
-    # .device and .is_cuda are attached with .cpu() and .cuda(), minigrad/ops/conversion.py.
+    @property
+    def device(self) -> devices.device:
+        """Where the data lives: device("cpu") (a NumPy array) or device("cuda") (GPU memory).
+
+        It compares equal to the str: `x.device == "cuda"`."""
+        return devices.CUDA if devices.is_on_cuda(self._data) else devices.CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return devices.is_on_cuda(self._data)
 
     @property
     def _version(self) -> int:
@@ -191,9 +209,45 @@ class Variable:
         self._requires_grad = False
         return self
 
-    # ------------------------------------------------------------------ graph helpers
+    # ------------------------------------------------------------------ backward and hooks
+    def backward(
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate d(self)/d(leaf) into each leaf's `.grad` (minigrad/core/engine.py).
 
-    # retain_grad(), retains_grad and register_hook() are attached from minigrad/hooks.py.
+        `gradient` is d(loss)/d(self), needed unless self has a single element (then 1)."""
+        core.engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def register_hook(self, hook: Callable[[Variable], Variable | None]) -> RemovableHandle:
+        """Call `hook(grad)` when this Variable's gradient is computed; it may return a new one."""
+        error = checks.hook_target_error(self, hook)
+        if error is not None:
+            raise error
+        node = self.grad_fn if self.grad_fn is not None else self._accumulator()
+        if node._pre_hooks is None:
+            node._pre_hooks = {}
+        hooks = node._pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this non-leaf after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a Variable that has requires_grad=False.")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        if self.grad_fn._retained is None:
+            self.grad_fn._retained = {}
+        self.grad_fn._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
 
     def _accumulator(self) -> Any:
         """The AccumulateGrad node of this leaf, made once and then reused."""
@@ -205,9 +259,132 @@ class Variable:
             self._accumulator_edge = (AccumulateGrad(self), 0)
         return self._accumulator_edge
 
-    # backward() is attached by the engine, minigrad/core/engine.py.
+    # ------------------------------------------------------------------ conversions
+    def item(self) -> Any:
+        """The single value as a Python number (or the text of a text Variable)."""
+        if self.is_text:
+            return self._data
+        if self._data.size != 1:
+            raise ValueError(
+                f"only one element Variables can be converted to Python scalars; this one "
+                f"has shape {self.shape}. Pick one element first, e.g. v[0].item()."
+            )
+        value = self._data.item()
+        state.listener.item(self, value)  # minigrad.compile: a value leaves the arrays here
+        return value
 
-    # item(), numpy(), tolist(), float(), ... come from conversions.py; repr() from display.py.
+    def numpy(self) -> np.ndarray:
+        """The data as a NumPy array (shared, not copied).
+
+        As in PyTorch, a Variable that requires grad refuses while grad mode is on (NumPy
+        would lose the graph silently); inside a Function's forward or under no_grad it
+        is allowed."""
+        state.listener.escape(self, "numpy()")
+        if self.is_text:
+            raise TypeError("a text Variable has no NumPy form; use .item() or .data for its str.")
+        if self._requires_grad and state.grad_enabled:
+            raise RuntimeError(
+                "Can't call numpy() on a Variable that requires grad. Use var.detach().numpy() "
+                "instead."
+            )
+        if devices.is_on_cuda(self._data):
+            return self._data.to_host()  # a copy: NumPy cannot see GPU memory
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """np.asarray(v), np.array([v, w]): the data, as numpy() gives it (and refuses it)."""
+        data = self.numpy()
+        if dtype is not None and data.dtype != dtype:
+            return data.astype(dtype)
+        return data.copy() if copy else data
+
+    def tolist(self) -> Any:
+        state.listener.escape(self, "tolist()")
+        return self._data if self.is_text else self._data.tolist()
+
+    def __len__(self) -> int:
+        if self.is_text:
+            return len(self._data)
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Variable is undefined; use .item() for its value.")
+        return self.shape[0]
+
+    def __bool__(self) -> bool:
+        state.listener.escape(self, "bool()")
+        if self.is_text:
+            return bool(self._data)
+        if self._data.size != 1:
+            raise checks.not_one_truth_value(self)
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        if self.is_text:
+            raise checks.text_is_not_a_number("float()")
+        return float(self.item())
+
+    def __int__(self) -> int:
+        if self.is_text:
+            raise checks.text_is_not_a_number("int()")
+        return int(self.item())
+
+    def __index__(self) -> int:
+        """As an index: classes[prediction.argmax()] works for a single integer value."""
+        if self.is_text or self._data.dtype.kind not in "iu" or self._data.size != 1:
+            raise checks.not_an_index(self)
+        return int(self.item())
+
+    def type(self, dtype: Any = None) -> Any:  # noqa: A003 (PyTorch's Tensor.type)
+        """With no dtype, the type's name ("torch.FloatTensor"); with one (a dtype, or such a
+        name), this Variable in that dtype (itself when it already has it), as .to(dtype)."""
+        if dtype is None:
+            return checks.type_name(self)
+        return self.to(checks.dtype_of_type_name(self, dtype))
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """`array * v` makes NumPy call np.multiply(array, v): the operator is handed back to
+        the Variable (v.__rmul__(array)). Any other NumPy function on a Variable, np.exp(v)
+        say, would drop the graph, so it raises and says what to write."""
+        names = _OPERATORS.get(ufunc) if method == "__call__" and not kwargs else None
+        if names is None:
+            raise mistakes.numpy_on_variable(ufunc, method, inputs, kwargs)
+        left, right = inputs
+        if isinstance(left, Variable):
+            return getattr(left, names[0])(right)
+        return getattr(right, names[1])(left)
+
+    # ------------------------------------------------------------------ printing
+    def __repr__(self) -> str:
+        on_cuda = not self.is_text and self.device == "cuda"
+        if self.is_text:
+            body = repr(self._data)
+        else:
+            values = self._data.to_host() if on_cuda else self._data
+            body = np.array2string(values, separator=", ", prefix="Variable(", **_PREVIEW_OPTIONS)
+        extras = ["device='cuda'"] if on_cuda else []
+        if not self.is_text and self._data.dtype != np.float64:
+            extras.append(f"dtype={self._data.dtype}")
+        if self.role is not None:
+            extras.append(f"role={self.role!r}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return f"{type(self).__name__}({', '.join([body] + extras)})"
+
+    def __str__(self) -> str:
+        return self._data if self.is_text else repr(self)
+
+    def __format__(self, spec: str) -> str:
+        """f"{loss:.4f}": a one-number Variable formats as its number (as PyTorch's 0-d
+        tensors do), text as its str; anything else only with an empty spec."""
+        checks.format_spec(spec)
+        if self.is_text:
+            return checks.formatted(self._data, spec)
+        if spec and self.numel() == 1 and self.dim() == 0:
+            return checks.formatted(self._data.item(), spec)
+        if spec:
+            raise checks.format_needs_one_number(self, spec)
+        return str(self)
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup failed: a PyTorch method minigrad lacks, or a typo.
@@ -216,7 +393,25 @@ class Variable:
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
     __hash__ = object.__hash__
 
-    # Operators (+, [], +=), in-place methods, named ops (x.exp()): the op table, ops/table.py.
+    # Operators (+, [], +=), in-place methods, named ops (x.exp(), x.to()): attached by the
+    # op table, minigrad/ops/table.py; variable.pyi lists them for editors.
+
+
+# The NumPy ufuncs behind the operators, with the Variable's method for each side.
+_OPERATORS = {
+    np.add: ("__add__", "__radd__"),
+    np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"),
+    np.divide: ("__truediv__", "__rtruediv__"),
+    np.power: ("__pow__", "__rpow__"),
+    np.matmul: ("__matmul__", "__rmatmul__"),
+    np.less: ("__lt__", "__gt__"),
+    np.less_equal: ("__le__", "__ge__"),
+    np.greater: ("__gt__", "__lt__"),
+    np.greater_equal: ("__ge__", "__le__"),
+    np.equal: ("__eq__", "__eq__"),
+    np.not_equal: ("__ne__", "__ne__"),
+}
 
 
 class Parameter(Variable):

@@ -84,15 +84,15 @@ def requires_grad_value(variable: Any, value: Any) -> bool:
     return value
 
 
+def grad_not_a_variable(value: Any) -> TypeError:
+    return TypeError(
+        f"assigned grad expected to be a Variable or None but got grad of type "
+        f"{type(value).__name__}; wrap it first: Variable(...)."
+    )
+
+
 def assigned_grad(variable: Any, value: Any) -> None:
     """`variable.grad = value`: a Variable of the same kind, shape and dtype."""
-    from minigrad.core.variable import Variable  # loaded long before any .grad is assigned
-
-    if not isinstance(value, Variable):
-        raise TypeError(
-            f"assigned grad expected to be a Variable or None but got grad of type "
-            f"{type(value).__name__}; wrap it first: Variable(...)."
-        )
     if value.is_text != variable.is_text:
         kinds = (
             "text" if value.is_text else "numeric",
@@ -165,3 +165,101 @@ def missing_attribute(variable: Any, name: str) -> Exception:
     if name in CTX_NAMES:  # a Variable passed where a Function's ctx goes
         return ctx_attribute_error(name)
     return missing_name("Tensor", name, dir(type(variable)))
+
+
+# ---------------------------------------------------------------- hooks and conversions
+
+
+def hook_target_error(variable: Any, hook: Any) -> Exception | None:
+    """register_hook(hook) needs a callable, on a Variable that requires grad."""
+    if not callable(hook):
+        return TypeError(f"register_hook expects a function; got {type(hook).__name__}.")
+    if not variable.requires_grad:
+        return RuntimeError(
+            "cannot register a hook on a Variable that doesn't require gradient; set "
+            "requires_grad=True on the leaf first."
+        )
+    return None
+
+
+def not_one_truth_value(variable: Any) -> RuntimeError:
+    """bool(v) of a Variable that does not hold exactly one element."""
+    if variable._data.size == 0:
+        return RuntimeError("a Variable with no elements has no truth value.")
+    return RuntimeError(
+        f"The truth value of a Variable with more than one element is ambiguous "
+        f"(shape {variable.shape}); use (v > 0).data.all() or .any()."
+    )
+
+
+def text_is_not_a_number(what: str) -> TypeError:
+    return TypeError(f"{what} of a text Variable: only numeric Variables convert to numbers.")
+
+
+def not_an_index(variable: Any) -> TypeError:
+    """operator.index(v) needs one integer element."""
+    if variable.is_text:
+        kind = "a text Variable"
+    else:
+        kind = f"dtype {variable.dtype}, shape {variable.shape}"
+    return TypeError(
+        f"only integer Variables of a single element can be converted to an index; got "
+        f"{kind}. Use .long() for floats, or pick one element first."
+    )
+
+
+# PyTorch's legacy type names (x.type() -> "torch.FloatTensor"), by NumPy dtype.
+_TYPE_NAMES = {
+    "float16": "torch.HalfTensor",
+    "float32": "torch.FloatTensor",
+    "float64": "torch.DoubleTensor",
+    "int8": "torch.CharTensor",
+    "uint8": "torch.ByteTensor",
+    "int16": "torch.ShortTensor",
+    "int32": "torch.IntTensor",
+    "int64": "torch.LongTensor",
+    "bool": "torch.BoolTensor",
+}
+
+
+def type_name(variable: Any) -> str:
+    """x.type(): PyTorch's legacy name of the Variable's type, "torch.FloatTensor"."""
+    if variable.is_text:
+        raise TypeError("type() is for numeric Variables; a text Variable has no dtype.")
+    dtype = str(variable._data.dtype)
+    return _TYPE_NAMES.get(dtype, f"torch.{dtype}")
+
+
+def dtype_of_type_name(variable: Any, dtype: Any) -> Any:
+    """x.type(dtype): a dtype passes; a legacy name ("torch.FloatTensor") becomes its dtype."""
+    if variable.is_text:
+        raise TypeError("type() is for numeric Variables; a text Variable has no dtype.")
+    if not isinstance(dtype, str):
+        return dtype
+    names = {name: dtype_name for dtype_name, name in _TYPE_NAMES.items()}
+    if dtype not in names:
+        raise ValueError(f"type() expects a dtype or one of {sorted(names)}; got {dtype!r}.")
+    return names[dtype]
+
+
+def format_spec(spec: Any) -> None:
+    if not isinstance(spec, str):
+        raise TypeError(f"__format__() argument must be str, not {type(spec).__name__}.")
+
+
+def formatted(value: Any, spec: str) -> str:
+    """format(value, spec), or a ValueError that names the spec and the value's kind."""
+    try:
+        return format(value, spec)
+    except ValueError:
+        raise ValueError(
+            f"format spec {spec!r} does not apply to a Variable holding {type(value).__name__}; "
+            f"use one such as '.4f' for a number, or '' for text."
+        ) from None
+
+
+def format_needs_one_number(variable: Any, spec: str) -> TypeError:
+    return TypeError(
+        f"format spec {spec!r} needs a Variable holding one number, but this one has "
+        f"shape {tuple(variable.shape)}; format x.item() or each element, or use str(x)."
+    )

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import conversions
 from minigrad.core.errors import (
     GradientCountError,
     GradientForNonVariableError,
@@ -85,7 +84,7 @@ def _call(exercise: str, fn: Callable[..., Any], args: tuple, call: str, hint: s
 # raised (Variable.numpy), not at its message.
 NUMPY_IN_BACKWARD = (
     RuntimeError,
-    lambda error: raised.raised_in(error, conversions.numpy),
+    lambda error: raised.raised_in(error, Variable.numpy),
     "Your code calls .numpy() on a Variable; work with Variable operations (@, .T, .sum(0)) "
     "or with .data, which gradcheck can follow.",
 )

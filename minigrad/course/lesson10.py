@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import conversions
 from minigrad.core.variable import Variable
 from minigrad.course import check, raised
 
@@ -353,7 +352,7 @@ _GUARD_HINTS: list[check.HintRule] = [
     ),
     (
         RuntimeError,
-        lambda error: raised.raised_in(error, conversions.__bool__),
+        lambda error: raised.raised_in(error, Variable.__bool__),
         "`==` or `!=` with a Variable compares numbers element by element and gives a "
         "Variable, which has no single truth value. A Variable's numbers are copied into "
         "the replay's buffers on every call, so do not compare them: compare what the "
@@ -361,7 +360,7 @@ _GUARD_HINTS: list[check.HintRule] = [
     ),
     (
         TypeError,
-        lambda error: raised.raised_in(error, conversions.__len__),
+        lambda error: raised.raised_in(error, Variable.__len__),
         "A 0-d Variable (a single number, shape ()) has no len(): compare .shape, which "
         "works for any number of dimensions.",
     ),

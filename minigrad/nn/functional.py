@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.tracing import tracer
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.missing import missing_name
 from minigrad.nn._functions import (
@@ -289,14 +289,13 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Variable:
         )
     if not isinstance(tensor, Variable):
         return Variable((labels[..., None] == np.arange(num_classes)).astype(np.int64))
-    if tracer.recorder is not None:
-        # minigrad.compile reads the labels live; the checks above read their values.
-        tracer.recorder.assume(
-            labels,
-            functools.partial(_one_hot_fits, num_classes=num_classes, inferred=inferred),
-            f"one_hot: the labels are in 0..{num_classes - 1}"
-            + (f", the largest {num_classes - 1}" if inferred else ""),
-        )
+    # minigrad.compile reads the labels live; the checks above read their values.
+    state.listener.assume(
+        labels,
+        functools.partial(_one_hot_fits, num_classes=num_classes, inferred=inferred),
+        f"one_hot: the labels are in 0..{num_classes - 1}"
+        + (f", the largest {num_classes - 1}" if inferred else ""),
+    )
     return OneHot.apply(tensor.detach(), num_classes)
 
 
@@ -330,7 +329,7 @@ def leaky_relu(x: Variable, negative_slope: float = 0.01, inplace: bool = False)
 
 
 def _leaky(x: Variable, negative_slope: float) -> Variable:
-    if tracer.recorder is not None:
+    if state.listener.watching:
         # minigrad.compile replays where and the comparison with its own rules.
         return x.where(x > 0, x * negative_slope)
     return LeakyRelu.apply(x, negative_slope)
@@ -684,9 +683,9 @@ def _picked_losses(
             f"{classes - 1})."
         )
     any_ignored = bool(ignored.any())
-    if not any_ignored and tracer.recorder is not None:
+    if not any_ignored:
         # minigrad.compile reads the labels live; Python chose this branch from their values.
-        tracer.recorder.assume(
+        state.listener.assume(
             labels,
             functools.partial(_labels_fit, classes=classes, ignore_index=ignore_index),
             f"{caller}: the class labels are in 0..{classes - 1}, none equal to ignore_index",

@@ -17,7 +17,7 @@ import numpy as np
 from minigrad import devices
 from minigrad.argument_checks import check_callable, check_flag
 from minigrad.core.grad_mode import no_grad
-from minigrad.core.tracing import traced_as_one_call
+from minigrad.core.state import traced_as_one_call
 from minigrad.core.variable import Parameter, Variable
 from minigrad.dtypes import as_dtype
 

@@ -6,11 +6,11 @@ to each input's shape, so these formulas stay the textbook ones.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
+from minigrad.core import fast_path
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
@@ -25,16 +25,10 @@ def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
         if type(x) is np.ndarray and type(y) is np.ndarray:
             if x.shape or y.shape or x.dtype is not _FLOAT64 or y.dtype is not _FLOAT64:
                 return _compute(op, compute, x, y)  # the usual case: two arrays
-            python = _ON_FLOATS.get(compute)
-            if python is not None:
-                # Two 0-d float64 values: Python floats give the same IEEE doubles, faster.
-                return np.array(python(x.item(), y.item()))
-    else:
-        python = _ON_FLOATS.get(compute)
-        if python is not None:
-            x, y = _as_float(a), _as_float(b)
-            if x is not None and y is not None and (type(x) is float or type(y) is float):
-                return np.array(python(x, y))
+    # Two 0-d float64 values (or one and a Python number): a shortcut in fast_path.py.
+    on_floats = fast_path.on_floats(compute, a, b)
+    if on_floats is not None:
+        return on_floats
     return _compute(op, compute, numeric(a, op), numeric(b, op))
 
 
@@ -63,20 +57,6 @@ def _dtype(value: Any) -> str:
 
 
 _FLOAT64 = np.dtype(np.float64)
-_ON_FLOATS = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul}
-
-
-def _as_float(value: Any) -> float | int | None:
-    """A 0-d float64 Variable's value as a Python float (small ints pass); else None."""
-    kind = type(value)
-    if kind is Variable:
-        data = value._data
-        if type(data) is np.ndarray and data.dtype is _FLOAT64 and not data.shape:
-            return data.item()
-        return None
-    if kind is float or (kind is int and -(2**53) < value < 2**53):
-        return value
-    return None
 
 
 class Add(Function):

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.function import Function, FunctionCtx
-from minigrad.core.tracing import tracer
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
@@ -41,7 +41,7 @@ def compare(name: str, a: Variable, b: Any) -> Variable:
             raise TypeError(f"text Variables support == and != only; got the comparison {name!r}.")
         other = b.data if isinstance(b, Variable) else b
         return Variable._make(np.asarray(_OPERATORS[name](a.data, other)))
-    if tracer.recorder is not None:
+    if state.listener.watching:
         other = b.detach() if isinstance(b, Variable) else b
         return Compare.apply(a.detach(), other, name)
     result = _compared(name, a, b)

@@ -123,21 +123,6 @@ def cuda(x: Variable, device: Any = None) -> Variable:
     return _to_device(x, "cuda" if device is None else device)
 
 
-def _device(x: Variable) -> devices.device:
-    """Where the data lives: device("cpu") (a NumPy array) or device("cuda") (GPU memory).
-
-    It compares equal to the str: `x.device == "cuda"`."""
-    return devices.CUDA if devices.is_on_cuda(x._data) else devices.CPU
-
-
-def _is_cuda(x: Variable) -> bool:
-    return devices.is_on_cuda(x._data)
-
-
-Variable.device = property(_device)
-Variable.is_cuda = property(_is_cuda)
-
-
 def _cast_method(name: str, dtype: Any) -> None:
     def cast(x: Variable) -> Variable:
         return _to_dtype(x, dtype)

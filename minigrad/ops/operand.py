@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.tracing import tracer
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
@@ -28,8 +28,8 @@ def numeric_metadata(value: Any, op: str) -> Any:
 
 def numeric(value: Any, op: str) -> Any:
     """The NumPy value behind an operand; Python numbers stay numbers so dtypes don't widen."""
-    if tracer.recorder is not None:  # outside a forward: minigrad.compile cannot replay it
-        tracer.recorder.raw_read(op)
+    # outside a forward: minigrad.compile cannot replay it
+    state.listener.raw_read(op)
     if type(value) is Variable and type(value._data) is np.ndarray:
         return value._data
     if isinstance(value, Variable):

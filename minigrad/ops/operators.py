@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import grad_mode
-from minigrad.core.tracing import tracer
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
@@ -190,7 +190,7 @@ def __getitem__(self, index: Any) -> Variable:
 
 @operator
 def _check_inplace(self) -> None:
-    if grad_mode._state.enabled and self.grad_fn is None and self._requires_grad:
+    if state.grad_enabled and self.grad_fn is None and self._requires_grad:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "Wrap the update in `with minigrad.no_grad():` (as optimizers do), or work "
@@ -220,8 +220,8 @@ def _assign_inplace(self, result: Variable) -> Variable:
             "this Variable's data is a read-only view (made by expand); call .clone() "
             "before changing it in place."
         )
-    if tracer.recorder is not None:  # minigrad.compile replays this copy; forward mode refuses
-        tracer.recorder.copy_into(self, new)
+    # minigrad.compile replays this copy; forward mode refuses
+    state.listener.copy_into(self, new)
     data[...] = new
     self._shared_version_counter().value += 1
     if result.grad_fn is not None:
@@ -240,7 +240,7 @@ def _assign_inplace(self, result: Variable) -> Variable:
 @operator
 def _inplace(self, operation: Callable[[Variable], Variable]) -> Variable:
     self._check_inplace()
-    if not grad_mode._state.enabled:
+    if not state.grad_enabled:
         return self._assign_inplace(operation(self))
     result = operation(self._snapshot())
     counter = self._version_counter
@@ -264,7 +264,7 @@ def _snapshot(self) -> Variable:
     A recorded operation may save its input for backward, but our data is about to be
     overwritten, so it gets this copy instead.
     """
-    if tracer.recorder is None:
+    if not state.listener.watching:
         original = Variable._make(self._data.copy())
     else:
         # minigrad.compile records the copy (a replay makes it again) as a Clone of the

@@ -21,7 +21,7 @@ import numpy as np
 
 from minigrad.argument_checks import check_callable, check_iterable
 from minigrad.core.grad_mode import enable_grad, no_grad
-from minigrad.core.tracing import traced_as_one_call
+from minigrad.core.state import traced_as_one_call
 from minigrad.core.variable import Variable
 
 

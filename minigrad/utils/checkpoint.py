@@ -29,9 +29,8 @@ from typing import Any
 from minigrad import factories
 from minigrad.argument_checks import check_callable, check_flag, check_iterable
 from minigrad.core.engine import backward
-from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.function import Function, FunctionCtx, once_differentiable
 from minigrad.core.grad_mode import enable_grad, is_grad_enabled
-from minigrad.core.once import once_differentiable
 from minigrad.core.saved import saved_tensors_hooks
 from minigrad.core.variable import Variable
 

@@ -111,6 +111,14 @@ def usual_gradients(node: Any, grads: tuple) -> list | None:
 # --------------------------------------------------------------------------- outputs
 
 
+def fresh_output(cls: type, ctx: Any, raw: Any) -> tuple | None:
+    """outputs.collect's wrapping for a forward that returned one new NumPy array and
+    changed no input in place: one new Variable. None for any other result."""
+    if type(raw) is np.ndarray and not ctx.dirty and not cls._output_is_view:
+        return (Variable._make(raw),)
+    return None
+
+
 def attach_one_float_output(node: Any, outputs: tuple) -> bool:
     """outputs.attach_outputs for one float NumPy output, the usual case."""
     if len(outputs) != 1 or node.non_differentiable:
@@ -192,6 +200,12 @@ def on_floats(compute: Any, a: Any, b: Any) -> np.ndarray | None:
     Python floats, which give the same IEEE doubles faster than NumPy's 0-d arithmetic."""
     python = _ON_FLOATS.get(compute)
     if python is None:
+        return None
+    if type(a) is Variable and type(b) is Variable:  # the usual pair, checked in one go
+        x, y = a._data, b._data
+        if type(x) is np.ndarray and type(y) is np.ndarray and not (x.shape or y.shape):
+            if x.dtype is _FLOAT64 and y.dtype is _FLOAT64:
+                return np.array(python(x.item(), y.item()))
         return None
     x, y = _as_float(a), _as_float(b)
     if x is None or y is None or (type(x) is not float and type(y) is not float):

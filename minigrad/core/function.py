@@ -194,32 +194,28 @@ class Function:
 
     @classmethod
     def _apply_eagerly(cls, args: tuple, kwargs: dict) -> Any:
+        """apply as the engine runs it: record a node when an input requires grad."""
+        recording = False
         if state.grad_enabled:
             for value in args:
                 if isinstance(value, Variable) and value._requires_grad:
-                    return _apply_recording(cls, args, kwargs)
-        return _apply_without_graph(cls, args, kwargs)
+                    recording = True
+                    break
+        # When recording, the node is forward's ctx; else a plain ctx, no graph bookkeeping.
+        ctx = BackwardNode(cls, args) if recording else FunctionCtx(_NO_GRAD * len(args))
+        raw, outputs = _run_forward(cls, ctx, args, kwargs)
+        if recording:
+            outputs_of.attach_outputs(ctx, outputs)
+            if ctx.to_save:
+                ctx._pack_saved(outputs)
+            if state.anomaly_enabled:
+                ctx._forward_trace = traceback.format_stack()[:-2]
+        elif isinstance(raw, (Variable, tuple)):
+            outputs_of.make_results_not_require_grad(outputs, args)
+        return outputs if isinstance(raw, tuple) else outputs[0]
 
 
-def _apply_without_graph(cls: type[Function], args: tuple, kwargs: dict) -> Any:
-    """apply when nothing is recorded: no node, no graph bookkeeping."""
-    ctx = FunctionCtx((False,) * len(args))
-    raw, outputs = _run_forward(cls, ctx, args, kwargs)
-    if isinstance(raw, (Variable, tuple)):
-        outputs_of.make_results_not_require_grad(outputs, args)
-    return outputs if isinstance(raw, tuple) else outputs[0]
-
-
-def _apply_recording(cls: type[Function], args: tuple, kwargs: dict) -> Any:
-    """apply when an input requires grad: the node is forward's ctx, then the outputs' grad_fn."""
-    node = BackwardNode(cls, args)
-    raw, outputs = _run_forward(cls, node, args, kwargs)
-    outputs_of.attach_outputs(node, outputs)
-    if node.to_save:
-        node._pack_saved(outputs)
-    if state.anomaly_enabled:
-        node._forward_trace = traceback.format_stack()[:-2]
-    return outputs if isinstance(raw, tuple) else outputs[0]
+_NO_GRAD = (False,)
 
 
 def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> tuple:
@@ -240,6 +236,10 @@ def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dic
         raise
     finally:
         state.grad_enabled = previous
+    if outputs is None:
+        fresh = fast_path.fresh_output(cls, ctx, raw)
+        if fresh is not None:
+            return raw, fresh  # one new array, the usual case: see fast_path.py
     return raw, outputs_of.collect(cls, ctx, args, raw, outputs)
 
 

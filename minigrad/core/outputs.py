@@ -49,13 +49,7 @@ def collect(cls: type, ctx: Any, args: tuple, raw: Any, outputs: tuple | None) -
     """forward's result as a tuple of outputs (Variables), with inputs changed in place
     marked and views sharing their base's version counter."""
     if outputs is None:
-        if type(raw) is np.ndarray:
-            outputs = (Variable._make(raw),)
-        elif isinstance(raw, np.generic):
-            # NumPy gives scalars for 0-d results; Variables always hold arrays.
-            outputs = (Variable._make(np.asarray(raw)),)
-        else:
-            outputs = wrap(cls, raw)
+        outputs = wrap(cls, raw)
     # Only a forward that returned Variables can have returned one of its inputs.
     if isinstance(raw, (Variable, tuple)):
         outputs = copy_returned_inputs(outputs, args, ctx)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.argument_checks import check_flag
+from minigrad.core.checks import check_flag
 from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
 from minigrad.ops.table import register

@@ -28,8 +28,8 @@ from typing import Any, NamedTuple
 import graphviz
 import numpy as np
 
-from minigrad.argument_checks import check_flag, check_iterable
 from minigrad.autodiff import graph as autodiff_graph
+from minigrad.core.checks import check_flag, check_iterable
 from minigrad.core.function import BackwardNode
 from minigrad.core.variable import AccumulateGrad, Variable
 

@@ -73,3 +73,14 @@ def test_a_compiled_step_that_reads_values_through_numpy_is_never_replayed_wrong
         x = minigrad.tensor([value, value])
         assert compiled(x).item() == step(x).item()
     assert "reads numpy() of a Variable" in compiled.explain()
+
+
+def test_inference_mode_false_turns_recording_on_as_pytorchs_does():
+    """inference.py's docstring says what the code does: inference_mode() records nothing,
+    inference_mode(False) records, even inside no_grad (checked against torch 2.13)."""
+    x = minigrad.ones(2, requires_grad=True)
+    with minigrad.inference_mode():
+        assert not (x * 2).requires_grad
+    with minigrad.no_grad(), minigrad.inference_mode(False):
+        assert (x * 2).requires_grad and minigrad.is_grad_enabled()
+    assert minigrad.is_grad_enabled()

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.argument_checks import check_callable, check_flag
 from minigrad.autodiff import forward_ad
 from minigrad.core import gradients
+from minigrad.core.checks import check_callable, check_flag
 from minigrad.core.grad_mode import enable_grad, no_grad
 from minigrad.core.variable import Variable
 

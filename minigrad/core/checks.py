@@ -1,18 +1,21 @@
-"""Checks on what the engine is given: gradients from a backward or a hook, seeds, inputs.
+"""Checks on what the engine is given (gradients from a backward or a hook, seeds,
+inputs), and on the arguments the public API shares (a flag, a function, an iterable, a
+state dict).
 
 None of this runs on the usual path (a backward that returned a Variable of the right
 shape); it turns an unusual answer into a Variable of the right shape, or into an error
-that says what was expected, what was received, and what to write instead.
+that says what was expected, what was received, and what to write instead. Variable's own
+attributes are checked in variable_checks.py (which variable.py imports, so it cannot
+import Variable); the op table's arguments in minigrad/ops/arguments.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
-from minigrad.argument_checks import check_flag
 from minigrad.core import kinds
 from minigrad.core.errors import (
     GradientCountError,
@@ -206,3 +209,51 @@ def leaf_changed_in_place(fix: str) -> RuntimeError:
     return RuntimeError(
         f"a leaf Variable that requires grad is being used in an in-place operation. {fix}"
     )
+
+
+# --------------------------------------------------------------------------- shared arguments
+# Each raises PyTorch's TypeError for a wrong kind, naming the owner ("SGD",
+# "DataLoader"), the argument, what it got and what it needs.
+
+
+def _got(value: Any) -> str:
+    """What a message says was received: the kind, and a short repr."""
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def check_flag(value: Any, name: str, owner: str) -> bool:
+    """value as a bool: True or False (NumPy's bool too), else a TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{owner}: {name} must be True or False; got {_got(value)}.")
+    return bool(value)
+
+
+def check_callable(value: Any, name: str, owner: str, what: str = "a function") -> Callable:
+    """value, if it can be called; else a TypeError saying what it should be."""
+    if not callable(value):
+        raise TypeError(f"{owner}: {name} must be {what}; got {_got(value)}.")
+    return value
+
+
+def check_iterable(value: Any, name: str, owner: str, what: str) -> list:
+    """The items of value (a list, tuple, generator, ...) as a list; a TypeError for a
+    number, None, a str or another single value."""
+    single = isinstance(value, (str, bytes, dict)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0
+    )
+    if single or not isinstance(value, Iterable):
+        raise TypeError(f"{owner}: {name} must be a list of {what}; got {_got(value)}.")
+    return list(value)
+
+
+def check_state_dict(value: Any, owner: str) -> dict:
+    """value, if it is a dict (what state_dict() returned); else a TypeError."""
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"{owner}.load_state_dict expects a dict, as {owner}.state_dict() returns; got "
+            f"{_got(value)}."
+        )
+    return value

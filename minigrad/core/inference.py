@@ -10,7 +10,8 @@ from minigrad.core.grad_mode import _GradModeContext, set_grad_enabled
 
 
 class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
-    """PyTorch's faster no_grad for pure inference; here it is no_grad (mode=False: record).
+    """PyTorch's faster no_grad for pure inference. `inference_mode()` is no_grad here;
+    `inference_mode(False)` turns recording on, as PyTorch's does (even inside no_grad).
 
     PyTorch also marks results as inference tensors that may never enter a graph later;
     minigrad keeps the simpler rule: results are ordinary Variables that do not require grad.
@@ -28,7 +29,7 @@ class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
             raise TypeError(
                 f"inference_mode expects True or False; got {mode!r} ({type(mode).__name__})."
             )
-        self.mode = not mode
+        self.mode = not mode  # the grad mode inside: inference means no recording
 
     def __call__(self, func: Callable) -> Callable:
         recording = self.mode

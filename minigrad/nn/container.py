@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from minigrad.argument_checks import check_iterable
+from minigrad.core.checks import check_iterable
 from minigrad.nn.module import Module
 
 

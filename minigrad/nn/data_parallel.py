@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.argument_checks import check_iterable
+from minigrad.core.checks import check_iterable
 from minigrad.nn.module import Module
 
 

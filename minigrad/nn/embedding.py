@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import factories
-from minigrad.argument_checks import check_flag
+from minigrad.core.checks import check_flag
 from minigrad.core.grad_mode import no_grad
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minigrad import factories
-from minigrad.argument_checks import check_flag, check_iterable
+from minigrad.core.checks import check_flag, check_iterable
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init

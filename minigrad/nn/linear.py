@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minigrad import factories
-from minigrad.argument_checks import check_flag
+from minigrad.core.checks import check_flag
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import init
 from minigrad.nn.module import Module

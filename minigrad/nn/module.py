@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad import devices
-from minigrad.argument_checks import check_callable, check_flag
+from minigrad.core.checks import check_callable, check_flag
 from minigrad.core.grad_mode import no_grad
 from minigrad.core.state import traced_as_one_call
 from minigrad.core.variable import Parameter, Variable

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad.argument_checks import check_iterable, check_state_dict
+from minigrad.core.checks import check_iterable, check_state_dict
 from minigrad.core.state import traced_as_one_call
 from minigrad.optim.optimizer import Optimizer
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.argument_checks import check_flag
+from minigrad.core.checks import check_flag
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from minigrad.argument_checks import check_iterable
+from minigrad.core.checks import check_iterable
 from minigrad.core.grad_mode import no_grad
 from minigrad.core.variable import Variable
 from minigrad.text.feedback_engine import FeedbackEngine, check_engine, default_engine

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import factories
-from minigrad.argument_checks import check_callable, check_flag, check_iterable
+from minigrad.core.checks import check_callable, check_flag, check_iterable
 from minigrad.core.engine import backward
 from minigrad.core.function import Function, FunctionCtx, once_differentiable
 from minigrad.core.grad_mode import enable_grad, is_grad_enabled

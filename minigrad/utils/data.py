@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import factories
-from minigrad.argument_checks import check_flag, check_iterable
+from minigrad.core.checks import check_flag, check_iterable
 from minigrad.core.variable import Variable
 from minigrad.ops.shape import stack
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from minigrad.argument_checks import check_iterable
+from minigrad.core.checks import check_iterable
 from minigrad.core.grad_mode import no_grad
 from minigrad.core.variable import Variable
 from minigrad.ops.shape import cat

@@ -11,15 +11,17 @@ Names follow PyTorch (`import minigrad as torch`) and afnio for text.
 import importlib
 from typing import Any
 
+from minigrad.core.missing import missing_name
+
 # Variable first: the autodiff core and the operations all build on it.
 from minigrad.core.variable import Parameter, Tensor, Variable
-from minigrad.missing import missing_name
 
 # isort: split
 from math import e, inf, nan, pi  # PyTorch's torch.inf, torch.pi, ...
 
 from minigrad import amp, autodiff, backends, ops, text
 from minigrad.amp import autocast
+from minigrad.autodiff.package_alias import alias
 from minigrad.compiler import compile
 from minigrad.devices import device, get_default_device, set_default_device
 
@@ -70,7 +72,6 @@ from minigrad.factories import (
     zeros_like,
 )
 from minigrad.ops.table import functions as _op_functions
-from minigrad.package_alias import alias
 from minigrad.serialization import load, save
 
 # PyTorch's name for the autodiff package: the same package, every submodule under both

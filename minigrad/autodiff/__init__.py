@@ -10,6 +10,7 @@ from typing import Any
 
 from minigrad.autodiff import forward_ad, graph
 from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minigrad.autodiff.package_alias import alias_submodule
 from minigrad.core import anomaly, function, grad_mode
 from minigrad.core.anomaly import detect_anomaly
 from minigrad.core.engine import backward
@@ -24,9 +25,8 @@ from minigrad.core.function import BackwardNode, Function, FunctionCtx, once_dif
 from minigrad.core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.core.gradients import grad
 from minigrad.core.inference import inference_mode
+from minigrad.core.missing import missing_name
 from minigrad.core.variable import Variable  # torch.autograd.Variable, PyTorch's old name
-from minigrad.missing import missing_name
-from minigrad.package_alias import alias_submodule
 
 # PyTorch's module paths into the core: torch.autograd.function, .grad_mode, .anomaly_mode.
 alias_submodule(sys.modules[__name__], "function", function)

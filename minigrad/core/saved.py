@@ -16,9 +16,9 @@ from typing import Any
 from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError
 from minigrad.core.fast_path import SHARED, shared
+from minigrad.core.missing import missing_name
 from minigrad.core.state import state
 from minigrad.core.variable import Variable
-from minigrad.missing import missing_name
 
 
 class SavedOutput:

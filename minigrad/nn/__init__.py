@@ -2,8 +2,8 @@
 
 from typing import Any
 
+from minigrad.core.missing import missing_name
 from minigrad.core.variable import Parameter
-from minigrad.missing import missing_name
 from minigrad.nn import functional, init, utils
 from minigrad.nn.activation import (
     GELU,

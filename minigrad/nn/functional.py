@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.missing import missing_name
 from minigrad.core.state import state
 from minigrad.core.variable import Variable
-from minigrad.missing import missing_name
 from minigrad.nn._functions import (
     BinaryCrossEntropy,
     ConstantPad,

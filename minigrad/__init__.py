@@ -8,10 +8,9 @@
 Names follow PyTorch (`import minigrad as torch`) and afnio for text.
 """
 
-import importlib
-from typing import Any
+import importlib as _importlib
 
-from minigrad.core.missing import missing_name
+from minigrad.core.missing import missing_name as _missing_name
 
 # Variable first: the autodiff core and the operations all build on it.
 from minigrad.core.variable import Parameter, Tensor, Variable
@@ -21,7 +20,7 @@ from math import e, inf, nan, pi  # PyTorch's torch.inf, torch.pi, ...
 
 from minigrad import amp, autodiff, backends, ops, text
 from minigrad.amp import autocast
-from minigrad.autodiff.package_alias import alias
+from minigrad.autodiff.package_alias import alias as _alias
 from minigrad.compiler import compile
 from minigrad.devices import device, get_default_device, set_default_device
 
@@ -76,7 +75,7 @@ from minigrad.serialization import load, save
 
 # PyTorch's name for the autodiff package: the same package, every submodule under both
 # names (minigrad.autograd.functional is minigrad.autodiff.functional).
-alias("minigrad.autograd", "minigrad.autodiff")
+_alias("minigrad.autograd", "minigrad.autodiff")
 autograd = autodiff
 
 # PyTorch's top-level autodiff names (torch.no_grad, torch.enable_grad, ...): every class
@@ -93,10 +92,10 @@ __version__ = "0.1.0"
 _LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils", "cuda")
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY_SUBPACKAGES:
         try:
-            return importlib.import_module(f"minigrad.{name}")
+            return _importlib.import_module(f"minigrad.{name}")
         except ModuleNotFoundError as error:
             if error.name != f"minigrad.{name}":
                 raise  # the subpackage exists but something it needs is missing
@@ -105,7 +104,7 @@ def __getattr__(name: str) -> Any:
             ) from None
     if name.startswith("_"):
         raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
-    raise missing_name("torch", name, globals())
+    raise _missing_name("torch", name, globals())
 
 
 __all__ = [

@@ -8,6 +8,8 @@ from math import e as e
 from math import inf as inf
 from math import nan as nan
 from math import pi as pi
+from types import ModuleType
+from typing import Any
 
 from minigrad import amp as amp
 from minigrad import autodiff as autodiff
@@ -15,7 +17,6 @@ from minigrad import autodiff as autograd
 from minigrad import backends as backends
 from minigrad import course as course
 from minigrad import cuda as cuda
-from minigrad import kernels as kernels
 from minigrad import nn as nn
 from minigrad import ops as ops
 from minigrad import optim as optim
@@ -104,17 +105,6 @@ from minigrad.ops.arithmetic import sub as subtract
 from minigrad.ops.closeness import allclose as allclose
 from minigrad.ops.closeness import equal as equal
 from minigrad.ops.closeness import isclose as isclose
-from minigrad.ops.comparison import eq as eq
-from minigrad.ops.comparison import ge as ge
-from minigrad.ops.comparison import ge as greater_equal
-from minigrad.ops.comparison import gt as greater
-from minigrad.ops.comparison import gt as gt
-from minigrad.ops.comparison import le as le
-from minigrad.ops.comparison import le as less_equal
-from minigrad.ops.comparison import lt as less
-from minigrad.ops.comparison import lt as lt
-from minigrad.ops.comparison import ne as ne
-from minigrad.ops.comparison import ne as not_equal
 from minigrad.ops.linalg import addmm as addmm
 from minigrad.ops.linalg import bmm as bmm
 from minigrad.ops.linalg import dot as dot
@@ -125,14 +115,8 @@ from minigrad.ops.linalg import norm as norm
 from minigrad.ops.linalg import outer as ger
 from minigrad.ops.linalg import outer as outer
 from minigrad.ops.linalg import t as t
-from minigrad.ops.logical import bitwise_and as bitwise_and
 from minigrad.ops.logical import bitwise_not as bitwise_not
-from minigrad.ops.logical import bitwise_or as bitwise_or
-from minigrad.ops.logical import bitwise_xor as bitwise_xor
-from minigrad.ops.logical import logical_and as logical_and
 from minigrad.ops.logical import logical_not as logical_not
-from minigrad.ops.logical import logical_or as logical_or
-from minigrad.ops.logical import logical_xor as logical_xor
 from minigrad.ops.matmul import matmul as matmul
 from minigrad.ops.pointwise import ceil as ceil
 from minigrad.ops.pointwise import clamp_values as clamp
@@ -154,9 +138,6 @@ from minigrad.ops.pointwise import where as where
 from minigrad.ops.properties import get_default_dtype as get_default_dtype
 from minigrad.ops.properties import is_floating_point as is_floating_point
 from minigrad.ops.properties import is_tensor as is_tensor
-from minigrad.ops.properties import isfinite as isfinite
-from minigrad.ops.properties import isinf as isinf
-from minigrad.ops.properties import isnan as isnan
 from minigrad.ops.properties import nonzero as nonzero
 from minigrad.ops.properties import numel as numel
 from minigrad.ops.reduction import all_true as all
@@ -219,6 +200,28 @@ from minigrad.ops.unary import sqrt as sqrt
 from minigrad.ops.unary import tanh as tanh
 from minigrad.serialization import load as load
 from minigrad.serialization import save as save
+
+kernels: ModuleType
+def eq(x: Variable, other: Any) -> Variable: ...
+def ge(x: Variable, other: Any) -> Variable: ...
+def greater_equal(x: Variable, other: Any) -> Variable: ...
+def greater(x: Variable, other: Any) -> Variable: ...
+def gt(x: Variable, other: Any) -> Variable: ...
+def le(x: Variable, other: Any) -> Variable: ...
+def less_equal(x: Variable, other: Any) -> Variable: ...
+def less(x: Variable, other: Any) -> Variable: ...
+def lt(x: Variable, other: Any) -> Variable: ...
+def ne(x: Variable, other: Any) -> Variable: ...
+def not_equal(x: Variable, other: Any) -> Variable: ...
+def bitwise_and(x: Variable, other: Any) -> Variable: ...
+def bitwise_or(x: Variable, other: Any) -> Variable: ...
+def bitwise_xor(x: Variable, other: Any) -> Variable: ...
+def logical_and(x: Variable, other: Any) -> Variable: ...
+def logical_or(x: Variable, other: Any) -> Variable: ...
+def logical_xor(x: Variable, other: Any) -> Variable: ...
+def isfinite(x: Variable) -> Variable: ...
+def isinf(x: Variable) -> Variable: ...
+def isnan(x: Variable) -> Variable: ...
 
 __all__ = [
     "Parameter",

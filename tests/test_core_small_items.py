@@ -84,3 +84,102 @@ def test_inference_mode_false_turns_recording_on_as_pytorchs_does():
     with minigrad.no_grad(), minigrad.inference_mode(False):
         assert (x * 2).requires_grad and minigrad.is_grad_enabled()
     assert minigrad.is_grad_enabled()
+
+
+# What a fresh reviewer found after the core moved (issue 23), each checked against torch.
+
+
+def test_grad_mode_decorators_hold_for_every_step_of_a_generator():
+    x = minigrad.ones(1, requires_grad=True)
+
+    @minigrad.no_grad()
+    def steps():
+        received = yield (x * 2).requires_grad
+        yield received, (x * 2).requires_grad
+        return "done"
+
+    generator = steps()
+    assert next(generator) is False  # torch: False (the mode holds inside the generator)
+    assert generator.send("sent") == ("sent", False)
+    assert (x * 2).requires_grad  # and not outside it
+    with pytest.raises(StopIteration) as stop:
+        next(generator)
+    assert stop.value.value == "done"
+
+    @minigrad.inference_mode
+    def inferring():
+        yield (x * 2).requires_grad
+
+    @minigrad.enable_grad()
+    def recording():
+        yield (x * 2).requires_grad
+
+    assert list(inferring()) == [False]
+    with minigrad.no_grad():
+        assert list(recording()) == [True]
+
+
+def test_autograd_backward_takes_pytorchs_grad_tensors_and_names_what_was_passed():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    minigrad.autograd.backward([x * 2, x * x], grad_tensors=[minigrad.ones(2), minigrad.ones(2)])
+    assert x.grad.tolist() == [4.0, 6.0]  # torch: [4., 6.]
+    with pytest.raises(RuntimeError, match=r"gradient\[0\] has a shape of \(3,\)"):
+        (x * 2).backward(minigrad.ones(3))
+    with pytest.raises(TypeError, match=r"got a list.*minigrad.tensor\(\[1.0, 2.0\]\)"):
+        (x * 2).backward([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"grad_tensors\[0\] has a shape"):
+        minigrad.autograd.backward(x * 2, grad_tensors=minigrad.ones(3))
+
+
+def test_a_ctx_attribute_forward_did_not_set_is_named_with_what_it_did_set():
+    class Scale(minigrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.k = k
+            return x.data * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.scale, None  # the slip: ctx.k
+
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(AttributeError, match=r"'ScaleBackward' object has no attribute 'scale'; "
+                       r"forward set ctx.k"):
+        Scale.apply(x, 3.0).sum().backward()
+
+
+def test_jvp_reads_what_save_for_forward_kept_through_saved_tensors_as_in_pytorch():
+    from minigrad.autograd import forward_ad
+
+    class Square(minigrad.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_forward(inputs[0])
+            ctx.result = output
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            (x,) = ctx.saved_tensors
+            del ctx.result  # PyTorch's tutorial frees it so
+            return 2 * x * tangent
+
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(minigrad.tensor([1.0, 2.0]), minigrad.tensor([1.0, 1.0]))
+        tangent = forward_ad.unpack_dual(Square.apply(dual)).tangent
+    assert tangent.tolist() == [2.0, 4.0]  # torch: [2., 4.]
+
+
+def test_grad_fn_is_read_only_and_a_hook_handle_is_a_context_manager():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    with pytest.raises(AttributeError, match="'grad_fn' of Variable is not writable.*detach"):
+        y.grad_fn = None  # torch: not writable either
+    seen = []
+    with x.register_hook(lambda grad: seen.append(grad.tolist())):
+        (x * 3).sum().backward()
+    (x * 3).sum().backward()
+    assert seen == [[3.0, 3.0]]  # the hook ran inside the block only

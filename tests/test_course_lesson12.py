@@ -103,7 +103,8 @@ class NoJvp(minigrad.Function):
 
 
 class ReadsSavedTensors(minigrad.Function):
-    """PyTorch's spelling: jvp unpacks ctx.saved_tensors."""
+    """PyTorch's spelling: jvp unpacks ctx.saved_tensors, which in jvp holds what
+    save_for_forward kept (as in PyTorch); the check accepts it."""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -149,7 +150,6 @@ def _wrong(name, rule):
         (_wrong("Primal", lambda a, b, ta, tb: a * b.cos()), "value a·cos\\(b\\), not its"),
         (_scaled_cos("NoSave", lambda a, b, ta, tb: ta, save=False),
          "call `ctx.save_for_forward\\(a, b\\)`"),
-        (ReadsSavedTensors, "jvp unpacked ctx.saved_tensors"),
         (_wrong("NoReturn", lambda a, b, ta, tb: None), "jvp must `return`"),
         (_scaled_cos("ValueSin", lambda a, b, ta, tb: ta, value=lambda a, b: a * np.sin(b)),
          "that is a·sin\\(b\\): the value is a·cos\\(b\\)"),
@@ -163,6 +163,10 @@ def _wrong(name, rule):
 def test_12_1_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson12.check_12_1(answer)
+
+
+def test_12_1_accepts_pytorchs_spelling_of_the_saved_values() -> None:
+    lesson12.check_12_1(ReadsSavedTensors)
 
 
 def test_12_1_hidden_data_has_edge_cases() -> None:

@@ -476,7 +476,7 @@ ENGINE = [
         "backward-variables-not-a-variable",
         lambda: mg.backward("loss"),
         TypeError,
-        allof("variables must be a Variable", "str"),
+        allof("tensors must be a Variable", "str"),
     ),
     (
         "grad-unused-input",

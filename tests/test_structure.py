@@ -67,7 +67,7 @@ def test_variable_reaches_the_engine_through_a_module_reference():
     assert not names
     everything = imported_modules(CORE / "variable.py")
     assert not any(name.startswith("minigrad.ops") for name in everything)
-    assert "core.engine.backward(" in (CORE / "variable.py").read_text()
+    assert "core.engine.run_backward(" in (CORE / "variable.py").read_text()
 
 
 def _attached_to_variable(path: Path) -> list[str]:

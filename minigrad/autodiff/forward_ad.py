@@ -240,9 +240,34 @@ def _user_jvp(cls: type, args: tuple, kwargs: dict, tangents: list, result: Any)
         t if t is not None or not isinstance(a, Variable) else Variable(np.zeros_like(a._data))
         for a, t in zip(args, tangents)
     ]
-    returned = cls.jvp(ctx, *full)
+    returned = cls.jvp(_JvpContext(ctx), *full)
     _check_user_tangents(cls, returned, result)
     return returned
+
+
+class _JvpContext:
+    """The ctx a Function's jvp receives: forward's own ctx, except that `saved_tensors`
+    gives what `ctx.save_for_forward` kept, as in PyTorch (what backward would get when
+    forward kept nothing for jvp)."""
+
+    def __init__(self, ctx: Any) -> None:
+        object.__setattr__(self, "_ctx", ctx)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        kept = vars(self._ctx).get("saved_for_forward")
+        return tuple(kept) if kept is not None else self._ctx.saved_tensors
+
+    saved_variables = saved_tensors
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._ctx, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self._ctx, name)
 
 
 def _check_user_tangents(cls: type, returned: Any, result: Any) -> None:

@@ -615,7 +615,7 @@ def _spent_node(array: np.ndarray) -> Any:
 def _spent_loss(array: np.ndarray, node: Any) -> Variable:
     """The returned loss: a copy of its buffer, the output of a spent node."""
     loss = Variable._make(array.copy())
-    loss.grad_fn = node
+    loss._grad_fn = node
     loss._requires_grad = True
     return loss
 

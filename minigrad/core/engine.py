@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad.core import anomaly, checks, hooks
+from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.buffers import add_to_buffer as _add_to_buffer
 from minigrad.core.fast_path import finished as _finished
 from minigrad.core.function import BackwardNode
@@ -21,7 +22,7 @@ from minigrad.core.grad_assignments import GradAssignments
 from minigrad.core.hooks import accumulate_into as _accumulate_into_leaf
 from minigrad.core.outputs import zeros_for
 from minigrad.core.state import state
-from minigrad.core.variable import AccumulateGrad, Variable
+from minigrad.core.variable import Variable
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
 # minigrad/autodiff/graph.py (graph drawings use it).
@@ -29,19 +30,39 @@ _step_observers: list[Callable[[Any, list], None]] = []
 
 
 def backward(
-    variables: Variable | Sequence[Variable],
-    grad_variables: Any = None,
+    tensors: Variable | Sequence[Variable],
+    grad_tensors: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    grad_variables: Any = None,
     inputs: Variable | Sequence[Variable] | None = None,
 ) -> None:
-    """Accumulate d(variables)/d(leaf) into each leaf's `.grad` (or only into `inputs`)."""
+    """Accumulate d(tensors)/d(leaf) into each leaf's `.grad` (or only into `inputs`).
+
+    PyTorch's signature: `grad_tensors` holds one gradient per output (None for a single
+    number); `grad_variables` is its old name."""
+    if grad_variables is not None:
+        grad_tensors, name = grad_variables, "grad_variables"
+    else:
+        name = "grad_tensors"
+    run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, name)
+
+
+def run_backward(
+    tensors: Any,
+    gradients: Any,
+    retain_graph: bool | None,
+    create_graph: bool,
+    inputs: Any,
+    gradients_name: str,
+) -> None:
+    """backward(), for Variable.backward too: `gradients_name` is what messages call them."""
     checks.modes("backward", retain_graph, create_graph)
-    roots = checks.variables(variables, "variables")
+    roots = checks.variables(tensors, "tensors")
     if not roots:
         raise RuntimeError("backward() needs at least one Variable to differentiate; got none.")
     input_list = None if inputs is None else checks.variables(inputs, "inputs")
-    seeds = checks.seed_gradients(roots, grad_variables, "grad_variables")
+    seeds = checks.seed_gradients(roots, gradients, gradients_name)
     # minigrad.compile keeps the seeds as constants
     state.listener.constants(seeds)
     targets = None
@@ -168,8 +189,8 @@ def _run_node(node: BackwardNode, grads: list, assignments: GradAssignments) -> 
 
 
 def _edge_of(variable: Variable) -> tuple:
-    if variable.grad_fn is not None:
-        return variable.grad_fn, variable._output_nr
+    if variable._grad_fn is not None:
+        return variable._grad_fn, variable._output_nr
     return variable._accumulator(), 0
 
 

@@ -51,9 +51,9 @@ _NO_SHAPES = [(), (), *((None,) * (n - 1) for n in range(2, 5))]
 
 
 def _edge(variable: Variable) -> tuple:
-    if variable.grad_fn is None:
+    if variable._grad_fn is None:
         return variable._edge_to_accumulator()
-    return variable.grad_fn, variable._output_nr
+    return variable._grad_fn, variable._output_nr
 
 
 def record_usual_inputs(node: Any, args: tuple) -> bool:
@@ -132,7 +132,7 @@ def attach_one_float_output(node: Any, outputs: tuple) -> bool:
         return False
     metadata = ((data.shape, data.dtype),)
     node._output_metadata = SHARED.get(metadata) or shared(metadata)
-    output.grad_fn = node
+    output._grad_fn = node
     output._output_nr = 0
     output._requires_grad = True
     # A single output's weak reference is kept bare, not in a tuple.

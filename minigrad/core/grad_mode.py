@@ -8,7 +8,8 @@ parentheses (`@no_grad` and `@no_grad()`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Generator
 from typing import Any
 
 from minigrad.core.state import state
@@ -43,15 +44,7 @@ class _GradModeContext:
         state.grad_enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
-        mode_class = type(self)
-
-        @functools.wraps(func)
-        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
-            # A fresh context per call: the same decorated function may run in many threads.
-            with mode_class():
-                return func(*args, **kwargs)
-
-        return run_in_mode
+        return in_mode(func, type(self))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -98,15 +91,48 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 (PyTorch's name)
         # Used as a decorator: undo the switch made in __init__, apply it per call.
         state.grad_enabled = self._previous
         mode = self.mode
+        return in_mode(func, lambda: set_grad_enabled(mode))
+
+    def __repr__(self) -> str:
+        return f"set_grad_enabled(mode={self.mode})"
+
+def in_mode(func: Callable, mode: Callable[[], Any]) -> Callable:
+    """`func` run inside a fresh `mode()` context per call (the same decorated function may
+    run in many threads). A generator function gets the mode around each of its steps,
+    not only around the call that makes the generator, as PyTorch's decorators do."""
+    if not inspect.isgeneratorfunction(func):
 
         @functools.wraps(func)
         def run_in_mode(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
+            with mode():
                 return func(*args, **kwargs)
 
         return run_in_mode
 
-    def __repr__(self) -> str:
-        return f"set_grad_enabled(mode={self.mode})"
+    @functools.wraps(func)
+    def run_generator_in_mode(*args: Any, **kwargs: Any) -> Generator:
+        generator = func(*args, **kwargs)
+        sent, thrown = None, None
+        while True:
+            try:
+                with mode():
+                    if thrown is None:
+                        value = generator.send(sent)
+                    else:
+                        value = generator.throw(thrown)
+            except StopIteration as finished:
+                return finished.value
+            sent, thrown = None, None
+            try:
+                sent = yield value
+            except GeneratorExit:
+                with mode():
+                    generator.close()
+                raise
+            except BaseException as error:  # thrown in by the caller: pass it on
+                thrown = error
+
+    return run_generator_in_mode
+
 
 __all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]

@@ -63,8 +63,8 @@ def targets_of(inputs: list[Variable]) -> dict:
     targets: dict = {}
     for index, variable in enumerate(inputs):
         checks.target(variable, index)
-        if variable.grad_fn is not None:
-            edge = (variable.grad_fn, variable._output_nr)
+        if variable._grad_fn is not None:
+            edge = (variable._grad_fn, variable._output_nr)
         else:
             edge = (variable._accumulator(), 0)
         targets.setdefault(edge, []).append((index, variable))

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.core.grad_mode import _GradModeContext, set_grad_enabled
+from minigrad.core.grad_mode import _GradModeContext, in_mode, set_grad_enabled
 
 
 class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
@@ -33,13 +32,7 @@ class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
 
     def __call__(self, func: Callable) -> Callable:
         recording = self.mode
-
-        @functools.wraps(func)
-        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(recording):
-                return func(*args, **kwargs)
-
-        return run_in_mode
+        return in_mode(func, lambda: set_grad_enabled(recording))
 
     def __repr__(self) -> str:
         return f"inference_mode(mode={not self.mode})"

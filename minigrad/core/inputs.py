@@ -26,8 +26,8 @@ def record_inputs(node: Any, args: tuple) -> None:
             data = value._data
             shapes.append(data.shape if type(data) is np.ndarray else kinds.shape_of(data))
             if value._requires_grad:
-                if value.grad_fn is not None:
-                    edges.append((value.grad_fn, value._output_nr))
+                if value._grad_fn is not None:
+                    edges.append((value._grad_fn, value._output_nr))
                 else:
                     edges.append(value._edge_to_accumulator())
                 continue

@@ -77,7 +77,7 @@ def mark_dirty_inputs(ctx: Any, outputs: tuple) -> None:
     for variable in ctx.dirty:
         if not is_input(variable, outputs):
             raise checks.dirty_not_returned()
-        if state.grad_enabled and variable.grad_fn is None and variable._requires_grad:
+        if state.grad_enabled and variable._grad_fn is None and variable._requires_grad:
             raise checks.leaf_changed_in_place(
                 "Apply the Function under `with minigrad.no_grad():`, or to a .clone()."
             )
@@ -104,7 +104,7 @@ def _is_view_of(data: np.ndarray, source: Any) -> bool:
 def make_results_not_require_grad(outputs: tuple, args: tuple) -> None:
     for output in outputs:
         # Fresh Variables made inside forward (afnio's style) are results, not leaves.
-        if isinstance(output, Variable) and output.grad_fn is None and not is_input(output, args):
+        if isinstance(output, Variable) and output._grad_fn is None and not is_input(output, args):
             output._requires_grad = False
 
 
@@ -134,7 +134,7 @@ def attach_outputs(node: Any, outputs: tuple) -> None:
             output._requires_grad = False
             refs.append(None)
             continue
-        output.grad_fn = node
+        output._grad_fn = node
         output._output_nr = index
         output._requires_grad = True
         # Weak, because the output holds the node: drawings use it while the output lives.

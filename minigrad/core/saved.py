@@ -33,7 +33,7 @@ class SavedOutput:
 
     def unpack(self, node: Any) -> Variable:
         variable = Variable._make(self.data, self.version_counter)
-        variable.grad_fn = node
+        variable._grad_fn = node
         variable._output_nr = self.output_nr
         variable._requires_grad = True
         return variable
@@ -70,7 +70,7 @@ class PackedValue:
             )
         if self.output_nr is not None:  # the node's own output: its history is the node
             value = Variable._make(value._data, value._version_counter)
-            value.grad_fn, value._output_nr, value._requires_grad = node, self.output_nr, True
+            value._grad_fn, value._output_nr, value._requires_grad = node, self.output_nr, True
         return value
 
 
@@ -216,9 +216,14 @@ def attribute(node: Any, name: str) -> Variable:
     prefix = "_saved_"
     named = isinstance(name, str) and name.startswith(prefix)
     if not named:
-        if isinstance(name, str) and not name.startswith("_"):  # a PyTorch Node method
+        if name in _NODE_METHODS_MISSING:  # a PyTorch Node method minigrad lacks
             raise missing_name("autograd.graph.Node", name, dir(type(node)))
-        raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
+        # Most often a ctx attribute that forward did not set (ctx.scale for ctx.k).
+        kept = ", ".join(f"ctx.{key}" for key in sorted(vars(node)))
+        raise AttributeError(
+            f"{_node_name(node)!r} object has no attribute {name!r}"
+            + (f"; forward set {kept}" if kept else "; forward set no attribute on ctx")
+        )
     saved = node._saved
     if saved is None:
         raise RuntimeError(
@@ -236,6 +241,19 @@ def attribute(node: Any, name: str) -> Variable:
             f"{len(saved)} value(s) for backward. graph.saved_values(node) lists them."
         )
     return unpack(node)[position]
+
+
+# PyTorch's autograd.graph.Node methods minigrad does not have (yet).
+_NODE_METHODS_MISSING = ("register_hook", "register_prehook", "metadata")
+
+
+def _node_name(node: Any) -> str:
+    """The node's name, MulBackward, even for a node whose construction did not finish."""
+    try:
+        function = object.__getattribute__(node, "_function")
+    except AttributeError:
+        return type(node).__name__
+    return function.__name__ + "Backward"
 
 
 def _input_index(node: Any, wanted: str) -> int | None:

@@ -13,11 +13,10 @@ from typing import Any
 
 import numpy as np
 
-# The engine, reached at call time (`core.engine.backward(...)`), as PyTorch's
+# The engine, reached at call time (`core.engine.run_backward(...)`), as PyTorch's
 # Tensor.backward reaches torch.autograd: the engine imports this file, not the reverse.
 from minigrad import core, devices
-from minigrad.core import mistakes
-from minigrad.core import variable_checks as checks
+from minigrad.core import mistakes, variable_checks
 from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.removable_handle import RemovableHandle
 from minigrad.core.state import state
@@ -31,7 +30,7 @@ def _to_data(data: Any) -> Any:
     """What a Variable holds: a NumPy array, or a str for a text Variable."""
     if isinstance(data, Variable):
         return data.data if isinstance(data.data, str) else data.data.copy()
-    return checks.as_data(data)
+    return variable_checks.as_data(data)
 
 
 class Variable:
@@ -43,7 +42,7 @@ class Variable:
     __slots__ = (
         "_data",
         "_grad",
-        "grad_fn",
+        "_grad_fn",
         "_requires_grad",
         "_output_nr",
         "_version_counter",
@@ -62,10 +61,10 @@ class Variable:
         role: str | None = None,
         name: str | None = None,
     ) -> None:
-        checks.constructor_arguments(requires_grad, role, name)
+        variable_checks.constructor_arguments(requires_grad, role, name)
         self._data = _to_data(data)
         self._grad = None
-        self.grad_fn = None
+        self._grad_fn = None
         self._output_nr = 0
         self._version_counter = None
         self.role = role
@@ -82,7 +81,7 @@ class Variable:
         variable = object.__new__(cls)
         variable._data = data
         variable._grad = None
-        variable.grad_fn = None
+        variable._grad_fn = None
         variable._requires_grad = False
         variable._output_nr = 0
         variable._version_counter = version_counter
@@ -104,7 +103,7 @@ class Variable:
     @data.setter
     def data(self, value: Any) -> None:
         new = value.data if isinstance(value, Variable) else _to_data(value)
-        self._data = checks.assigned_data(self, new)
+        self._data = variable_checks.assigned_data(self, new)
 
     @property
     def requires_grad(self) -> bool:
@@ -113,7 +112,7 @@ class Variable:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self._requires_grad = checks.requires_grad_value(self, value)
+        self._requires_grad = variable_checks.requires_grad_value(self, value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Variable:
         """Set requires_grad in place (leaves only) and return this Variable."""
@@ -126,16 +125,16 @@ class Variable:
 
         Only leaves get one (and non-leaves after retain_grad()); reading it on another
         non-leaf warns, as in PyTorch."""
-        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
-            checks.warn_non_leaf_grad()
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
+            variable_checks.warn_non_leaf_grad()
         return self._grad
 
     @grad.setter
     def grad(self, value: Variable | None) -> None:
         if value is not None:
             if not isinstance(value, Variable):
-                raise checks.grad_not_a_variable(value)
-            checks.assigned_grad(self, value)
+                raise variable_checks.grad_not_a_variable(value)
+            variable_checks.assigned_grad(self, value)
         state.listener.set_grad(self, value)
         # afnio's textual Functions set `x.grad = feedback` in backward and also return it:
         # during a backward the engine logs such assignments, to add the feedback once.
@@ -145,9 +144,20 @@ class Variable:
         self._grad = value
 
     @property
+    def grad_fn(self) -> Any:
+        """The BackwardNode of the operation that made this Variable (None for a leaf).
+
+        Read-only, as in PyTorch: apply sets it when it records the operation."""
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, value: Any) -> None:
+        raise variable_checks.grad_fn_not_writable()
+
+    @property
     def is_leaf(self) -> bool:
         """True for Variables you made; False for results of recorded operations."""
-        return self.grad_fn is None
+        return self._grad_fn is None
 
     @property
     def is_text(self) -> bool:
@@ -205,7 +215,7 @@ class Variable:
 
     def detach_(self) -> Variable:
         """Cut this Variable from the graph, making it a leaf that does not require grad."""
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -217,17 +227,19 @@ class Variable:
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into each leaf's `.grad` (minigrad/core/engine.py).
+        """Accumulate d(self)/d(leaf) into each leaf's `.grad` (engine.py, run_backward).
 
         `gradient` is d(loss)/d(self), needed unless self has a single element (then 1)."""
-        core.engine.backward(self, gradient, retain_graph, create_graph, inputs)
+        if isinstance(gradient, (list, tuple)):
+            raise variable_checks.gradient_not_a_variable(gradient)
+        core.engine.run_backward(self, gradient, retain_graph, create_graph, inputs, "gradient")
 
     def register_hook(self, hook: Callable[[Variable], Variable | None]) -> RemovableHandle:
         """Call `hook(grad)` when this Variable's gradient is computed; it may return a new one."""
-        error = checks.hook_target_error(self, hook)
+        error = variable_checks.hook_target_error(self, hook)
         if error is not None:
             raise error
-        node = self.grad_fn if self.grad_fn is not None else self._accumulator()
+        node = self._grad_fn if self._grad_fn is not None else self._accumulator()
         if node._pre_hooks is None:
             node._pre_hooks = {}
         hooks = node._pre_hooks.setdefault(self._output_nr, [])
@@ -238,11 +250,11 @@ class Variable:
         """Keep `.grad` for this non-leaf after backward (leaves always keep it)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on a Variable that has requires_grad=False.")
-        if self.grad_fn is None or self._retains_grad:
+        if self._grad_fn is None or self._retains_grad:
             return
-        if self.grad_fn._retained is None:
-            self.grad_fn._retained = {}
-        self.grad_fn._retained[self._output_nr] = weakref.ref(self)
+        if self._grad_fn._retained is None:
+            self._grad_fn._retained = {}
+        self._grad_fn._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
     @property
@@ -314,31 +326,31 @@ class Variable:
         if self.is_text:
             return bool(self._data)
         if self._data.size != 1:
-            raise checks.not_one_truth_value(self)
+            raise variable_checks.not_one_truth_value(self)
         return bool(self._data)
 
     def __float__(self) -> float:
         if self.is_text:
-            raise checks.text_is_not_a_number("float()")
+            raise variable_checks.text_is_not_a_number("float()")
         return float(self.item())
 
     def __int__(self) -> int:
         if self.is_text:
-            raise checks.text_is_not_a_number("int()")
+            raise variable_checks.text_is_not_a_number("int()")
         return int(self.item())
 
     def __index__(self) -> int:
         """As an index: classes[prediction.argmax()] works for a single integer value."""
         if self.is_text or self._data.dtype.kind not in "iu" or self._data.size != 1:
-            raise checks.not_an_index(self)
+            raise variable_checks.not_an_index(self)
         return int(self.item())
 
     def type(self, dtype: Any = None) -> Any:  # noqa: A003 (PyTorch's Tensor.type)
         """With no dtype, the type's name ("torch.FloatTensor"); with one (a dtype, or such a
         name), this Variable in that dtype (itself when it already has it), as .to(dtype)."""
         if dtype is None:
-            return checks.type_name(self)
-        return self.to(checks.dtype_of_type_name(self, dtype))
+            return variable_checks.type_name(self)
+        return self.to(variable_checks.dtype_of_type_name(self, dtype))
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """`array * v` makes NumPy call np.multiply(array, v): the operator is handed back to
@@ -365,8 +377,8 @@ class Variable:
             extras.append(f"dtype={self._data.dtype}")
         if self.role is not None:
             extras.append(f"role={self.role!r}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        if self._grad_fn is not None:
+            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return f"{type(self).__name__}({', '.join([body] + extras)})"
@@ -377,18 +389,18 @@ class Variable:
     def __format__(self, spec: str) -> str:
         """f"{loss:.4f}": a one-number Variable formats as its number (as PyTorch's 0-d
         tensors do), text as its str; anything else only with an empty spec."""
-        checks.format_spec(spec)
+        variable_checks.format_spec(spec)
         if self.is_text:
-            return checks.formatted(self._data, spec)
+            return variable_checks.formatted(self._data, spec)
         if spec and self.numel() == 1 and self.dim() == 0:
-            return checks.formatted(self._data.item(), spec)
+            return variable_checks.formatted(self._data.item(), spec)
         if spec:
-            raise checks.format_needs_one_number(self, spec)
+            raise variable_checks.format_needs_one_number(self, spec)
         return str(self)
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup failed: a PyTorch method minigrad lacks, or a typo.
-        raise checks.missing_attribute(self, name)
+        raise variable_checks.missing_attribute(self, name)
 
     # Comparisons are elementwise, so hashing falls back to identity, as in PyTorch.
     __hash__ = object.__hash__

@@ -68,10 +68,10 @@ def requires_grad_value(variable: Any, value: Any) -> bool:
     """`variable.requires_grad = value`: a bool, on a leaf, of floating point data."""
     if not isinstance(value, bool):
         raise TypeError(f"requires_grad must be True or False; got {value!r}.")
-    if variable.grad_fn is not None:
+    if variable._grad_fn is not None:
         raise RuntimeError(
             "you can only change requires_grad flags of leaf variables. This Variable "
-            f"was made by {variable.grad_fn.name()}; to use it as a new leaf, call "
+            f"was made by {variable._grad_fn.name()}; to use it as a new leaf, call "
             ".detach() and set requires_grad on the result."
         )
     data = variable._data
@@ -82,6 +82,23 @@ def requires_grad_value(variable: Any, value: Any) -> bool:
             f"Variable(data.astype('float64'), requires_grad=True)."
         )
     return value
+
+
+def gradient_not_a_variable(value: Any) -> TypeError:
+    """backward(gradient=[1.0, 2.0]): one gradient, given as a list rather than a Variable."""
+    return TypeError(
+        f"backward(gradient=...) takes one Variable (or None for a single-number output); "
+        f"got a {type(value).__name__}. Wrap the values first: "
+        f"backward(minigrad.tensor({list(value)!r}))."
+    )
+
+
+def grad_fn_not_writable() -> AttributeError:
+    return AttributeError(
+        "attribute 'grad_fn' of Variable is not writable: the operation that made the "
+        "Variable sets it. To cut a Variable from its graph, use .detach() (a new leaf) "
+        "or .detach_() (in place)."
+    )
 
 
 def grad_not_a_variable(value: Any) -> TypeError:

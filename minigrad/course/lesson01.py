@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.variable import AccumulateGrad, Variable
+from minigrad.core.accumulate_grad import AccumulateGrad
+from minigrad.core.variable import Variable
 from minigrad.course import check
 
 # --------------------------------------------------------------------------- shared helpers

@@ -65,29 +65,6 @@ _FORGOT_SAVE = (
 )
 
 
-def _reads_saved_tensors(scaled_cos: type) -> check.HintRule:
-    """A rule for a jvp that unpacks ctx.saved_tensors (PyTorch's spelling), which in
-    minigrad holds what save_for_backward kept: nothing, here."""
-
-    def rule(error: BaseException) -> str | None:
-        if not isinstance(error, ValueError):
-            return None
-        ctx = FunctionCtx((False, False))
-        try:
-            scaled_cos.forward(ctx, Variable(np.array([1.0])), Variable(np.array([0.5])))
-        except Exception:  # noqa: BLE001 - the learner's forward; then this rule says nothing
-            return None
-        if getattr(ctx, "saved_for_forward", None) and not ctx.saved_tensors:
-            return (
-                "forward kept a and b with save_for_forward, but jvp unpacked "
-                "ctx.saved_tensors, which holds what save_for_backward kept (nothing): in "
-                "minigrad, jvp reads them from ctx.saved_for_forward."
-            )
-        return None
-
-    return rule
-
-
 def _scaled_cos_mistakes(a, b, ta, tb) -> dict[str, np.ndarray]:
     """Hint -> the tangent a likely mistake gives, for y = a·cos(b)."""
     cos, sin = np.cos(b), np.sin(b)
@@ -135,7 +112,7 @@ def check_12_1(scaled_cos: type) -> None:
         )
     if scaled_cos.jvp is Function.jvp:
         check.fail(exercise, "ScaledCos has no jvp: define `def jvp(ctx, a_tangent, b_tangent)`.")
-    hints = [_FORGOT_SAVE, _reads_saved_tensors(scaled_cos)]
+    hints = [_FORGOT_SAVE]
     for a_values, b_values, ta_values, tb_values in _SCALED_COS_CASES:
         a, b = np.asarray(a_values, float), np.asarray(b_values, float)
         ta = np.zeros_like(a) if ta_values is None else np.asarray(ta_values, float)

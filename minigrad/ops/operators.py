@@ -229,7 +229,7 @@ def _assign_inplace(self, result: Variable) -> Variable:
         if retained:  # .grad follows the Variable's latest value, as in PyTorch
             self.grad_fn._retained.pop(self._output_nr, None)
             self._retains_grad = False
-        self.grad_fn = result.grad_fn
+        self._grad_fn = result._grad_fn
         self._output_nr = result._output_nr
         self._requires_grad = True
         if retained:
@@ -271,7 +271,7 @@ def _snapshot(self) -> Variable:
         # values alone; the history below is this Variable's own.
         with grad_mode.no_grad():
             original = Clone.apply(Variable._make(self._data))
-    original.grad_fn = self.grad_fn
+    original._grad_fn = self._grad_fn
     original._output_nr = self._output_nr
     original._requires_grad = self._requires_grad
     return original

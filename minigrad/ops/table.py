@@ -23,10 +23,13 @@ From that one entry the table attaches
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from minigrad.core.variable import Variable
 from minigrad.ops.arguments import checked
+
+# The function an op entry declares: register() gives it back unchanged (typed as it is).
+Run = TypeVar("Run", bound=Callable[..., Any])
 
 
 class Op(NamedTuple):
@@ -49,10 +52,10 @@ def register(
     function: Callable | bool = True,
     inplace: bool = False,
     aliases: tuple[str, ...] = (),
-) -> Callable[[Callable], Callable]:
+) -> Callable[[Run], Run]:
     """Declare the op `name`: attach the decorated function as method, function and variant."""
 
-    def declare(run: Callable) -> Callable:
+    def declare(run: Run) -> Run:
         if name in OPS:
             raise ValueError(f"the op {name!r} is registered twice; each op has one entry.")
         as_method = run if method is True else (method or None)

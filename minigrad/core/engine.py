@@ -125,11 +125,15 @@ def _execute(
             input_grads = _run_node(node, grads, assignments)
             if not retain_graph and node._saved:
                 node._saved = None  # free the saved values (saved.free(node), inlined)
-            # Send each input's gradient on to the node it feeds.
+            # Send each input's gradient on; the node it feeds has one consumer less, and
+            # is ready once its last consumer has sent its gradient.
             for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
-                if next_node is not None and input_grad is not None:
-                    _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
-            _release_inputs(node, dependencies, ready)
+                if next_node is not None:
+                    if input_grad is not None:
+                        _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
+                    dependencies[next_node] -= 1
+                    if not dependencies[next_node]:
+                        ready.append(next_node)
     finally:
         state.grad_enabled = previous_mode
         state.grad_assignments = previous_log

@@ -19,6 +19,7 @@ from minigrad.core.variable import Variable
 
 
 def is_input(value: Any, args: tuple) -> bool:
+    """Whether `value` is one of `args` itself (identity: Variables compare elementwise)."""
     for arg in args:
         if value is arg:
             return True

@@ -17,6 +17,7 @@ from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError
 from minigrad.core.fast_path import SHARED, shared
 from minigrad.core.missing import missing_name
+from minigrad.core.outputs import is_input
 from minigrad.core.state import state
 from minigrad.core.variable import Variable
 
@@ -147,7 +148,7 @@ def pack(node: Any, outputs: tuple) -> None:
     saved, versions = None, []
     for index, value in enumerate(to_save):
         if isinstance(value, Variable):
-            if _among(value, outputs):
+            if is_input(value, outputs):
                 # Saved without its grad_fn (the node itself): no reference cycle.
                 if saved is None:
                     saved = list(to_save)
@@ -175,13 +176,6 @@ def free(node: Any) -> None:
     """
     if node._saved:
         node._saved = None
-
-
-def _among(value: Any, values: tuple) -> bool:
-    for other in values:
-        if value is other:
-            return True
-    return False
 
 
 def _packed_by_hooks(saved: list, outputs: tuple) -> list:

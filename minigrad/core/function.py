@@ -42,7 +42,7 @@ class FunctionCtx:
         self.to_save = values
 
     def save_for_forward(self, *values: Any) -> None:
-        """Keep values for `jvp` (forward-mode AD, minigrad/autodiff/forward_ad.py)."""
+        """Keep values for `jvp`, which reads them as ctx.saved_tensors (autodiff/forward_ad.py)."""
         self.saved_for_forward = values
 
     def mark_dirty(self, *variables: Variable) -> None:

@@ -7,13 +7,13 @@ that names the node and shows where its forward ran.
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from minigrad.core.grad_mode import in_mode
 from minigrad.core.state import state
 
 # The folder of the minigrad package: a stack frame in a file under it is minigrad's own.
@@ -46,12 +46,8 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
         state.anomaly_enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
-        @functools.wraps(func)
-        def run_detecting(*args: Any, **kwargs: Any) -> Any:
-            with detect_anomaly(self.check_nan):
-                return func(*args, **kwargs)
-
-        return run_detecting
+        check_nan = self.check_nan
+        return in_mode(func, lambda: detect_anomaly(check_nan))
 
 
 def _in_package(frame: str) -> bool:

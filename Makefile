@@ -28,7 +28,7 @@ COURSE   ?= course
 EXCHANGE ?= $(COURSE)/exchange
 
 .PHONY: help setup instructor graphviz lab test bench bench-gpu test-gpu gpu-site bench-grading \
-        figures exercises stubs course lesson-times clean
+        figures exercises stubs course grade sandbox lesson-times clean
 
 help:
 	@echo "make lab        set up (.venv, dependencies, Graphviz) and open JupyterLab on lessons/"
@@ -36,6 +36,7 @@ help:
 	@echo "make test       set up, then ruff + pytest (unit, property, kernels in the CUDA simulator) + nbval on lessons"
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
 	@echo "make course     an nbgrader course folder (COURSE=course) with every lesson as an assignment"
+	@echo "make grade      autograde one lesson's submissions in parallel sandboxes (LESSON=03 JOBS=4)"
 	@echo "make bench | bench-gpu | test-gpu | bench-grading | figures | exercises | stubs | lesson-times | clean"
 
 setup: $(STAMP) graphviz
@@ -69,7 +70,22 @@ instructor: $(INSTRUCTOR)
 $(INSTRUCTOR): pyproject.toml setup.py | $(STAMP)
 	@echo "[+] Installing nbgrader (the instructor extra, for grading a class)..."
 	$(call pip_install,dev$(COMMA)instructor,nbgrader)
+	@$(MAKE) --no-print-directory sandbox
 	@touch $@
+
+# bubblewrap (`bwrap`), the sandbox each graded submission runs in (grading/sandbox.py).
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "[+] Installing bubblewrap with apt-get (the sandbox for grading)..."; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null 2>&1 || \
+	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; }; } \
+	    || { echo "error: apt-get could not install bubblewrap" >&2; exit 1; }; \
+	else \
+	  echo "note: bubblewrap (bwrap) is missing: autograding will refuse to run until it is installed" >&2; \
+	  echo "  (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap)." >&2; \
+	fi
 
 # The `dot` binary the graphviz Python package drives (Debian package list in apt.txt).
 graphviz:
@@ -101,7 +117,7 @@ lab: setup
 
 # Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).
 test: export NUMBA_ENABLE_CUDASIM ?= 1
-test: setup $(INSTRUCTOR)
+test: setup $(INSTRUCTOR) sandbox
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n auto --dist loadfile tests $(NBVAL_ARGS) $(PYTEST_ARGS)
 	$(if $(EXERCISES),$(BIN)/python -m pytest -q -n auto --dist loadfile $(EXERCISES) \
@@ -159,9 +175,19 @@ bench-grading: setup $(INSTRUCTOR)
 
 # The instructor's course folder: every lesson as an nbgrader assignment, generated.
 # Then, in $(COURSE): nbgrader release_assignment NN_name, collect, autograde, ... (README).
-course: setup $(INSTRUCTOR)
+course: setup $(INSTRUCTOR) sandbox
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m minigrad.course.grading.make_course \
 	  $(COURSE) --exchange $(EXCHANGE) $(if $(LESSONS),--lessons $(LESSONS))
+
+# Autograde one lesson's collected submissions, JOBS at a time, each in its own sandbox
+# (README, "Teaching a class"): make grade LESSON=03 JOBS=4 [STUDENT=id] [FORCE=1] [UNSAFE=1]
+JOBS ?= 2
+grade: setup $(INSTRUCTOR) sandbox
+	@test -n "$(LESSON)" || { echo "error: say which lesson to grade, e.g. make grade LESSON=03" >&2; exit 1; }
+	@if [ -z "$${NUMBA_ENABLE_CUDASIM+set}" ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then \
+	  export NUMBA_ENABLE_CUDASIM=1; fi; \
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m minigrad.course.grading.grade $(COURSE) $(LESSON) \
+	  --jobs $(JOBS) $(if $(STUDENT),--student $(STUDENT)) $(if $(FORCE),--force) $(if $(UNSAFE),--unsafe)
 
 # Editors' stubs: minigrad/core/variable.pyi and minigrad/__init__.pyi (a test fails when
 # they are stale; run after adding an op).

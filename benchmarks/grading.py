@@ -1,14 +1,15 @@
-"""What grading a class costs: nbgrader autograding 30 submissions of one lesson.
+"""What grading a class costs: 150 submissions of one lesson, each in its own sandbox.
 
-    python benchmarks/grading.py [NN] [--students 30]     (make bench-grading: lesson 03)
+    python benchmarks/grading.py [NN] [--students 150] [--jobs 2]   (make bench-grading: 03)
 
-Makes a course folder with the lesson (minigrad.course.grading.make_course), writes 30
+Makes a course folder with the lesson (minigrad.course.grading.make_course), writes the
 submissions into it as `nbgrader collect` leaves them (a third all correct, a third with a
 wrong backward in the first exercise, a third unanswered), and times the instructor's
-commands as the README gives them: `nbgrader autograde`, `generate_feedback` and `export`.
-The baseline, measured in the same run, is the lesson's own run time top to bottom in a
-fresh kernel (nbclient, as nbval runs it): autograding runs each submission in a fresh
-kernel too, so the ratio says what nbgrader adds. nbgrader grades one submission at a time.
+commands as the README gives them: `make grade`'s autograding (minigrad.course.grading.grade:
+JOBS shards of nbgrader's autograde at once, every submission's kernel in a bwrap sandbox),
+`nbgrader generate_feedback` and `export`. The baseline, measured in the same run, is the
+lesson's own run time top to bottom in a fresh kernel, unsandboxed (nbclient, as nbval runs
+it): the ratio says what grading, isolation included, adds per submission.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from minigrad.course.exercise_cells import BEGIN, END, exercise_cells  # noqa: E402
+from minigrad.course.grading.grade import grade  # noqa: E402
 from minigrad.course.grading.make_course import make_course, nbgrader_env  # noqa: E402
 
 
@@ -67,7 +69,8 @@ def submissions(lesson: Path, release: Path, students: int) -> list[nbformat.Not
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("lesson", nargs="?", default="03")
-    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--students", type=int, default=150)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
     lesson = next((ROOT / "lessons").glob(f"{args.lesson.zfill(2)}_*.ipynb"))
     name = lesson.stem
@@ -87,18 +90,24 @@ def main(argv: list[str]) -> int:
             target.mkdir(parents=True)
             nbformat.write(submitted, target / f"{name}.ipynb")
             (target / "timestamp.txt").write_text("2026-11-27 12:00:00.000000 UTC")
-        autograde_s = nbgrader(course, "autograde", name)
+        start = time.perf_counter()
+        statuses = grade(course, name, jobs=args.jobs)
+        autograde_s = time.perf_counter() - start
+        if any(statuses.values()):
+            raise SystemExit(f"make grade failed: {statuses}; logs in {course / 'logs'}")
         feedback_s = nbgrader(course, "generate_feedback", name)
         export_s = nbgrader(course, "export", "--to", "grades.csv")
         rows = (course / "grades.csv").read_text().splitlines()
 
     per = autograde_s / args.students
-    print(f"lesson {name}, {args.students} submissions, {os.cpu_count()} cores, "
-          f"Python {sys.version.split()[0]}")
+    print(f"lesson {name}, {args.students} submissions, {args.jobs} jobs on {os.cpu_count()} "
+          f"cores, Python {sys.version.split()[0]}")
     print("| step | seconds | per submission |\n|---|---|---|")
     print(f"| the lesson itself, top to bottom, fresh kernel | {lesson_s:.1f} | |")
-    print(f"| nbgrader autograde | {autograde_s:.1f} | {per:.1f} "
-          f"({per / lesson_s:.2f}x the lesson) |")
+    print(f"| make grade (nbgrader autograde, {args.jobs} at once, sandboxed) | {autograde_s:.1f} "
+          f"| {per:.2f} ({per / lesson_s:.2f}x the lesson) |")
+    print(f"| the same, in core-seconds | {autograde_s * args.jobs:.1f} "
+          f"| {per * args.jobs:.2f} ({per * args.jobs / lesson_s:.2f}x the lesson) |")
     print(f"| nbgrader generate_feedback | {feedback_s:.1f} | {feedback_s / args.students:.2f} |")
     print(f"| nbgrader export (CSV) | {export_s:.1f} | |")
     print(f"grades.csv: {len(rows) - 1} students; first rows: {rows[1:4]}")

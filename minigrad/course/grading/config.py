@@ -41,9 +41,9 @@ def configure(
     from minigrad.course.grading.nbgrader_steps import (
         LimitOutputLength,
         QuietOverwriteCells,
-        ResumingExecute,
         ShortCheckTracebacks,
     )
+    from minigrad.course.grading.sandboxed_execute import SandboxedExecute
 
     c.CourseDirectory.course_id = course_id
     default = GenerateAssignment.class_traits()["preprocessors"].make_dynamic_default()
@@ -55,7 +55,7 @@ def configure(
     )
     c.Autograde.autograde_preprocessors = _replaced(
         autograde["autograde_preprocessors"].make_dynamic_default(),
-        {Execute: ResumingExecute, LimitOutput: LimitOutputLength},
+        {Execute: SandboxedExecute, LimitOutput: LimitOutputLength},
     )
     # Feedback shows each hidden test's message (its CheckError), not its code.
     feedback = GenerateFeedback.class_traits()["preprocessors"].make_dynamic_default()

@@ -67,29 +67,31 @@ for path in [COURSE + "/gradebook.db", os.path.join(os.getcwd(), "../../../grade
 
 SOLUTIONS = """
 import glob, json, os
-paths = []
+HIDDEN, SOLUTION = "BEGIN " + "HIDDEN TESTS", "BEGIN " + "SOLUTION"
+paths = set()
 for pattern in [COURSE + "/source/*/*.ipynb", COURSE + "/release/*/*.ipynb",
                 COURSE + "/autograded/*/*/*.ipynb", COURSE + "/submitted/*/*/*.ipynb",
                 REPO + "/lessons/*.ipynb", "*.ipynb", "../../*/*/*.ipynb", "/tmp/*/*.ipynb"]:
-    paths += glob.glob(pattern)
-texts = [open(path).read() for path in paths]
+    paths |= {os.path.realpath(path) for path in glob.glob(pattern)}
+texts = [open(path).read() for path in sorted(paths)]
 print("ATTACK solutions: notebooks", len(paths), "with hidden tests",
-      sum("BEGIN HIDDEN" in text for text in texts), "with solutions",
-      sum("BEGIN SOLUTION" in text for text in texts))
+      sum(HIDDEN in text for text in texts), "with solutions",
+      sum(SOLUTION in text for text in texts))
 slope_by_hand = None
 for text in texts:
     for cell in json.loads(text)["cells"]:
         source = "".join(cell["source"])
-        if source.startswith("# Exercise 0.1") and "BEGIN SOLUTION" in source:
+        if source.startswith("# Exercise 0.1") and SOLUTION in source and "ATTACK" not in source:
             exec(source)
 """
 
 HISTORY = """
 import gc, linecache
-seen = [text for text in In if "run_hidden" in text or "hidden_tests" in text]
+marks = ("run_" + "hidden", "hidden_" + "tests")
+seen = [text for text in In if any(mark in text for mark in marks)]
 cached = [name for name, entry in linecache.cache.items()
-          if "run_hidden" in "".join(entry[2] if len(entry) > 2 else [])]
-functions = [o for o in gc.get_objects() if getattr(o, "__name__", "") == "hidden_tests"]
+          if any(mark in "".join(entry[2] if len(entry) > 2 else []) for mark in marks)]
+functions = [o for o in gc.get_objects() if getattr(o, "__name__", "") == marks[1]]
 print("ATTACK history: inputs", len(seen), "cached", len(cached), "functions", len(functions))
 """
 
@@ -121,7 +123,7 @@ print("ATTACK environment:", sorted(name for name in os.environ if "TOKEN" in na
 """
 
 RESOURCES = """
-import os, time
+import os, signal, time
 try:
     with open("big.bin", "wb") as file:
         file.write(b"x" * (512 * 2**20))
@@ -134,16 +136,20 @@ try:
 except MemoryError:
     print("ATTACK memory: refused")
 print("x" * 5_000_000)
-children = 0
+children = []
 try:
     for _ in range(5000):
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:
             time.sleep(20)
             os._exit(0)
-        children += 1
+        children.append(pid)
     print("ATTACK fork: unbounded")
 except OSError as error:
-    print("ATTACK fork: refused after", children, "children")
+    print("ATTACK fork: refused after", len(children), "children")
+for pid in children:  # the kernel itself needs threads to go on
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
 """
 
 SCRIPT = """
@@ -173,7 +179,7 @@ EXPECTED = {
     "c_solutions": ["0", "1", "1"],  # no solution to copy: 0.1 stays None
     "d_history": ["1", "1", "1"],
     "e_escape": ["1", "1", "1"],
-    "f_resources": ["0", "1", "1"],  # its fork bomb broke its own kernel in 0.1
+    "f_resources": ["1", "1", "1"],
     "g_script": ["1", "1", "1"],
     "z_last": ["1", "1", "1"],
 }
@@ -289,8 +295,6 @@ def test_no_network_no_package_writes_no_shared_tmp(attacked_class: dict) -> Non
 def test_resources_are_bounded(attacked_class: dict) -> None:
     printed = _printed(attacked_class["course"], "f_resources")
     assert "ATTACK fork: refused after" in printed and "unbounded" not in printed
-    assert "KernelDied" in (attacked_class["course"] / "autograded" / "f_resources" / WELCOME
-                            / f"{WELCOME}.ipynb").read_text()
     assert "ATTACK memory: refused" in printed
     assert "ATTACK disk: refused" in printed
     assert len(printed) < 1_000_000  # the 5 MB printout was cut

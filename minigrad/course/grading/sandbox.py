@@ -38,7 +38,7 @@ from pathlib import Path
 # The uids a root grader gives its sandboxes, one per concurrent grading slot.
 FIRST_UID = 61000
 SLOTS = 64
-SLOT_LOCKS = Path(tempfile.gettempdir()) / "minigrad-grading-slots"
+SLOT_LOCKS = Path(tempfile.gettempdir()) / f"minigrad-grading-slots-{os.getuid()}"
 
 # What a kernel may inherit from the grader's environment; nothing else (a hub's API
 # token, say) reaches student code.
@@ -164,6 +164,8 @@ def sandboxed(argv: list[str], workdir: Path, mode: str, limits: Limits,
         f"--nofile={limits.open_files}", "--core=0",
     ]
     as_root = os.geteuid() == 0
+    if as_root and slot is None:
+        raise ValueError("a root grader runs each sandbox as its slot's uid: pass a Slot")
     if as_root:
         rlimits.append(f"--nproc={limits.processes}")
     else:  # the count is per real user, who is also running a desktop, a server...
@@ -175,10 +177,13 @@ def sandboxed(argv: list[str], workdir: Path, mode: str, limits: Limits,
                "--new-session", *_system_binds(),
                "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
                "--perms", "1777", "--tmpfs", "/dev/shm"]
+    made: set[Path] = set()
     for path in _runtime_paths():
         # Folders above a bound one are made open (the real /root is private, say).
         for parent in reversed(path.parents[:-1]):
-            command += ["--perms", "0755", "--dir", str(parent)]
+            if parent not in made:
+                command += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
         command += ["--ro-bind", str(path), str(path)]
     for path in hidden:
         if any(_inside(path, runtime) for runtime in _runtime_paths()):

@@ -35,6 +35,7 @@ def configure(
         Execute,
         LimitOutput,
         OverwriteCells,
+        SaveAutoGrades,
     )
 
     from minigrad.course.grading.named_stubs import NamedStubs
@@ -43,6 +44,7 @@ def configure(
         QuietOverwriteCells,
         ShortCheckTracebacks,
     )
+    from minigrad.course.grading.rules import EnforceRules
     from minigrad.course.grading.sandboxed_execute import SandboxedExecute
 
     c.CourseDirectory.course_id = course_id
@@ -53,10 +55,15 @@ def configure(
         autograde["sanitize_preprocessors"].make_dynamic_default(),
         {OverwriteCells: QuietOverwriteCells},
     )
-    c.Autograde.autograde_preprocessors = _replaced(
+    # Each submission's kernel runs in a sandbox (sandboxed_execute.py); each exercise is
+    # graded on the learner's own code: a broken rule fails its check before SaveAutoGrades
+    # scores it (rules.py).
+    steps = _replaced(
         autograde["autograde_preprocessors"].make_dynamic_default(),
         {Execute: SandboxedExecute, LimitOutput: LimitOutputLength},
     )
+    at = steps.index(SaveAutoGrades)
+    c.Autograde.autograde_preprocessors = [*steps[:at], EnforceRules, *steps[at:]]
     # Feedback shows each hidden test's message (its CheckError), not its code.
     feedback = GenerateFeedback.class_traits()["preprocessors"].make_dynamic_default()
     c.GenerateFeedback.preprocessors = [ClearHiddenTests, ShortCheckTracebacks, *feedback]

@@ -22,12 +22,13 @@ PYTEST_ARGS ?=
 # Extra JupyterLab options: make lab LAB_ARGS="--port 8890 --no-browser"
 LAB_ARGS ?=
 
-# The instructor's course folder (keep it private: it holds the solutions and hidden tests),
-# and nbgrader's exchange folder (students fetch and submit there; on a JupyterHub, the hub's).
+# The instructor's course folder (make course makes it private: it holds the solutions and
+# hidden tests), and nbgrader's exchange folder, outside it (students fetch and submit there;
+# on a JupyterHub, the hub's).
 COURSE   ?= course
-EXCHANGE ?= $(COURSE)/exchange
+EXCHANGE ?= $(COURSE)-exchange
 
-.PHONY: help setup instructor graphviz lab test bench bench-gpu test-gpu gpu-site bench-grading \
+.PHONY: help setup instructor graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading \
         figures exercises stubs course grade sandbox lesson-times clean
 
 help:
@@ -87,6 +88,23 @@ sandbox:
 	  echo "  (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap)." >&2; \
 	fi
 
+# Chromium, for tests/test_feedback_browser.py (feedback and formgrader pages opened in a
+# headless browser): installed with apt-get as root; elsewhere that test skips. Not in
+# apt.txt, the list learners get.
+browser:
+	@{ command -v chromium || command -v chromium-browser || command -v google-chrome; } \
+	  >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "[+] Installing Chromium with apt-get (for the browser test of feedback pages)..."; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 || \
+	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; } \
+	    || { echo "error: apt-get could not install chromium" >&2; exit 1; }; \
+	else \
+	  echo "note: no chromium, chromium-browser or google-chrome on PATH: the browser test of" >&2; \
+	  echo "  feedback pages will skip (Debian/Ubuntu: sudo apt-get install chromium)." >&2; \
+	fi
+
 # The `dot` binary the graphviz Python package drives (Debian package list in apt.txt).
 graphviz:
 	@command -v dot >/dev/null 2>&1 && { echo "[3/3] Graphviz is installed ($$(dot -V 2>&1))."; exit 0; }; \
@@ -117,7 +135,7 @@ lab: setup
 
 # Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).
 test: export NUMBA_ENABLE_CUDASIM ?= 1
-test: setup $(INSTRUCTOR) sandbox
+test: setup $(INSTRUCTOR) sandbox browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n auto --dist loadfile tests $(NBVAL_ARGS) $(PYTEST_ARGS)
 	$(if $(EXERCISES),$(BIN)/python -m pytest -q -n auto --dist loadfile $(EXERCISES) \

@@ -172,14 +172,16 @@ CLASS = {
     "g_script": _attack(SCRIPT),
     "z_last": {},
 }
+# The sandbox contains every attack; the grading rules (rules.py) then refuse the answers
+# that signal processes or run code given as text, whatever they reached.
 EXPECTED = {
     "a0_victim": ["1", "1", "1"],
-    "a1_kill": ["1", "1", "1"],  # it reached no process but its own sandbox's
+    "a1_kill": ["0", "1", "1"],  # os.kill: rule broken (and it reached only its sandbox)
     "b_gradebook": ["1", "1", "1"],
-    "c_solutions": ["0", "1", "1"],  # no solution to copy: 0.1 stays None
-    "d_history": ["1", "1", "1"],
+    "c_solutions": ["0", "1", "1"],  # no solution to copy, and exec: rule broken
+    "d_history": ["1", "0", "1"],  # gc.get_objects in 0.2: rule broken
     "e_escape": ["1", "1", "1"],
-    "f_resources": ["1", "1", "1"],
+    "f_resources": ["0", "1", "1"],  # os.kill of its own children: rule broken
     "g_script": ["1", "1", "1"],
     "z_last": ["1", "1", "1"],
 }
@@ -281,6 +283,9 @@ def test_the_grader_cannot_be_signalled(attacked_class: dict) -> None:
     # process is visible to it (kill(-1) finds none).
     assert printed.count("ATTACK kill 1 PermissionError") == 2
     assert "ATTACK kill -1 ProcessLookupError" in printed
+    feedback = (attacked_class["course"] / "feedback" / "a1_kill" / WELCOME
+                / f"{WELCOME}.html").read_text()
+    assert "RuleBroken" in feedback and "os.kill" in feedback
 
 
 def test_no_network_no_package_writes_no_shared_tmp(attacked_class: dict) -> None:

@@ -16,6 +16,9 @@ from minigrad.course.exercise_cells import TEXT_STUB
 # Per cell, while grading: the slowest lesson cell takes about 8 s on a shared 2-core
 # machine, so a minute leaves room and still ends a submission that never stops.
 CELL_TIMEOUT_S = 60
+# nbgrader's own CourseDirectory.ignore, and the files a browser would open as a page.
+IGNORED_BY_NBGRADER = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+PAGES = ["*.html", "*.htm", "*.xhtml", "*.svg", "*.xml", "*.js"]
 
 
 def configure(
@@ -44,17 +47,22 @@ def configure(
         QuietOverwriteCells,
         ShortCheckTracebacks,
     )
+    from minigrad.course.grading.not_graded_yet import NotGradedYet
+    from minigrad.course.grading.repair_cells import RepairCells
     from minigrad.course.grading.rules import EnforceRules
+    from minigrad.course.grading.safe_outputs import protect
     from minigrad.course.grading.sandboxed_execute import SandboxedExecute
 
     c.CourseDirectory.course_id = course_id
     default = GenerateAssignment.class_traits()["preprocessors"].make_dynamic_default()
     c.GenerateAssignment.preprocessors = _replaced(default, {ClearSolutions: NamedStubs})
     autograde = Autograde.class_traits()
-    c.Autograde.sanitize_preprocessors = _replaced(
+    # A tampered notebook (a pasted check cell, forged grade ids or points, bad metadata) is
+    # repaired first, against the release, before any of nbgrader's steps validates it.
+    c.Autograde.sanitize_preprocessors = [RepairCells, *_replaced(
         autograde["sanitize_preprocessors"].make_dynamic_default(),
         {OverwriteCells: QuietOverwriteCells},
-    )
+    )]
     # Each submission's kernel runs in a sandbox (sandboxed_execute.py); each exercise is
     # graded on the learner's own code: a broken rule fails its check before SaveAutoGrades
     # scores it (rules.py).
@@ -66,7 +74,8 @@ def configure(
     c.Autograde.autograde_preprocessors = [*steps[:at], EnforceRules, *steps[at:]]
     # Feedback shows each hidden test's message (its CheckError), not its code.
     feedback = GenerateFeedback.class_traits()["preprocessors"].make_dynamic_default()
-    c.GenerateFeedback.preprocessors = [ClearHiddenTests, ShortCheckTracebacks, *feedback]
+    c.GenerateFeedback.preprocessors = [ClearHiddenTests, ShortCheckTracebacks, NotGradedYet,
+                                        *feedback]
     c.ClearSolutions.text_stub = TEXT_STUB
     # A student who deletes a check cell still gets it graded: nbgrader puts it back.
     c.OverwriteCells.add_missing_cells = True
@@ -78,6 +87,12 @@ def configure(
     c.ExportApp.plugin_class = "minigrad.course.grading.csv_export.ExerciseGradesCsv"
     if exchange is not None:
         c.Exchange.root = exchange
+    # Student HTML and scripts are neutralised in the autograded notebook (which formgrader
+    # renders) and in the feedback, which also carries a script-blocking policy
+    # (safe_outputs.py). formgrader serves a submission's own files as they are: web pages
+    # and SVG among them are not copied into the autograded folder.
+    protect(c)
+    c.CourseDirectory.ignore = [*IGNORED_BY_NBGRADER, *PAGES]
     return c
 
 

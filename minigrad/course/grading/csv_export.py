@@ -5,7 +5,8 @@ instructor of this course also wants to see which exercise a class got wrong. Co
 student_id, then "2.1", "2.2", ... for every graded cell of every assignment (points scored;
 "?" while a written answer waits for a grader; "!" where autograding failed, which its log
 says why; "" when the student submitted nothing for that assignment), then total and
-max_score.
+max_score, both over the assignments that student submitted (with --assignment, over those):
+a student who handed in one lesson of two is not shown out of both.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ class ExerciseGradesCsv(ExportPlugin):
         students = sorted(student.id for student in gradebook.students)
         if self.student:
             students = [s for s in students if s in self.student]
-        max_score = sum(column[3] for column in columns)
+        submitted = {
+            (assignment.name, submission.student.id)
+            for assignment in assignments for submission in assignment.submissions
+        }
         self.log.info("Exporting %d students x %d exercises to %s", len(students), len(columns),
                       destination)
         with open(destination, "w", newline="") as file:
@@ -43,6 +47,8 @@ class ExerciseGradesCsv(ExportPlugin):
             for student in students:
                 scores = [_score(gradebook, student, *column[:3]) for column in columns]
                 total = sum(score for score in scores if isinstance(score, float))
+                max_score = sum(column[3] for column in columns
+                                if (column[0], student) in submitted)
                 writer.writerow([student] + [_text(score) for score in scores]
                                 + [_text(total), _text(max_score)])
 

@@ -4,8 +4,10 @@
                                                   [--lessons 00,03]
 
 writes COURSE/nbgrader_config.py and COURSE/source/NN_name/NN_name.ipynb (one assignment per
-lesson, with its solutions and hidden tests: keep COURSE private), then runs
-`nbgrader generate_assignment` for each, which writes COURSE/release/ (what students get).
+lesson, with its solutions and hidden tests), then runs `nbgrader generate_assignment` for
+each, which writes COURSE/release/ (what students get) and COURSE/gradebook.db. COURSE and
+source/ are left readable by the instructor alone (0700, the gradebook 0600); the exchange,
+which every student writes into, is the one shared folder.
 A lesson already in COURSE/source is kept as it is: edit your copy there (points, extra
 hidden tests) and run `nbgrader generate_assignment NN_name --force` again.
 """
@@ -52,7 +54,12 @@ def make_course(
             raise SystemExit(f"make_course: no lesson numbered {', '.join(missing)} in {lessons}.")
     if not paths:
         raise SystemExit(f"make_course: no lessons NN_name.ipynb in {lessons}.")
+    if exchange and Path(os.path.abspath(exchange)).is_relative_to(course.resolve()):
+        raise SystemExit(f"make_course: the exchange {exchange} is inside the course folder "
+                         f"{course}, which only you may read; put it outside (students write "
+                         "their submissions into it).")
     course.mkdir(parents=True, exist_ok=True)
+    _make_private(course)
     config = course / "nbgrader_config.py"
     if exchange and not os.path.isdir(exchange):
         os.makedirs(exchange)
@@ -67,12 +74,26 @@ def make_course(
             print(f"kept your copy of {target}")
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
+            _make_private(course / "source")
             nbformat.write(annotate(nbformat.read(path, as_version=4), path.name), target)
             print(f"wrote {target}")
         names.append(path.stem)
     for name in names if generate else []:
         nbgrader(course, "generate_assignment", name, "--force")
+    if (course / "gradebook.db").exists():
+        _make_private(course / "gradebook.db", 0o600)
     return names
+
+
+def _make_private(path: Path, mode: int = 0o700) -> None:
+    """Only the instructor may read `path`: it holds the solutions, hidden tests or grades."""
+    try:
+        os.chmod(path, mode)
+    except PermissionError as error:
+        raise SystemExit(
+            f"make_course: cannot make {path} private (mode {mode:o}): {error.strerror}. It "
+            "holds solutions and grades; use a folder of your own for COURSE."
+        ) from error
 
 
 def nbgrader_env() -> dict[str, str]:
@@ -93,6 +114,11 @@ def nbgrader(course: Path, *args: str) -> None:
     print(f"nbgrader {' '.join(args)}: done")
 
 
+def _count(number: int, noun: str) -> str:
+    """'1 assignment', '2 assignments'."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="make_course", description=__doc__.split("\n")[0])
     parser.add_argument("course", type=Path, help="the course folder to write")
@@ -102,8 +128,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     only = [number.strip().zfill(2) for number in args.lessons.split(",") if number.strip()]
     names = make_course(args.course, LESSONS, args.course_id, args.exchange, only or None)
-    print(f"\n{len(names)} assignments in {args.course}/release/. Next, in {args.course}:")
-    print(f"  nbgrader release_assignment {names[0]}")
+    released = sorted(path.name for path in (args.course / "release").glob("*") if path.is_dir())
+    print(f"\n{_count(len(names), 'assignment')} generated now; {args.course}/release/ holds "
+          f"{_count(len(released), 'assignment')}: {', '.join(released)}.")
+    print(f"Next, in {args.course}:\n  nbgrader release_assignment {names[0]}")
     return 0
 
 

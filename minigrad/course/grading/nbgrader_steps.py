@@ -1,78 +1,35 @@
-"""Four of nbgrader's steps, changed for a real class (config.py puts them in place).
+"""Three of nbgrader's steps, changed for a real class (config.py puts them in place; the
+execution step is sandboxed_execute.py).
 
-- ResumingExecute: a kernel that dies in a cell (`os._exit`, a crash, running out of
-  memory) makes nbgrader drop the whole submission, so every exercise scores nothing. Here
-  the cell gets an error output saying so, a new kernel runs the cells before it again
-  (their outputs are kept from the first run), and grading goes on after it.
 - QuietOverwriteCells: nbgrader saved each check cell's checksum with its hidden tests, and
   the student's copy has none, so every untouched check cell was reported as "changed".
   Only a check cell the student really edited is reported now (and, as before, restored).
+  A deleted check cell is put back even when the cell before it in the release is gone too
+  (nbgrader fails the whole submission with a KeyError there).
 - LimitOutputLength: nbgrader limits output by lines; one 30 MB line passed. Each output is
   cut to MAX_CHARACTERS too.
 - ShortCheckTracebacks (feedback): an error in a check cell is shown as its one-line
   message. A traceback quotes the lines around the failing one, which in a check cell are
   its hidden tests; a check's own CheckError already shows as its message alone. A check
-  cell that failed loses any "Exercise N.k: correct." it printed before failing.
+  cell that failed loses any "Exercise N.k: correct." it printed before failing. Any cell
+  stopped at the per-cell timeout says so in words, where nbgrader leaves the interrupt's
+  bare `KeyboardInterrupt:` and `CellTimeoutError: No reply from kernel before timeout`.
 """
 
 from __future__ import annotations
 
-import copy
-
-from nbclient.exceptions import DeadKernelError
-from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import Execute, LimitOutput, NbGraderPreprocessor, OverwriteCells
+from nbgrader.utils import is_grade, is_solution
 
 from minigrad.course.make_exercises import strip_hidden_tests
 
 MAX_CHARACTERS = 100_000  # per output: a long printout, not a runaway one
-
-
-class ResumingExecute(Execute):
-    """Execute that survives a kernel's death in one cell (see the module's docstring)."""
-
-    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple:
-        try:
-            return super().preprocess_cell(cell, resources, index)
-        except DeadKernelError:
-            cell.outputs.append(_dead_kernel_output())
-            self.log.warning("The kernel died in cell %d; restarting it and going on", index)
-            self._restart_before(index)
-            return cell, self.resources
-
-    def _restart_before(self, index: int) -> None:
-        """A new kernel, with the code cells before `index` run again in it (into copies:
-        their outputs are those of the first run)."""
-        run_sync(self.km.restart_kernel)(now=True)
-        self.kc.stop_channels()
-        self.start_new_kernel_client()
-        originals = list(self.nb.cells[:index])
-        for position, earlier in enumerate(originals):
-            if earlier.cell_type == "code":
-                # nbclient stores the cell it ran at its index: put the first run's back below.
-                try:
-                    self.execute_cell(copy.deepcopy(earlier), position, store_history=False)
-                except DeadKernelError:
-                    run_sync(self.km.restart_kernel)(now=True)
-                    self.kc.stop_channels()
-                    self.start_new_kernel_client()
-        self.nb.cells[:index] = originals
-
-
-def _dead_kernel_output() -> NotebookNode:
-    message = (
-        "the Python kernel died while running this cell (os._exit, a crash, or running out of "
-        "memory), so it has no result. Grading went on in a new kernel after running the "
-        "cells above again."
-    )
-    return NotebookNode(
-        output_type="error",
-        ename="KernelDied",
-        evalue=message,
-        traceback=[f"KernelDied: {message}"],
-    )
+TIMEOUT_MESSAGE = (
+    "this cell ran longer than the per-cell limit of {seconds} s (c.Execute.timeout) and was "
+    "stopped; the cells after it still ran."
+)
 
 
 class QuietOverwriteCells(OverwriteCells):
@@ -97,6 +54,39 @@ class QuietOverwriteCells(OverwriteCells):
             return  # the released cell, as released: only its hidden tests differ
         super().report_change(name, attr, old, new)
 
+    def add_missing_grade_cells(self, nb: NotebookNode, resources: dict) -> tuple:
+        """nbgrader's rule, each missing graded cell right after the release's cell before
+        it; when that one is gone too (renamed, deleted), right before the next release
+        cell the submission has (the student's code for it is above that), else at the end."""
+        source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        order = [cell.name for cell in source_nb.source_cells]
+        sources = dict(zip(order, source_nb.source_cells))
+        solutions = {cell.name for cell in source_nb.solution_cells}
+        for grade_cell in source_nb.grade_cells:
+            # Indexed, not attributes: nbgrader's added cells have plain dicts as metadata.
+            present = {
+                cell["metadata"]["nbgrader"]["grade_id"]: index
+                for index, cell in enumerate(nb.cells) if is_grade(cell) or is_solution(cell)
+            }
+            if grade_cell.name in present:
+                continue
+            self.log.warning("Missing grade cell %s encountered, adding to notebook",
+                             grade_cell.name)
+            at = order.index(grade_cell.name)
+            before = order[at - 1] if at > 0 else None
+            later = [present[name] for name in order[at + 1:] if name in present]
+            if before in present:
+                index = present[before] + 1
+            elif at == 0:
+                index = 0
+            else:
+                index = min(later) if later else len(nb.cells)
+            nb.cells.insert(index, self.missing_cell_transform(
+                sources[grade_cell.name], grade_cell.max_score,
+                is_solution=grade_cell.name in solutions,
+            ))
+        return nb, resources
+
 
 class LimitOutputLength(LimitOutput):
     """LimitOutput that also cuts each text output to MAX_CHARACTERS."""
@@ -113,10 +103,13 @@ class LimitOutputLength(LimitOutput):
 
 
 class ShortCheckTracebacks(NbGraderPreprocessor):
-    """In feedback, each error of a check cell as `Name: message` (see the module's docstring)."""
+    """In feedback, each error of a check cell as `Name: message`, a timeout in words (see
+    the module's docstring)."""
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int) -> tuple:
         roles = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code":
+            _explain_timeout(cell, self._cell_timeout())
         if cell.cell_type == "code" and roles.get("grade") and not roles.get("solution"):
             errors = [output for output in cell.outputs if output.output_type == "error"]
             for output in errors:
@@ -129,6 +122,28 @@ class ShortCheckTracebacks(NbGraderPreprocessor):
                         output.text = _without_correct(output.text)
                 cell.outputs = [o for o in cell.outputs if o.get("text", True) != ""]
         return cell, resources
+
+    def _cell_timeout(self) -> int | None:
+        """The per-cell limit autograde ran with: c.Execute.timeout in the course's config
+        (feedback is generated with the same nbgrader_config.py), else nbgrader's default."""
+        configured = self.config.Execute.get("timeout") if "Execute" in self.config else None
+        if isinstance(configured, int):
+            return configured
+        return Execute.class_traits()["timeout"].default_value
+
+
+def _explain_timeout(cell: NotebookNode, seconds: int | None) -> None:
+    """A timed-out cell's two errors (the interrupt's KeyboardInterrupt, nbgrader's
+    CellTimeoutError) replaced by one that says what happened."""
+    stopped = ("CellTimeoutError", "KeyboardInterrupt")
+    errors = [output for output in cell.outputs if output.output_type == "error"]
+    if not any(output.ename == "CellTimeoutError" for output in errors):
+        return
+    message = TIMEOUT_MESSAGE.format(seconds=seconds)
+    cell.outputs = [output for output in cell.outputs
+                    if output.output_type != "error" or output.ename not in stopped]
+    cell.outputs.append(NotebookNode(output_type="error", ename="CellTimeoutError",
+                                     evalue=message, traceback=[f"CellTimeoutError: {message}"]))
 
 
 def _without_correct(text: str) -> str:

@@ -34,7 +34,6 @@ from traitlets import Bool, Integer
 
 from minigrad.course.exercise_cells import BEGIN_HIDDEN, END_HIDDEN
 from minigrad.course.grading import sandbox
-from minigrad.course.grading.nbgrader_steps import _dead_kernel_output
 
 # Output a cell may send before the rest is dropped (characters of text and data).
 MAX_CELL_OUTPUT = 20_000_000
@@ -207,9 +206,9 @@ class SandboxedExecute(Execute):
         return False
 
     def _restart_before(self, index: int) -> None:
-        """ResumingExecute's new kernel, with the cells before `index` run again in it: check
-        cells without their hidden tests, and the answers their hidden tests will receive
-        taken again from the new kernel."""
+        """A new kernel, with the cells before `index` run again in it (into copies: their
+        outputs stay those of the first run): check cells without their hidden tests, and the
+        answers their hidden tests will receive taken again from the new kernel."""
         self._new_kernel()
         originals = list(self.nb.cells[:index])
         waiting = {exercise for _, exercise, _ in self._hidden_jobs}
@@ -313,6 +312,12 @@ class SandboxedExecute(Execute):
         if slot is not None and os.geteuid() == 0:
             for path in [workdir, *workdir.rglob("*")]:
                 os.chown(path, slot.uid, slot.uid)
+
+
+def _dead_kernel_output() -> NotebookNode:
+    return _error("KernelDied", "the Python kernel died while running this cell (os._exit, a "
+                  "crash, or running out of memory), so it has no result. Grading went on in "
+                  "a new kernel after running the cells above again.")
 
 
 def _error(ename: str, evalue: str) -> NotebookNode:

@@ -242,7 +242,8 @@ def _table(course: Path) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def graded_class(tmp_path_factory: pytest.TempPathFactory,
+                 grading_sandbox: None) -> Path:
     base = tmp_path_factory.mktemp("class")
     course, exchange, homes = base / "course", base / "exchange", base / "students"
     exchange.mkdir()

@@ -209,7 +209,7 @@ def _marks(dom: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def pages(tmp_path_factory: pytest.TempPathFactory, grading_sandbox: None) -> dict[str, str]:
     base = tmp_path_factory.mktemp("browser")
     lessons, course = base / "lessons", base / "course"
     lessons.mkdir()

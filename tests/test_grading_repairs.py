@@ -149,7 +149,8 @@ def _submit(exchange: Path, homes: Path, student: str) -> nbformat.NotebookNode:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def graded(tmp_path_factory: pytest.TempPathFactory,
+           grading_sandbox: None) -> Path:
     base = tmp_path_factory.mktemp("repairs")
     course, exchange, homes = base / "course", base / "exchange", base / "students"
     make_course.make_course(course, LESSONS, "minigrad", str(exchange), ["00"])

@@ -916,3 +916,45 @@ def test_train_and_eval_modes_with_dropout_follow_eager(case: str) -> None:
     assert got == eager and mode == eager_mode
     assert all(np.array_equal(a, b) for a, b in zip(params, eager_params))
     assert compiled.replays >= 10, compiled.explain()
+
+
+def _kept_gradient_norms(compiled: bool, hold: bool) -> tuple[list[float], object]:
+    """Six SGD steps of a small MLP; after each call the loop keeps (or not) the first
+    layer's .grad, as a loop that logs gradient norms later does."""
+    minigrad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    opt = optim.SGD(model.parameters(), lr=0.5)
+    x, y = minigrad.randn(16, 4), minigrad.randn(16, 1)
+
+    def step():
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    run = minigrad.compile(step) if compiled else step
+    kept = []
+    for _ in range(6):
+        run()
+        if hold:
+            kept.append(model[0].weight.grad)
+    return [float((grad.data**2).sum()) for grad in kept], run
+
+
+def test_a_grad_the_user_keeps_is_not_overwritten_by_the_next_replay() -> None:
+    eager, _ = _kept_gradient_norms(compiled=False, hold=True)
+    compiled, run = _kept_gradient_norms(compiled=True, hold=True)
+    assert compiled == eager  # bit for bit: each kept .grad keeps its own call's numbers
+    assert run.replays >= 3, run.explain()
+    assert len(set(eager)) == 6
+
+
+def test_a_grad_nobody_keeps_is_handed_out_again_without_a_copy() -> None:
+    _, run = _kept_gradient_norms(compiled=True, hold=False)
+    variant = next(iter(run.variants.values()))
+    handed_out = variant.replay.handed_out
+    before = [id(grad.grad) for grad in handed_out]
+    run()
+    run()
+    assert [id(grad.grad) for grad in handed_out] == before

@@ -19,6 +19,7 @@ engine: the steps run in the order the eager run did them.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -60,6 +61,7 @@ class Replay:
         self.floats: list[tuple[Any, np.ndarray]] = []
         self.float_paths: list[Any] = []  # every float argument's path, in order
         self.result: Callable[[], Any] = lambda: None
+        self.handed_out: list[HandedOut] = []  # the .grad Variables the steps set
 
     def float_values(self, args: tuple, kwargs: dict) -> tuple:
         """The float arguments of a call, as the variant's verified values are kept."""
@@ -74,6 +76,8 @@ class Replay:
             np.copyto(buffer, _argument(args, kwargs, path)._data)
         for path, buffer in self.floats:
             buffer[()] = _argument(args, kwargs, path)
+        for grad in self.handed_out:
+            grad.release_if_kept()
         for step in self.steps:
             step()
         return self.result()
@@ -146,6 +150,32 @@ def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:
     for step in path[2:]:
         value = value[step]
     return value
+
+
+class HandedOut:
+    """A `.grad` the replay sets: one Variable over the buffer the steps write into, handed
+    out again on every call. When the user kept the one handed out last (`g = p.grad`, a
+    list of gradients), the next call would overwrite it under them: theirs then keeps its
+    numbers in a copy of its own, and the replay hands out a new Variable. Telling costs one
+    sys.getrefcount per handed-out gradient per call; the copy, one array copy when kept."""
+
+    __slots__ = ("leaf", "buffer", "grad")
+
+    def __init__(self, leaf: Variable, buffer: np.ndarray) -> None:
+        self.leaf, self.buffer = leaf, buffer
+        self.grad = Variable._make(buffer)
+
+    def release_if_kept(self) -> None:
+        grad = self.grad
+        # Held only by this object, the name `grad`, getrefcount's argument, and the leaf
+        # while its .grad is still this one; any other reference is the user's.
+        expected = 3 + (self.leaf._grad is grad)
+        if sys.getrefcount(grad) > expected:
+            grad._data = grad._data.copy()
+            self.grad = Variable._make(self.buffer)
+
+    def set(self) -> None:
+        self.leaf._grad = self.grad
 
 
 class _Builder:
@@ -352,30 +382,31 @@ class _Builder:
         summed = self.where.get(id(event.result))
         if summed is not None:
             # A second micro-batch: the engine's recorded add made the new .grad already.
-            grad = Variable._make(summed)
-
-            def run() -> None:
-                variable._grad = grad
+            grad = self._hand_out(variable, summed)
+            run = grad.set
 
         elif self._only_reader(event.gradient) and source.dtype == event.result.dtype:
             # Nothing else reads this gradient: the leaf can have its buffer, uncopied.
             self.where[id(event.result)] = source
-            grad = Variable._make(source)
-
-            def run() -> None:
-                variable._grad = grad
+            grad = self._hand_out(variable, source)
+            run = grad.set
 
         else:
             buffer = np.array(event.result, copy=True)
             self.where[id(event.result)] = buffer
-            grad = Variable._make(buffer)
+            grad = self._hand_out(variable, buffer)
 
             def run() -> None:
                 # The leaf's own copy in its dtype (kinds._accumulate_numbers' astype).
                 np.copyto(buffer, source, casting="unsafe")
-                variable._grad = grad
+                grad.set()
 
         self.replay.steps.append(run)
+
+    def _hand_out(self, leaf: Variable, buffer: np.ndarray) -> HandedOut:
+        grad = HandedOut(leaf, buffer)
+        self.replay.handed_out.append(grad)
+        return grad
 
     def set_grad(self, event: SetGrad) -> None:
         variable = event.variable
@@ -391,10 +422,7 @@ class _Builder:
             if array is None:  # a gradient made outside the operations (zeros_like)
                 array = np.array(event.array, copy=True)
                 self.where[id(event.array)] = array
-            grad = Variable._make(array)
-
-            def run() -> None:
-                variable._grad = grad
+            run = self._hand_out(variable, array).set
 
         self.replay.steps.append(run)
 

@@ -918,7 +918,7 @@ def test_train_and_eval_modes_with_dropout_follow_eager(case: str) -> None:
     assert compiled.replays >= 10, compiled.explain()
 
 
-def _kept_gradient_norms(compiled: bool, hold: bool) -> tuple[list[float], object]:
+def _kept_gradient_norms(compiled: bool, hold: bool | str) -> tuple[list[float], object]:
     """Six SGD steps of a small MLP; after each call the loop keeps (or not) the first
     layer's .grad, as a loop that logs gradient norms later does."""
     minigrad.manual_seed(0)
@@ -937,9 +937,12 @@ def _kept_gradient_norms(compiled: bool, hold: bool) -> tuple[list[float], objec
     kept = []
     for _ in range(6):
         run()
-        if hold:
+        if hold == "array":
+            kept.append(model[0].weight.grad.data)
+        elif hold:
             kept.append(model[0].weight.grad)
-    return [float((grad.data**2).sum()) for grad in kept], run
+    return [float((np.asarray(grad.data if hold != "array" else grad) ** 2).sum())
+            for grad in kept], run
 
 
 def test_a_grad_the_user_keeps_is_not_overwritten_by_the_next_replay() -> None:
@@ -958,3 +961,10 @@ def test_a_grad_nobody_keeps_is_handed_out_again_without_a_copy() -> None:
     run()
     run()
     assert [id(grad.grad) for grad in handed_out] == before
+
+
+def test_a_grad_array_the_user_keeps_is_not_overwritten_either() -> None:
+    eager, _ = _kept_gradient_norms(compiled=False, hold="array")
+    compiled, run = _kept_gradient_norms(compiled=True, hold="array")
+    assert compiled == eager
+    assert "kept a .grad's array" in run.explain()

@@ -62,6 +62,8 @@ class Replay:
         self.float_paths: list[Any] = []  # every float argument's path, in order
         self.result: Callable[[], Any] = lambda: None
         self.handed_out: list[HandedOut] = []  # the .grad Variables the steps set
+        # How many references each handed-out buffer had when the last replay returned.
+        self.buffer_references: list[int] = []
 
     def float_values(self, args: tuple, kwargs: dict) -> tuple:
         """The float arguments of a call, as the variant's verified values are kept."""
@@ -76,11 +78,18 @@ class Replay:
             np.copyto(buffer, _argument(args, kwargs, path)._data)
         for path, buffer in self.floats:
             buffer[()] = _argument(args, kwargs, path)
-        for grad in self.handed_out:
+        for grad, references in zip(self.handed_out, self.buffer_references):
+            if sys.getrefcount(grad.buffer) > references:
+                # The caller kept the array itself (p.grad.numpy(), .data): a new trace gets
+                # new buffers, and theirs stays as it is.
+                raise AssumptionFailedError("the caller kept a .grad's array (p.grad.numpy() "
+                                            "or .data), which this replay would overwrite")
             grad.release_if_kept()
         for step in self.steps:
             step()
-        return self.result()
+        result = self.result()
+        self.buffer_references = [sys.getrefcount(grad.buffer) for grad in self.handed_out]
+        return result
 
 
 class AssumptionFailedError(Exception):

@@ -163,8 +163,8 @@ def test_a_history_list_and_an_attribute_in_the_step_keep_it_eager() -> None:
 
 
 def test_an_lr_set_by_a_helper_before_step_is_not_frozen() -> None:
-    """The step's own bytecode is clean (the change happens in a helper); the optimizer's
-    settings, compared at the start of a traced call and at its step(), show it."""
+    """The step's own bytecode is clean (the change happens in a helper): the helper's
+    code, read while the step is traced, shows it, naming the helper and its line."""
 
     def set_lr(opt, value):
         opt.param_groups[0]["lr"] = value
@@ -185,8 +185,12 @@ def test_an_lr_set_by_a_helper_before_step_is_not_frozen() -> None:
 
         return step, list(model.parameters())
 
-    assert_stays_eager(Twin(build), "'lr' 0.01 -> 0.02) in plain Python before its step()",
-                       batch(), calls=6)
+    assert_stays_eager(Twin(build), "changes an item of the argument opt: a Python side "
+                       "effect", batch(), calls=6)
+    twin = Twin(build)
+    for _ in range(3):
+        twin(batch())
+    assert "in set_lr (test_compile_never_silently_wrong.py, line" in twin.explain()
 
 
 def test_the_first_fallback_warns_once_and_names_the_reason() -> None:

@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.compiler import guards, replay, side_effects
+from minigrad.compiler import called, guards, replay, side_effects
 from minigrad.compiler.signature import first_difference, signature
 from minigrad.compiler.trace import (
     Accumulate,
@@ -223,11 +223,14 @@ class _Variant:
         return result
 
     def _record(self, args: tuple, kwargs: dict) -> tuple:
-        """Run the step eagerly with a Recorder: (the trace, what the step returned)."""
+        """Run the step eagerly with a Recorder: (the trace, what the step returned). The
+        Python functions it calls are collected on the way, in self.watcher (called.py)."""
         recorder = Recorder()
         state.listener = recorder
+        self.watcher = called.CallWatcher(side_effects.code_of(self.owner.fn))
         try:
-            returned = self.owner.fn(*args, **kwargs)
+            with self.watcher:
+                returned = self.owner.fn(*args, **kwargs)
         finally:
             state.listener = QUIET
         return recorder.trace, returned
@@ -285,6 +288,9 @@ class _Variant:
             if effects:
                 self.owner.eager_for_good = True  # the code itself: no call can replay
                 raise CannotReplayError(effects[0])
+            effects = called.side_effects_of(self.watcher)
+            if effects:  # in the code the step calls
+                raise CannotReplayError(effects[0])
             if trace.problems:
                 raise CannotReplayError(trace.problems[0])
             for key, variable in trace.owners.items():
@@ -319,6 +325,7 @@ class _Variant:
                     for variable in self.replay.outside
                 ]
                 self.guards += guards.value_guards(self.owner.fn)
+                self.guards += called.guards_of(self.watcher, self.owner.fn)
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
                 self.guards += guards.mode_guards(modes_before, trace.events)
                 self.first = None

@@ -17,8 +17,8 @@ the function once, before the first replay, and keeps the step eager when it fin
   `np.random.rand()`, `rng.normal()` on a captured generator, `time.time()`): a new value
   on every call, which a replay would keep at its traced value.
 
-Code in functions the step calls is not read (a helper that appends to a global): the
-README lists that under "What minigrad.compile does not see".
+The functions the step calls are read the same way, with what they saw while the step was
+traced (called.py).
 """
 
 from __future__ import annotations
@@ -58,6 +58,12 @@ def find(fn: Callable) -> list[str]:
     code = code_of(fn)
     if code is None:
         return []
+    return find_in(code, _namespace(fn))
+
+
+def find_in(code: types.CodeType, names: dict[str, Any]) -> list[str]:
+    """Each side effect in `code`, whose builtins, globals and enclosing values are `names`
+    (a function the step calls: called.py)."""
     instructions = list(dis.get_instructions(code))
     parameters = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     outside_locals: set[str] = set()
@@ -85,7 +91,6 @@ def find(fn: Callable) -> list[str]:
         return None
 
     lines = _lines(instructions)
-    names = _namespace(fn)
     for index, ins in enumerate(instructions):
         where = f"line {lines[index]} of {code.co_name}"
         changing = _changing_value(instructions, index, names)

@@ -1,0 +1,175 @@
+"""minigrad.compile reads the code the step calls, not only the step's own (called.py).
+
+Each case was silently wrong when only the step's bytecode was read: Python state changed
+between calls, or changed by a function the step calls. Each now traces again or stays
+eager, naming where, and every call equals eager bit for bit (tests/test_compile.py's Twin
+runs both and compares).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+from test_compile import Twin, assert_stays_eager, batch
+
+import minigrad
+from minigrad import nn, optim
+from minigrad.compiler.compiled import CompileFallbackWarning
+
+warnings.simplefilter("ignore", CompileFallbackWarning)
+
+TEMPERATURE = 2.0  # read inside a Module's forward, changed between calls below
+
+
+class Scaled(nn.Module):
+    """A Linear whose output is divided by the module-level TEMPERATURE."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.linear(x) / TEMPERATURE
+
+
+class CountingNorm(nn.Module):
+    """A hand-written normalisation that counts its batches in Python, as BatchNorm's
+    num_batches_tracked does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(3, 2)
+        self.batches = 0
+
+    def forward(self, x):
+        self.batches += 1
+        return self.linear(x)
+
+
+def _sgd_world(model_of, worlds: list):
+    """build() for a Twin: `model_of()` trained by SGD on the sum of tanh; each built world
+    (model, optimizer, extras) is appended to `worlds` so a test can change both."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = model_of()
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        world = {"model": model, "cfg": {"scale": 1.0}, "rng": random.Random(7)}
+        worlds.append(world)
+
+        def step(x):
+            opt.zero_grad()
+            loss = (model(x).tanh() * world["cfg"]["scale"]).sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    return build
+
+
+def test_a_config_item_changed_between_calls_traces_again() -> None:
+    worlds: list = []
+    twin = Twin(_sgd_world(lambda: nn.Linear(3, 2), worlds))
+    for call in range(8):
+        if call == 4:
+            for world in worlds:
+                world["cfg"]["scale"] = 10.0
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+    assert "['scale'] changed: '1.0' -> 10.0" in twin.explain()
+
+
+def test_a_global_read_inside_forward_changed_between_calls_traces_again() -> None:
+    global TEMPERATURE
+    worlds: list = []
+    twin = Twin(_sgd_world(Scaled, worlds))
+    try:
+        for call in range(8):
+            if call == 4:
+                TEMPERATURE = 5.0
+            twin(batch())
+    finally:
+        TEMPERATURE = 2.0
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+    assert "the global TEMPERATURE read by forward" in twin.explain()
+
+
+def test_a_submodule_replaced_between_calls_traces_again() -> None:
+    worlds: list = []
+    twin = Twin(_sgd_world(lambda: nn.Sequential(nn.Linear(3, 2), nn.ReLU()), worlds))
+    for call in range(8):
+        if call == 4:
+            for world in worlds:
+                setattr(world["model"], "1", nn.Tanh())  # model[1] = ... in PyTorch
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+    assert "submodules['1'] names another object now (a Tanh)" in twin.explain()
+
+
+def test_a_python_counter_in_forward_keeps_it_eager_and_counting() -> None:
+    worlds: list = []
+    twin = Twin(_sgd_world(CountingNorm, worlds))
+    assert_stays_eager(twin, "sets the attribute .batches of the argument self", batch(),
+                       calls=6)
+    assert [world["model"].batches for world in worlds] == [6, 6]
+    assert "in forward (test_compile_sees_called_code.py" in twin.explain()
+
+
+def test_random_numbers_in_a_helper_keep_it_eager() -> None:
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        rng = random.Random(3)
+
+        def augment(x):
+            return x * (1.0 + 0.1 * rng.random())
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(augment(x)).tanh().sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    assert_stays_eager(Twin(build), "rng.random(), which gives a new value on every call",
+                       batch(), calls=6)
+
+
+def test_manual_seed_in_the_step_keeps_it_eager_with_dropout_as_eager() -> None:
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            minigrad.manual_seed(123)
+            opt.zero_grad()
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    assert_stays_eager(Twin(build), "calls minigrad.manual_seed()", batch(), calls=5)
+
+
+def test_a_clean_step_calling_clean_code_still_replays() -> None:
+    worlds: list = []
+    twin = Twin(_sgd_world(lambda: nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)),
+                           worlds))
+    for _ in range(8):
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.replays == 6, twin.explain()
+    assert np.isfinite(twin.params[0].data).all()

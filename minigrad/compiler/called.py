@@ -3,7 +3,7 @@ objects their code reads.
 
 The step's own bytecode is read before the first replay (side_effects.py, guards.py), but a
 step mostly calls code: a Module's forward, a loss helper, a data augmentation. While the
-step is traced (never while it replays), `sys.setprofile` reports every Python function
+step is traced (never while it replays), `sys.settrace` reports every Python function
 that starts; those written by the user (not minigrad's, not the standard library's or an
 installed package's) are collected with the globals and enclosing values they see and the
 object a method runs on. After the traced run:
@@ -76,25 +76,25 @@ class CallWatcher:
     seeded: bool = False
 
     def __enter__(self) -> CallWatcher:
-        self._previous = sys.getprofile()
-        sys.setprofile(self._hook)
+        # sys.settrace rather than sys.setprofile: it reports only the start of each Python
+        # function (not every C call and return), and returning None asks for no more.
+        self._previous = sys.gettrace()
+        sys.settrace(self._hook)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        sys.setprofile(self._previous)
+        sys.settrace(self._previous)
 
     def _hook(self, frame: types.FrameType, event: str, arg: Any) -> None:
-        if event != "call":
-            return
         code = frame.f_code
-        if code is self.step_code:
+        if code in _LIBRARY_CODE or code is self.step_code:
+            return  # most calls: minigrad's own, NumPy's, the standard library's
+        if code is _MANUAL_SEED:
+            self.seeded = True
             return
         filename = code.co_filename
-        if filename.startswith(_MINIGRAD):
-            if code is _MANUAL_SEED:
-                self.seeded = True
-            return
-        if filename.startswith(_LIBRARIES) or filename.startswith("<frozen"):
+        if filename.startswith((_MINIGRAD, *_LIBRARIES, "<frozen")):
+            _LIBRARY_CODE.add(code)
             return
         caller = frame.f_back
         called_by = caller.f_code.co_filename if caller is not None else ""
@@ -123,6 +123,9 @@ class CallWatcher:
 
 
 _MANUAL_SEED = factories.manual_seed.__code__
+# The code objects found to be minigrad's or a library's, so that the next call of the same
+# function costs one set lookup (tracing runs through the hook for every Python call).
+_LIBRARY_CODE: set[types.CodeType] = set()
 
 
 def _short(filename: str) -> str:

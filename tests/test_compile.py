@@ -73,6 +73,10 @@ def assert_same_result(expected: Any, got: Any) -> None:
         assert type(expected) is type(got) and len(expected) == len(got)
         for a, b in zip(expected, got):
             assert_same_result(a, b)
+    elif isinstance(expected, dict):
+        assert type(got) is dict and list(expected) == list(got)
+        for key in expected:
+            assert_same_result(expected[key], got[key])
     elif isinstance(expected, float):
         assert expected == got or (np.isnan(expected) and np.isnan(got))
     else:

@@ -173,3 +173,26 @@ def test_a_clean_step_calling_clean_code_still_replays() -> None:
     twin.assert_same_state()
     assert twin.compiled.replays == 6, twin.explain()
     assert np.isfinite(twin.params[0].data).all()
+
+
+def test_a_step_returning_a_nested_dict_replays() -> None:
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            out = model(x)
+            loss = out.tanh().sum()
+            loss.backward()
+            opt.step()
+            return {"loss": loss.item(), "parts": {"out": out.detach(), "first": [loss.item()]}}
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    results = [twin(batch()) for _ in range(5)]
+    twin.assert_same_state()
+    assert twin.compiled.replays == 3, twin.explain()
+    assert set(results[-1]) == {"loss", "parts"} and set(results[-1]["parts"]) == {"out", "first"}

@@ -586,7 +586,7 @@ def _add_event(builder: _Builder, event: Any, items: list) -> None:
 
 def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[], Any]:
     """How the replay builds what the step returns: numbers from .item(), Variables as
-    fresh copies of their buffers, None, and tuples or lists of these."""
+    fresh copies of their buffers, None, and tuples, lists and dicts of these (nested)."""
     used = []
 
     def reader(value: Any) -> Callable[[], Any]:
@@ -607,13 +607,16 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
                     )
                 return functools.partial(_spent_loss, array, _spent_node(array))
             return lambda: Variable._make(array.copy())
-        if isinstance(value, (tuple, list)):
+        if type(value) in (tuple, list):
             parts = [reader(item) for item in value]
             kind = type(value)
             return lambda: kind(part() for part in parts)
+        if type(value) is dict:
+            readers = {key: reader(item) for key, item in value.items()}
+            return lambda: {key: read() for key, read in readers.items()}
         raise CannotReplayError(
             f"the step returns a {type(value).__name__}; a replay can return None, numbers "
-            f"from .item(), Variables, and tuples or lists of these"
+            f"from .item(), Variables, and tuples, lists and dicts of these"
         )
 
     read = reader(returned)

@@ -19,7 +19,10 @@ stub: the lesson's own lines around the answer) is not held against the learner.
 reads source; it is not a sandbox, and a name built at run time can still get past it.
 
 EnforceRules, an nbgrader autograde step, puts each broken rule on the exercise's check
-cell as an error, so that check scores 0 and the feedback names the rule.
+cell as an error, so that check scores 0 and the feedback names the rule. It also reads the
+code cells a student added or changed outside the exercises: one that writes into an
+imported module, sys.modules or builtins (`np.allclose = ...` in a cell of its own) would
+change every check and hidden test run after it, so it fails every exercise of the notebook.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
+import nbformat
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -173,6 +178,8 @@ TAMPERING = {
     "gc.get_objects": "reaches the objects the grader holds",
     "gc.get_referrers": "reaches the objects the grader holds",
     "gc.get_referents": "reaches the objects the grader holds",
+    "sys.addaudithook": "watches every piece of code the grader compiles and runs",
+    "linecache": "reads the source of the code the grader runs",
     "ctypes": "writes into memory directly",
     "_ctypes": "writes into memory directly",
     "os.kill": "signals or stops the grading process",
@@ -193,6 +200,28 @@ FRAME_ATTRIBUTES = ("f_back", "f_globals", "f_locals", "f_builtins", "tb_frame",
 IPYTHON = "get_ipython"  # IPython's magics and shell commands become its methods' calls
 AS_TEXT_BUILTINS = ("exec", "eval", "compile", "__import__", IPYTHON)
 AS_TEXT_MODULES = ("runpy", "marshal", "importlib.__import__", "importlib.util")
+
+
+def changes_outside_exercises(
+    source: str, earlier_sources: list[str], given: str = ""
+) -> list[str]:
+    """What a code cell that is no exercise writes into: the dotted names of the imported
+    modules, sys.modules or builtins it changes itself (`numpy.allclose`), in order. `given`
+    is the cell as the lesson has it, if it is one of the lesson's: its own lines are not
+    held against the learner, nor what they change (lesson 10 swaps a listener in, say)."""
+    cell = _parse(source)
+    if cell is None:
+        return []
+    names = _Names([tree for tree in map(_parse, earlier_sources) if tree is not None], cell)
+    released = _parse(given)
+    learners = _learners_part(cell.body, released.body if released is not None else [])
+    reader = _Reader(_Scope(names.aliases, names.own, names.defined))
+    for statement in learners:
+        reader.visit(statement)
+    lessons = set(changes_outside_exercises(given, earlier_sources)) if given else set()
+    return list(dict.fromkeys(
+        use.name for use in reader.uses if use.how == "changes" and use.name not in lessons
+    ))
 
 
 def broken_rules(
@@ -687,6 +716,8 @@ def _as_text(use: _Use) -> bool:
 # --------------------------------------------------------------------------- in nbgrader
 
 EXERCISE_ID = re.compile(r"exercise_(\d+)_(\d+)")
+CHECK_ID = re.compile(r"check_(\d+)_(\d+)")
+TAMPERING_RULE = "(rule: no tampering with the grader)"
 ENAME = "RuleBroken"
 
 
@@ -697,8 +728,10 @@ class EnforceRules(NbGraderPreprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         released = _released_sources(resources)
+        lesson_cells = _released_code_cells(resources)
         earlier: list[str] = []
         broken: dict[str, list[str]] = {}
+        changed: list[tuple[str, str]] = []  # (a plain cell's first line, what it changes)
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
@@ -710,21 +743,84 @@ class EnforceRules(NbGraderPreprocessor):
                 messages = broken_rules(exercise, cell.source, earlier, given)
                 if messages:
                     broken[f"check_{number[1]}_{number[2]}"] = messages
+            elif not roles and lesson_cells is not None and cell.source not in lesson_cells:
+                first = next((line for line in cell.source.splitlines() if line.strip()), "")
+                given = lesson_cells.get(cell.get("id"), "")
+                changed += [(first.strip()[:80], name)
+                            for name in changes_outside_exercises(cell.source, earlier, given)]
             earlier.append(cell.source)
+        if changed:
+            for cell in nb.cells:
+                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+                number = CHECK_ID.fullmatch(grade_id)
+                if cell.cell_type == "code" and number is not None:
+                    exercise = f"{int(number[1])}.{int(number[2])}"
+                    broken.setdefault(grade_id, []).extend(
+                        _changed_outside(exercise, line, name) for line, name in changed)
         for cell in nb.cells:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if cell.cell_type == "code" and grade_id in broken:
-                # First: nbgrader scores a check cell by its first error or result.
-                cell.outputs[0:0] = [_rule_broken(message) for message in broken.pop(grade_id)]
+                messages = broken.pop(grade_id)
+                errors = [_rule_broken(message) for message in messages]
+                if any(_reads_the_grader(message) for message in messages):
+                    # What a check printed in a kernel whose code the answer read is not its
+                    # own (a hidden test's code put in an error message, say): not shown.
+                    cell.outputs = errors
+                else:
+                    # First: nbgrader scores a check cell by its first error or result.
+                    cell.outputs[0:0] = errors
         for grade_id in broken:
             self.log.warning("No check cell %s to put a broken rule on", grade_id)
         return nb, resources
+
+
+def _reads_the_grader(message: str) -> bool:
+    """True for the message of a tampering rule whose code reads the grader's code or state
+    (frames, tracing, audit hooks, linecache), through which a hidden test's code can reach
+    the answer's own error messages."""
+    reading = ("reads the grader's frames", "watches every", "reaches the objects",
+               "reads the source of the code")
+    return TAMPERING_RULE in message and any(words in message for words in reading)
+
+
+def _changed_outside(exercise: str, line: str, name: str) -> str:
+    return (f"Exercise {exercise}: a cell of yours that is no exercise ({line!r}) changes "
+            f"{name}, which the grader's code uses too, for this exercise's check and hidden "
+            f"tests as for every other. No cell may change the Python that grades the notebook "
+            f"{TAMPERING_RULE}.")
 
 
 def _rule_broken(message: str) -> NotebookNode:
     return NotebookNode(
         output_type="error", ename=ENAME, evalue=message, traceback=[f"{ENAME}: {message}"]
     )
+
+
+def _released_code_cells(resources: dict) -> dict[str | None, str] | None:
+    """The code cells of the notebook as released (the lesson's own cells), from
+    COURSE/release/: cell id -> source, each source also under itself (so that `in` finds a
+    cell kept as it is); None when the release is not there, and then the cells outside the
+    exercises are not read."""
+    info = resources.get("nbgrader", {})
+    path = resources.get("metadata", {}).get("path")
+    if not path or "notebook" not in info or "assignment" not in info:
+        return None
+    autograded = Path(path).resolve()  # COURSE/autograded/STUDENT/ASSIGNMENT
+    if len(autograded.parents) < 3:
+        return None
+    release = (autograded.parents[2] / "release" / info["assignment"]
+               / f"{info['notebook']}.ipynb")
+    try:
+        notebook = nbformat.read(release, as_version=4)
+    except (OSError, ValueError):
+        return None
+    cells: dict[str | None, str] = {}
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cells[cell.source] = cell.source
+            if cell.get("id"):
+                cells[cell.id] = cell.source
+    return cells
 
 
 def _released_sources(resources: dict) -> dict[str, str]:

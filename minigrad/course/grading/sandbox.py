@@ -14,7 +14,9 @@ grader, use the network. Each submission's kernel therefore starts inside bubble
   grading slot, so a fork bomb in one submission does not starve the others); run as
   an ordinary user, in a user namespace as that user;
 - resource limits (rlimits, through `prlimit`): CPU seconds, address space, processes,
-  file size, open files, no core dumps.
+  file size, open files, no core dumps; and a size for its private /tmp and /dev/shm, which
+  live in memory (bwrap 0.8 and later: a tmpfs's pages count against no rlimit, so without
+  it one submission could fill the machine's memory with files).
 
 Without bwrap the course refuses to autograde, saying how to install it, unless the
 instructor asks for `unsafe` grading (the kernel then runs as the grader, as nbgrader
@@ -24,6 +26,7 @@ does by default).
 from __future__ import annotations
 
 import fcntl
+import functools
 import importlib.util
 import os
 import shutil
@@ -63,13 +66,15 @@ class SandboxUnavailableError(RuntimeError):
 @dataclass(frozen=True)
 class Limits:
     """Per-kernel resource limits (rlimits): CPU seconds for the whole notebook, bytes of
-    address space, processes and threads, bytes per written file, open files."""
+    address space, processes and threads, bytes per written file, open files; and the size
+    of each of the sandbox's in-memory folders, /tmp and /dev/shm."""
 
     cpu_s: int = 900
     memory_bytes: int = 6 * 2**30
     processes: int = 256
     file_bytes: int = 256 * 2**20
     open_files: int = 1024
+    tmp_bytes: int = 2**30
 
 
 def isolation(unsafe: bool = False) -> str:
@@ -173,10 +178,11 @@ def sandboxed(argv: list[str], workdir: Path, mode: str, limits: Limits,
     # As root, no user namespace: the kernel gets a real uid of its own (setpriv, below).
     namespaces = (["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                    "--unshare-cgroup-try"] if as_root else ["--unshare-all"])
+    size = ["--size", str(limits.tmp_bytes)] if _bwrap_sizes_tmpfs() else []
     command = ["prlimit", *rlimits, "--", "bwrap", *namespaces, "--die-with-parent",
                "--new-session", *_system_binds(),
-               "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-               "--perms", "1777", "--tmpfs", "/dev/shm"]
+               "--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp",
+               "--perms", "1777", *size, "--tmpfs", "/dev/shm"]
     made: set[Path] = set()
     for path in _runtime_paths():
         # Folders above a bound one are made open (the real /root is private, say).
@@ -200,6 +206,16 @@ def sandboxed(argv: list[str], workdir: Path, mode: str, limits: Limits,
     else:
         command += ["--cap-drop", "ALL", "--"]
     return command + argv
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap_sizes_tmpfs() -> bool:
+    """Whether this bwrap can cap a tmpfs's size (`--size`, bubblewrap 0.8 and later)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    done = subprocess.run([bwrap, "--help"], capture_output=True, text=True)
+    return "--size" in done.stdout + done.stderr
 
 
 def _system_binds() -> list[str]:

@@ -11,7 +11,8 @@ without them; once the student's last cell has run, each exercise whose visible 
 passed gets its hidden tests, quietly (their printout is discarded, nothing is kept in the
 kernel's history), on the answer as it was right after its check cell. Their verdict comes
 back as the kernel's reply: an error there is added to the check cell, so nbgrader scores
-it 0 and the feedback shows the check's message.
+it 0 and the feedback shows the check's message. Hidden tests that kill the kernel fail
+that exercise only: a new kernel runs the cells again before the next exercise's tests.
 """
 
 from __future__ import annotations
@@ -104,6 +105,9 @@ class SandboxedExecute(Execute):
     submission_timeout = Integer(
         900, help="Wall-clock seconds per submission; cells after it are not run."
     ).tag(config=True)
+    tmp_mb = Integer(sandbox.Limits.tmp_bytes // 2**20,
+                     help="Size of the sandbox's /tmp and of its /dev/shm (both in memory), "
+                          "in MiB each.").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict, km: Any = None) -> tuple:
         mode = sandbox.isolation(self.unsafe or os.environ.get("MINIGRAD_UNSAFE_GRADING") == "1")
@@ -119,7 +123,8 @@ class SandboxedExecute(Execute):
                 "workdir": workdir, "mode": mode, "slot": slot,
                 "limits": sandbox.Limits(cpu_s=self.cpu_seconds,
                                          memory_bytes=self.memory_mb * 2**20,
-                                         processes=self.max_processes),
+                                         processes=self.max_processes,
+                                         tmp_bytes=self.tmp_mb * 2**20),
                 "hidden": _course_folders(resources),
             }
             return self._run(nb, resources)
@@ -261,7 +266,7 @@ class SandboxedExecute(Execute):
         return reply is not None and reply.get("status") == "ok"
 
     def _run_hidden_tests(self) -> None:
-        for index, exercise, hidden in self._hidden_jobs:
+        for position, (index, exercise, hidden) in enumerate(self._hidden_jobs):
             code = (
                 f"exec(compile({hidden!r}, '<hidden tests>', 'exec'),"
                 f" {{**globals(), **globals()[{ANSWERS!r}][{exercise!r}]}})"
@@ -271,10 +276,27 @@ class SandboxedExecute(Execute):
                 self._fail(index, "HiddenTestsDidNotFinish",
                            "the hidden tests of this exercise did not finish (the kernel died "
                            "or ran past the time limit), so they count as failed.")
+                self._replace_dead_kernel(self._hidden_jobs[position + 1:])
             elif reply.get("status") != "ok":
                 ename = str(reply.get("ename", "Error"))[:100]
                 evalue = str(reply.get("evalue", ""))[:MAX_VERDICT]
+                if ename == "KeyError" and ANSWERS in evalue:  # a new kernel never got them
+                    ename, evalue = "HiddenTestsDidNotFinish", (
+                        "the hidden tests of this exercise did not run: the kernel that held "
+                        "the answer died, and a new one could not run the cells up to this "
+                        "check again, so they count as failed.")
                 self._fail(index, ename, evalue)
+
+    def _replace_dead_kernel(self, remaining: list[tuple[int, str, str]]) -> None:
+        """After hidden tests that killed the kernel (or left it stuck): a new kernel with the
+        cells run again up to the last check whose hidden tests are still to run, and the
+        answers taken again, so that those still run; within the submission's time and
+        MAX_RESTARTS."""
+        if not remaining or self._answers() or self._restarts >= MAX_RESTARTS:
+            return
+        if time.monotonic() > self._deadline:
+            return
+        self._restart_before(max(index for index, _, _ in remaining) + 1)
 
     def _quietly(self, code: str) -> dict | None:
         """Run `code` in the kernel without history or output; its reply, or None when the

@@ -836,12 +836,31 @@ LOOPS: list[Callable[[bool], LoopResult]] = [
 
 
 def same_results(eager: LoopResult, compiled: LoopResult) -> bool:
-    """Losses and final parameters equal bit for bit."""
+    """Losses, final parameters and anything else the loop kept ("extra": counters, kept
+    gradients, running statistics) equal bit for bit."""
     if not np.array_equal(np.asarray(eager["losses"]), np.asarray(compiled["losses"])):
+        return False
+    if not _same_extra(eager.get("extra", {}), compiled.get("extra", {})):
         return False
     if len(eager["params"]) != len(compiled["params"]):
         return False
     return all(np.array_equal(a, b) for a, b in zip(eager["params"], compiled["params"]))
+
+
+def _same_extra(eager: dict, compiled: dict) -> bool:
+    if eager.keys() != compiled.keys():
+        return False
+    for name in eager:
+        a, b = np.asarray(eager[name], dtype=object), np.asarray(compiled[name], dtype=object)
+        if a.shape != b.shape:
+            return False
+        try:
+            if not np.array_equal(np.asarray(eager[name]), np.asarray(compiled[name])):
+                return False
+        except (ValueError, TypeError):  # ragged: compare item by item
+            if repr(eager[name]) != repr(compiled[name]):
+                return False
+    return True
 
 
 def first_difference(eager: LoopResult, compiled: LoopResult) -> str:
@@ -859,7 +878,17 @@ def first_difference(eager: LoopResult, compiled: LoopResult) -> str:
     for number, (a, b) in enumerate(zip(eager["params"], compiled["params"])):
         if not np.array_equal(a, b):
             return f"parameter {number}: max |difference| {np.max(np.abs(a - b)):.3g}"
+    extra_eager, extra_compiled = eager.get("extra", {}), compiled.get("extra", {})
+    for name in sorted(set(extra_eager) | set(extra_compiled)):
+        if not _same_extra({name: extra_eager.get(name)}, {name: extra_compiled.get(name)}):
+            return (f"{name}: eager {_short_repr(extra_eager.get(name))}, compiled "
+                    f"{_short_repr(extra_compiled.get(name))}")
     return "equal"
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def replay_status(name: str, step: Any) -> dict[str, Any]:
@@ -905,11 +934,8 @@ def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
             equal = False
             difference = first_difference(results[False], results[True])
         compiled_result = results[True]
-        compiled_steps = [compiled_result["step"], compiled_result.get("eval_step")]
-        trace_times.append(sum(step.trace_seconds for step in compiled_steps if step))
-    statuses = [replay_status("step", compiled_result["step"])]
-    if "eval_step" in compiled_result:
-        statuses.append(replay_status("eval_step", compiled_result["eval_step"]))
+        trace_times.append(sum(step.trace_seconds for _, step in compiled_steps(compiled_result)))
+    statuses = [replay_status(name, step) for name, step in compiled_steps(compiled_result)]
     eager_ms = statistics.median(eager_times) * 1e3
     compiled_ms = statistics.median(compiled_times) * 1e3
     return {
@@ -924,6 +950,17 @@ def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
         "trace_ms": statistics.median(trace_times) * 1e3,
         "speedup": eager_ms / compiled_ms,
     }
+
+
+def compiled_steps(result: LoopResult) -> list[tuple[str, Any]]:
+    """The compiled functions a loop returned: "step", "eval_step" if any, and those named
+    in "other_steps" (a GAN's two steps), as (name, compiled function)."""
+    found = [("step", result["step"])]
+    if result.get("eval_step") is not None:
+        found.append(("eval_step", result["eval_step"]))
+    for name, step in result.get("other_steps", {}).items():
+        found.append((name, step))
+    return found
 
 
 def run_all(repeats: int) -> list[dict]:

@@ -8,6 +8,7 @@ float64 (NumPy's default; PyTorch's is float32).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -15,6 +16,8 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.core.checks import check_flag
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
 from minigrad.ops.table import register
@@ -24,12 +27,17 @@ _generator = np.random.default_rng()
 
 def manual_seed(seed: int) -> None:
     """Reset the random generator used by rand, randn, randint and normal, so results repeat."""
-    global _generator
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"manual_seed expects an int; got {seed!r} ({type(seed).__name__}).")
     if seed < 0:
         raise ValueError(f"manual_seed expects a non-negative int; got {seed}.")
-    _generator = np.random.default_rng(int(seed))
+    # One call as a whole, so that minigrad.compile's replay seeds again at the same point.
+    state.listener.opaque(functools.partial(_reseed, int(seed)))
+
+
+def _reseed(seed: int) -> None:
+    global _generator
+    _generator = np.random.default_rng(seed)
 
 
 def generator() -> np.random.Generator:
@@ -69,6 +77,42 @@ def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
     if devices.check_device(device) == "cuda":
         data = devices.move(np.asarray(data), "cuda")
     return Variable(data, requires_grad=requires_grad)
+
+
+def _made(
+    maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
+) -> Variable:
+    """A factory's leaf, filled by `maker` (a NumPy function, or a method of the generator
+    when it starts with "random.") called with `arguments`.
+
+    While minigrad.compile records a step (a listener is watching), the array is made by
+    the operation Made, so that a replay makes it again: the same zeros, the next random
+    numbers from the generator, in the order the eager step drew them."""
+    on_cpu = device is None or devices.check_device(device) == "cpu"
+    if state.listener.watching and not requires_grad and on_cpu:
+        return Made.apply(maker, arguments, None if dtype is None else as_dtype(dtype))
+    return _leaf(_fill(maker, arguments), dtype, device, requires_grad)
+
+
+def _fill(maker: str, arguments: tuple) -> np.ndarray:
+    if maker.startswith("random."):
+        # The generator of this moment: manual_seed replaces it.
+        return getattr(_generator, maker.removeprefix("random."))(*arguments)
+    return getattr(np, maker)(*arguments)
+
+
+class Made(Function):
+    """A factory's new array as an operation with no inputs (see _made): forward fills it,
+    and nothing flows back."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, maker: str, arguments: tuple, dtype: Any) -> np.ndarray:
+        data = _fill(maker, arguments)
+        return data if dtype is None else _numeric_array(data).astype(dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
+        return None, None, None
 
 
 def _numeric_array(data: Any) -> np.ndarray:
@@ -116,14 +160,14 @@ def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     _check_options("zeros", dtype, device, requires_grad)
-    return _leaf(np.zeros(_size(size, "zeros")), dtype, device, requires_grad)
+    return _made("zeros", (_size(size, "zeros"),), dtype, device, requires_grad)
 
 
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     _check_options("ones", dtype, device, requires_grad)
-    return _leaf(np.ones(_size(size, "ones")), dtype, device, requires_grad)
+    return _made("ones", (_size(size, "ones"),), dtype, device, requires_grad)
 
 
 def empty(
@@ -131,7 +175,7 @@ def empty(
 ) -> Variable:
     """Uninitialised memory, as in PyTorch: fill it before reading it."""
     _check_options("empty", dtype, device, requires_grad)
-    return _leaf(np.empty(_size(size, "empty")), dtype, device, requires_grad)
+    return _made("empty", (_size(size, "empty"),), dtype, device, requires_grad)
 
 
 def full(
@@ -145,7 +189,7 @@ def full(
     _check_options("full", dtype, device, requires_grad)
     value = _fill_value(fill_value, "full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
-    return _leaf(np.full(shape, value), dtype, device, requires_grad)
+    return _made("full", (shape, value), dtype, device, requires_grad)
 
 
 def eye(
@@ -159,7 +203,7 @@ def eye(
     """The n x m identity matrix (ones on the diagonal)."""
     _check_options("eye", dtype, device, requires_grad)
     rows, columns = _size((n, n if m is None else m), "eye")
-    return _leaf(np.eye(rows, columns), dtype, device, requires_grad)
+    return _made("eye", (rows, columns), dtype, device, requires_grad)
 
 
 # --------------------------------------------------------------------------- ranges
@@ -195,7 +239,7 @@ def arange(
         )
     if step == 0:
         raise ValueError("arange: step must be nonzero.")
-    return _leaf(np.arange(start, end, step), dtype, device, requires_grad)
+    return _made("arange", (start, end, step), dtype, device, requires_grad)
 
 
 def linspace(
@@ -211,7 +255,7 @@ def linspace(
     _check_options("linspace", dtype, device, requires_grad)
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
     count = _count(steps, "linspace", "steps")
-    return _leaf(np.linspace(start, end, count), dtype, device, requires_grad)
+    return _made("linspace", (start, end, count), dtype, device, requires_grad)
 
 
 def logspace(
@@ -240,7 +284,7 @@ def rand(
 ) -> Variable:
     """Uniform numbers in [0, 1)."""
     _check_options("rand", dtype, device, requires_grad)
-    return _leaf(_generator.random(_size(size, "rand")), dtype, device, requires_grad)
+    return _made("random.random", (_size(size, "rand"),), dtype, device, requires_grad)
 
 
 def randn(
@@ -248,7 +292,8 @@ def randn(
 ) -> Variable:
     """Standard normal numbers (mean 0, standard deviation 1)."""
     _check_options("randn", dtype, device, requires_grad)
-    return _leaf(_generator.standard_normal(_size(size, "randn")), dtype, device, requires_grad)
+    shape = _size(size, "randn")
+    return _made("random.standard_normal", (shape,), dtype, device, requires_grad)
 
 
 def randint(
@@ -274,8 +319,7 @@ def randint(
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
-    values = _generator.integers(low, high, shape, dtype=np.int64)
-    return _leaf(values, dtype, device, requires_grad)
+    return _made("random.integers", (low, high, shape, np.int64), dtype, device, requires_grad)
 
 
 def normal(
@@ -306,8 +350,30 @@ def normal(
             f"normal(): mean of shape {mean_data.shape} and std of shape {std_data.shape} "
             f"must broadcast to one shape{'' if size is None else f', the size {size}'}."
         )
+    if mean_data.ndim == 0 and std_data.ndim == 0:  # numbers: a replay can draw again
+        arguments = (mean_data.item(), std_data.item(), shape)
+        return _made("random.normal", arguments, dtype, device, requires_grad)
     values = _generator.normal(mean_data, std_data, shape)
     return _leaf(values, dtype, device, requires_grad)
+
+
+@register("normal_", function=False)
+def normal_(x: Variable, mean: float = 0.0, std: float = 1.0) -> Variable:
+    """Fill x in place with normal numbers of the given mean and std; returns x."""
+    _numeric(x, "normal_")
+    drawn = normal(mean, std, x.shape, dtype=x.dtype, device=x.device)
+    return x.copy_(drawn)
+
+
+@register("uniform_", function=False)
+def uniform_(x: Variable, a: float = 0.0, b: float = 1.0) -> Variable:
+    """Fill x in place with numbers drawn uniformly from [a, b); returns x."""
+    _numeric(x, "uniform_")
+    low, high = _number(a, "uniform_", "a"), _number(b, "uniform_", "b")
+    if not low <= high:
+        raise ValueError(f"uniform_ expects a <= b; got a={low}, b={high}.")
+    drawn = _made("random.uniform", (low, high, x.shape), x.dtype, x.device, False)
+    return x.copy_(drawn)
 
 
 def _numeric_argument(value: Any, label: str) -> np.ndarray:
@@ -331,7 +397,7 @@ def randperm(
     """A random permutation of 0 .. n-1 (int64)."""
     _check_options("randperm", dtype, device, requires_grad)
     count = _count(n, "randperm", "n")
-    return _leaf(_generator.permutation(count), dtype, device, requires_grad)
+    return _made("random.permutation", (count,), dtype, device, requires_grad)
 
 
 def multinomial(probabilities: Variable, num_samples: int, replacement: bool = False) -> Variable:
@@ -399,14 +465,21 @@ def _numeric(other: Any, factory: str) -> Variable:
 
 
 def _like(
-    other: Any, factory: str, make: Any, dtype: Any, device: Any, requires_grad: bool
+    other: Any,
+    factory: str,
+    maker: str,
+    dtype: Any,
+    device: Any,
+    requires_grad: bool,
+    fill: tuple = (),
 ) -> Variable:
-    """A leaf of other's shape, dtype and device (unless told otherwise), filled by `make`."""
+    """A leaf of other's shape, dtype and device (unless told otherwise), made by `maker`
+    (as in _new) from the shape and then `fill`."""
     _check_options(factory, dtype, device, requires_grad)
     other = _numeric(other, factory)
-    data = make(other.shape)
-    return _leaf(
-        data,
+    return _made(
+        maker,
+        (other.shape, *fill),
         other.dtype if dtype is None else dtype,
         other.device if device is None else device,
         requires_grad,
@@ -416,19 +489,19 @@ def _like(
 def zeros_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _like(other, "zeros_like", np.zeros, dtype, device, requires_grad)
+    return _like(other, "zeros_like", "zeros", dtype, device, requires_grad)
 
 
 def ones_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _like(other, "ones_like", np.ones, dtype, device, requires_grad)
+    return _like(other, "ones_like", "ones", dtype, device, requires_grad)
 
 
 def empty_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _like(other, "empty_like", np.empty, dtype, device, requires_grad)
+    return _like(other, "empty_like", "empty", dtype, device, requires_grad)
 
 
 def full_like(
@@ -440,23 +513,19 @@ def full_like(
     requires_grad: bool = False,
 ) -> Variable:
     value = _fill_value(fill_value, "full_like")
-
-    def filled(shape: tuple) -> np.ndarray:
-        return np.full(shape, value)
-
-    return _like(other, "full_like", filled, dtype, device, requires_grad)
+    return _like(other, "full_like", "full", dtype, device, requires_grad, fill=(value,))
 
 
 def rand_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _like(other, "rand_like", _generator.random, dtype, device, requires_grad)
+    return _like(other, "rand_like", "random.random", dtype, device, requires_grad)
 
 
 def randn_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _like(other, "randn_like", _generator.standard_normal, dtype, device, requires_grad)
+    return _like(other, "randn_like", "random.standard_normal", dtype, device, requires_grad)
 
 
 # --------------------------------------------------------------------------- from data
@@ -526,12 +595,26 @@ def _new(x: Variable, data: Any, dtype: Any, device: Any, requires_grad: bool) -
     )
 
 
+def _new_made(
+    x: Variable, maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
+) -> Variable:
+    """As _new, the data made by `maker` (see _made)."""
+    _check_options("new_*", dtype, device, requires_grad)
+    return _made(
+        maker,
+        arguments,
+        x.dtype if dtype is None else dtype,
+        x.device if device is None else device,
+        requires_grad,
+    )
+
+
 @register("new_zeros", function=False)
 def new_zeros(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Zeros with x's dtype and device (unless given)."""
-    return _new(x, np.zeros(_size(size, "new_zeros")), dtype, device, requires_grad)
+    return _new_made(x, "zeros", (_size(size, "new_zeros"),), dtype, device, requires_grad)
 
 
 @register("new_ones", function=False)
@@ -539,7 +622,7 @@ def new_ones(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Ones with x's dtype and device (unless given)."""
-    return _new(x, np.ones(_size(size, "new_ones")), dtype, device, requires_grad)
+    return _new_made(x, "ones", (_size(size, "new_ones"),), dtype, device, requires_grad)
 
 
 @register("new_empty", function=False)
@@ -547,7 +630,7 @@ def new_empty(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory with x's dtype and device (unless given)."""
-    return _new(x, np.empty(_size(size, "new_empty")), dtype, device, requires_grad)
+    return _new_made(x, "empty", (_size(size, "new_empty"),), dtype, device, requires_grad)
 
 
 @register("new_full", function=False)
@@ -563,7 +646,7 @@ def new_full(
     """fill_value everywhere, with x's dtype and device (unless given)."""
     value = _fill_value(fill_value, "new_full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "new_full")
-    return _new(x, np.full(shape, value), dtype, device, requires_grad)
+    return _new_made(x, "full", (shape, value), dtype, device, requires_grad)
 
 
 @register("new", function=False)

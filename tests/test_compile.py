@@ -357,18 +357,17 @@ def test_grad_factor_logic_gate_net_with_adam_matches_eager_bit_for_bit() -> Non
     assert "Adam.update() on 3 parameter arrays, prebound" in twin.compiled.tape()
 
 
-def test_a_factory_made_constant_like_ones_like_stays_eager_with_the_right_answer() -> None:
-    """minigrad.ones_like makes a new array outside the Functions on every call; the
-    compiler cannot tell it from randn's, so it stays eager (safe, if slower)."""
+def test_a_factory_made_constant_like_ones_like_replays_with_the_right_answer() -> None:
+    """minigrad.ones_like in the step is recorded as an operation (factories.Made) while the
+    step is traced, so the replay makes the same ones again (issue 31)."""
     bits = np.array(list(itertools.product([0.0, 1.0], repeat=5)))
     labels = np.random.default_rng(1).integers(0, 2, size=len(bits)).astype(float)
     twin = Twin(functools.partial(logic_gate_step, ones_like=True))
-    assert_stays_eager(
-        twin,
-        "array made outside minigrad's operations, a new one each",
-        minigrad.Variable(bits),
-        minigrad.Variable(labels),
-    )
+    for _ in range(6):
+        twin(minigrad.Variable(bits), minigrad.Variable(labels))
+    twin.assert_same_state()
+    assert twin.compiled.replays == 4, twin.explain()
+    assert "Made" in twin.compiled.tape()
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])

@@ -14,8 +14,7 @@ object a method runs on. After the traced run:
 - the globals they read become guards (a module-level `TEMPERATURE` changed between calls
   traces again), and so do the contents of the objects the step and they reach: each
   attribute of a Module or another object and each item of a dict (`cfg["scale"] = 10.0`,
-  `model.act = nn.Tanh()`), plain values by value and others by identity;
-- a call of minigrad.manual_seed in the step is found too.
+  `model.act = nn.Tanh()`), plain values by value and others by identity.
 
 Tracing pays for this: every Python call of the two traced runs passes through the hook.
 """
@@ -33,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import factories
 from minigrad.compiler import side_effects
 from minigrad.compiler.guards import ValueGuard, _guarded
 
@@ -73,7 +71,6 @@ class CallWatcher:
     step_code: Any
     called: dict[tuple, Called] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
-    seeded: bool = False
 
     def __enter__(self) -> CallWatcher:
         # sys.settrace rather than sys.setprofile: it reports only the start of each Python
@@ -89,9 +86,6 @@ class CallWatcher:
         code = frame.f_code
         if code in _LIBRARY_CODE or code is self.step_code:
             return  # most calls: minigrad's own, NumPy's, the standard library's
-        if code is _MANUAL_SEED:
-            self.seeded = True
-            return
         filename = code.co_filename
         if filename.startswith((_MINIGRAD, *_LIBRARIES, "<frozen")):
             _LIBRARY_CODE.add(code)
@@ -122,7 +116,6 @@ class CallWatcher:
         self.called[key] = Called(code, names, frame.f_globals, receiver, where)
 
 
-_MANUAL_SEED = factories.manual_seed.__code__
 # The code objects found to be minigrad's or a library's, so that the next call of the same
 # function costs one set lookup (tracing runs through the hook for every Python call).
 _LIBRARY_CODE: set[types.CodeType] = set()
@@ -144,10 +137,6 @@ def side_effects_of(watcher: CallWatcher) -> list[str]:
     for where in watcher.unreadable:
         found.append(f"the step runs code given to exec() ({where}), which minigrad cannot "
                      f"read for side effects")
-    if watcher.seeded:
-        found.append("the step calls minigrad.manual_seed(), which a replay would not "
-                     "repeat (the generator would go on from where it was); seed outside "
-                     "the step")
     return found
 
 

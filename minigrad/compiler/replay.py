@@ -54,6 +54,8 @@ class Replay:
         self.outside: list[Variable] = []  # Variables whose arrays the steps read live
         self.listing: list[str] = []  # one line per event, for CompiledFunction.tape()
         self.inputs: list[tuple[Any, np.ndarray]] = []  # (argument path, buffer)
+        # (leaf, buffer): a .grad from before the step that gradients add onto, copied in
+        self.grads_in: list[tuple[Variable, np.ndarray]] = []
         # (where the values are, holds, what): library code's branches on values (Assume)
         self.assumptions: list[tuple[Any, Callable[[Any], bool], str]] = []
         # (argument path, 0-d buffer): a float argument an elementwise NumPy call reads
@@ -78,6 +80,14 @@ class Replay:
             np.copyto(buffer, _argument(args, kwargs, path)._data)
         for path, buffer in self.floats:
             buffer[()] = _argument(args, kwargs, path)
+        for leaf, buffer in self.grads_in:
+            grad = leaf._grad
+            if grad is None or grad._data.shape != buffer.shape or grad.dtype != buffer.dtype:
+                raise AssumptionFailedError(
+                    f"the .grad of a {leaf.shape} Variable that gradients add onto is gone or "
+                    f"has another shape or dtype"
+                )
+            np.copyto(buffer, grad._data)
         for grad, references in zip(self.handed_out, self.buffer_references):
             if sys.getrefcount(grad.buffer) > references:
                 # The caller kept the array itself (p.grad.numpy(), .data): a new trace gets
@@ -218,6 +228,9 @@ class _Builder:
         if key in self.arguments:
             found = np.array(array, copy=True)
             self.replay.inputs.append((self.arguments[key], found))
+        elif key in self.trace.grads_of:
+            found = np.array(array, copy=True)
+            self.replay.grads_in.append((self.trace.grads_of[key], found))
         elif key in self.trace.constants:
             found = np.array(array, copy=True)
         elif key in self.trace.owners:

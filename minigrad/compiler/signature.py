@@ -45,6 +45,8 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
             return ("argument", arguments[key])
         if key in trace.constants:
             return ("constant", array.shape, array.dtype, array.tobytes())
+        if key in trace.grads_of:  # another array each call: named by its leaf
+            return (".grad from before the step", id(trace.grads_of[key]))
         return ("outside", key)
 
     def spec(value: Any) -> Any:
@@ -170,8 +172,8 @@ def _detail(a: tuple, b: tuple) -> str:
             if "outside" in repr(part_b):
                 return (
                     ": it reads an array made outside minigrad's operations, a new one each "
-                    "call (NumPy work, minigrad.tensor(...) or a *_like factory in the step, "
-                    "or a global Variable rebound between calls), whose values a replay would "
+                    "call (NumPy work or minigrad.tensor(...) in the step, or a global "
+                    "Variable rebound between calls), whose values a replay would "
                     "not compute again; compute it from the step's inputs with operations, or "
                     "pass it in as an argument"
                 )

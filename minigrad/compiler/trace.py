@@ -171,6 +171,10 @@ class Trace:
     constants: set = field(default_factory=set)  # ids of arrays the engine made (seeds)
     owners: dict = field(default_factory=dict)  # id(array) -> the Variable it came in
     had_grad: dict = field(default_factory=dict)  # id(array) -> its .grad was set, then
+    # id(array) -> the leaf whose .grad it was when the step began and gradients were added
+    # onto it (accumulation over calls; a GAN's G step landing on D's .grad): a replay
+    # reads the leaf's .grad of the moment instead
+    grads_of: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
     alive: list = field(default_factory=list)  # every array seen, so no id is reused
 
@@ -216,15 +220,13 @@ class Recorder(Listener):
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:
-        if previous is not None and id(previous._data) not in self.made:
-            name = f" {variable.name!r}" if getattr(variable, "name", None) else ""
-            self.unsupported(
-                f"gradients add onto a .grad the {variable.shape} Variable{name} had before "
-                f"the step, which a replay cannot follow; call optimizer.zero_grad() (or set "
-                f".grad = None) inside the step (p.grad.zero_() keeps that old array), and "
-                f"run the micro-batches of an accumulation inside one step"
-            )
-        self._watch(variable, previous is not None and id(previous._data) not in self.made)
+        from_before = previous is not None and id(previous._data) not in self.made
+        if from_before:
+            # The engine added onto it with a recorded Add: the replay reads this leaf's
+            # .grad as it finds it at each call (gradient accumulation over calls).
+            self._keep(previous._data)
+            self.trace.grads_of.setdefault(id(previous._data), variable)
+        self._watch(variable, from_before)
         result = variable._grad._data
         self._keep(gradient._data, result)
         self.made.add(id(result))

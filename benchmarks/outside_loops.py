@@ -28,7 +28,9 @@ given in brackets):
   torch.get_rng_state / set_rng_state, torch.bernoulli;
 - nn.utils.weight_norm / spectral_norm; nn.SmoothL1Loss (F.smooth_l1_loss exists);
 - Tensor % int and Tensor // int (no __mod__ / __floordiv__), torch.remainder, torch.fmod,
-  torch.floor_divide (labels computed through numpy).
+  torch.floor_divide (labels computed through numpy);
+- not a missing name but a difference: zero_grad(set_to_none=False) does not keep one .grad
+  tensor refilled in place; each backward leaves a new .grad object.
 
     python benchmarks/outside_loops.py            # 5 repeats per loop
     python benchmarks/outside_loops.py --quick    # 3 repeats per loop
@@ -775,9 +777,10 @@ def loop_keep_grad_tensors(compiled: bool) -> LoopResult:
 
 
 def loop_keep_grad_tensors_zeroed_in_place(compiled: bool) -> LoopResult:
-    """As above but zero_grad(set_to_none=False): the kept .grad is one tensor zeroed and
-    refilled in place, so eagerly every kept entry ends equal to the last gradient; the
-    bias grad is kept too, and `is` identity of the kept objects is counted."""
+    """As above but zero_grad(set_to_none=False). In PyTorch the kept .grad is one tensor
+    zeroed and refilled in place (every kept entry ends equal to the last gradient); in
+    minigrad, eager, each call leaves a new .grad object (25 distinct). The bias grad is
+    kept too, and the identity of the kept objects is counted."""
     torch.manual_seed(SEED)
     x_all, y_all = make_classification(samples=160)
     model = mlp(hidden=32)
@@ -2286,6 +2289,110 @@ def loop_closure_optimizer_step(compiled: bool) -> LoopResult:
     return {"losses": losses, "params": final_params(model), "step": step}
 
 
+def loop_cfg_read_in_loss_helper(compiled: bool) -> LoopResult:
+    """The cfg dict is read by a compute_loss() helper the step calls (not by the step
+    itself): the auxiliary weight and the margin are changed between epochs."""
+    torch.manual_seed(SEED)
+    x_all, y_all = make_classification(samples=160)
+    model = mlp(hidden=32)
+    optimizer = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    cfg = {"aux_weight": 0.0, "margin": 1.0}
+
+    def compute_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        ce = F.cross_entropy(logits, y)
+        true = (logits * F.one_hot(y, CLASSES)).sum(dim=1, keepdim=True)
+        hinge = F.relu(cfg["margin"] - true + logits).mean()
+        return ce + cfg["aux_weight"] * hinge
+
+    def train_step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = compute_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    step = torch.compile(train_step) if compiled else train_step
+    losses = []
+    for epoch in range(8):
+        cfg["aux_weight"] = 0.1 * epoch
+        cfg["margin"] = 1.0 + 0.25 * epoch
+        for x, y in minibatches(x_all, y_all):
+            losses.append(step(x, y).item())
+    return {"losses": losses, "params": final_params(model), "step": step}
+
+
+class GatedNet(nn.Module):
+    """Keeps a reference to the run's options dict and reads it in forward."""
+
+    def __init__(self, options: dict) -> None:
+        super().__init__()
+        self.options = options
+        self.fc1 = nn.Linear(FEATURES, 32)
+        self.fc2 = nn.Linear(32, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.relu(self.fc1(x))
+        if self.options["residual_scale"] > 0:
+            h = h + self.options["residual_scale"] * x[:, :1]
+        return self.fc2(h) * self.options["logit_scale"]
+
+
+def loop_options_dict_on_module(compiled: bool) -> LoopResult:
+    """Module.forward reads self.options (a dict shared with the loop), changed between
+    epochs: a branch on one key and a scale from another."""
+    torch.manual_seed(SEED)
+    x_all, y_all = make_classification(samples=160)
+    options = {"residual_scale": 0.0, "logit_scale": 1.0}
+    model = GatedNet(options)
+    optimizer = optim.Adam(model.parameters(), lr=3e-3)
+
+    def train_step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    step = torch.compile(train_step) if compiled else train_step
+    losses = []
+    for epoch in range(8):
+        options["residual_scale"] = 0.0 if epoch < 3 else 0.1 * epoch
+        options["logit_scale"] = 1.0 / (1 + 0.2 * epoch)
+        for x, y in minibatches(x_all, y_all):
+            losses.append(step(x, y).item())
+    return {"losses": losses, "params": final_params(model), "step": step}
+
+
+LOOP_WEIGHTS = [1.0, 0.0]
+
+
+def loop_global_list_loss_weights(compiled: bool) -> LoopResult:
+    """Module-level LOOP_WEIGHTS list (loss weights) mutated in place between epochs
+    (LOOP_WEIGHTS[1] = ...), read directly in the step."""
+    LOOP_WEIGHTS[:] = [1.0, 0.0]
+    torch.manual_seed(SEED)
+    x_all, y_all = make_regression(samples=160)
+    model = nn.Sequential(nn.Linear(FEATURES, 32), nn.ReLU(), nn.Linear(32, 1))
+    optimizer = optim.Adam(model.parameters(), lr=3e-3)
+
+    def train_step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        optimizer.zero_grad()
+        out = model(x)
+        loss = LOOP_WEIGHTS[0] * F.mse_loss(out, y) + LOOP_WEIGHTS[1] * F.l1_loss(out, y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    step = torch.compile(train_step) if compiled else train_step
+    losses = []
+    for epoch in range(8):
+        LOOP_WEIGHTS[1] = 0.1 * epoch
+        for x, y in minibatches(x_all, y_all):
+            losses.append(step(x, y).item())
+    LOOP_WEIGHTS[:] = [1.0, 0.0]
+    return {"losses": losses, "params": final_params(model), "step": step}
+
+
 LOOPS: list[Callable[[bool], LoopResult]] = [
     loop_gan_two_steps,
     loop_dcgan_fake_passed_between_steps,
@@ -2348,6 +2455,9 @@ LOOPS: list[Callable[[bool], LoopResult]] = [
     loop_dataloader_shuffle_weights_tensor,
     loop_no_grad_toggled_inside_with_set_grad_enabled,
     loop_closure_optimizer_step,
+    loop_cfg_read_in_loss_helper,
+    loop_options_dict_on_module,
+    loop_global_list_loss_weights,
 ]
 
 

@@ -18,6 +18,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from minigrad.compiler import called, guards, replay, side_effects
@@ -169,6 +170,12 @@ class _Variant:
         self.verified: set[tuple] = set()  # float argument values a trace showed it fits
         self.calls = 0
         self.verifications = 0
+        # Replays built earlier whose guards failed (eval() mode, a .grad present, a hook):
+        # kept, so that the step switches back when those guards hold again.
+        self.others: list[_Alternative] = []
+        # Why calls run eagerly, untraced, until the guards of one of the others hold again
+        # (a trace found something no replay can do, such as a hook, after replays existed).
+        self.blocked: str | None = None
 
     def status(self) -> str:
         if self.eager_reason is not None:
@@ -182,8 +189,12 @@ class _Variant:
         if self.eager_reason is not None:
             return owner.fn(*args, **kwargs)
         self.calls += 1
+        if self.replay is None and self.others and not self._switch() and self.blocked:
+            return owner.fn(*args, **kwargs)
         if self.replay is not None:
             failure = self._failed_guard()
+            if failure is not None and self._switch():
+                failure = None
             if failure is None and self.replay.float_paths:
                 values = self.replay.float_values(args, kwargs)
                 if values not in self.verified:
@@ -194,7 +205,9 @@ class _Variant:
                 except replay.AssumptionFailedError as failed:
                     failure = str(failed)
             owner.note(f"guard failed: {failure}; tracing again")
-            self.replay, self.guards = None, []
+            if failure.startswith(_NOT_KEPT):
+                self.replay = None  # this replay is wrong for every call from now on
+            self._stash()
             if self.traces >= 2 * owner.max_variants:
                 self.eager_reason = (
                     f"traced too often (guards keep failing; the last: {failure}); a number "
@@ -205,12 +218,34 @@ class _Variant:
                 return owner.fn(*args, **kwargs)
         return self._trace(args, kwargs)
 
-    def _failed_guard(self) -> str | None:
-        for guard in self.guards:
+    def _failed_guard(self, guards: list | None = None) -> str | None:
+        for guard in self.guards if guards is None else guards:
             failure = guard.failure()
             if failure is not None:
                 return failure
         return None
+
+    def _stash(self) -> None:
+        """Keep the current replay among the others (the oldest goes past _ALTERNATIVES)."""
+        if self.replay is not None:
+            self.others.insert(0, _Alternative(self.replay, self.guards, self.signature,
+                                               self.verified))
+            del self.others[_ALTERNATIVES:]
+        self.replay, self.guards = None, []
+
+    def _switch(self) -> bool:
+        """Make current another replay whose guards all hold now (the one used last first)."""
+        for index, other in enumerate(self.others):
+            if self._failed_guard(other.guards) is None:
+                del self.others[index]
+                self._stash()
+                if self.blocked is not None:
+                    self.owner.note("the replay's guards hold again: replaying")
+                    self.blocked = None
+                self.replay, self.guards = other.replay, other.guards
+                self.signature, self.verified = other.signature, other.verified
+                return True
+        return False
 
     def _run_replay(self, args: tuple, kwargs: dict) -> Any:
         previous = state.grad_enabled
@@ -324,6 +359,7 @@ class _Variant:
             if self.first is None:
                 self.first = (trace, current, values)
             else:
+                self._stash()
                 self.replay = replay.build(trace, arguments, returned, self.first[0])
                 self.signature = current
                 self.verified = {values, self.first[2]}
@@ -339,9 +375,16 @@ class _Variant:
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
         except CannotReplayError as reason:
-            self.eager_reason = str(reason)
             self.first = None
-            self.owner.fall_back(self.eager_reason)
+            if self.others:
+                # Something that came after replays began (a hook): run eagerly while it
+                # lasts, and replay again once an earlier replay's guards hold.
+                self.blocked = str(reason)
+                self.owner.note(f"eager while this lasts: {reason}; the earlier replay "
+                                f"resumes when its guards hold again")
+            else:
+                self.eager_reason = str(reason)
+                self.owner.fall_back(self.eager_reason)
         owner = self.owner
         if owner.traces >= _TRACE_BUDGET and owner.replays < owner.traces:
             # Tracing costs about two eager runs: stop paying it when replays do not follow.
@@ -352,6 +395,23 @@ class _Variant:
             )
         owner.trace_seconds += time.perf_counter() - start
         return returned
+
+
+# Replays a variant keeps besides the one in use, for guards that flip back and forth
+# (train() and eval(), a .grad present or not, a hook added then removed).
+_ALTERNATIVES = 3
+# A failure that makes a replay wrong for good (AssumptionFailedError from Replay.run).
+_NOT_KEPT = "the caller kept a .grad's array"
+
+
+@dataclass
+class _Alternative:
+    """A replay a variant built earlier, with what it was built with."""
+
+    replay: Any
+    guards: list
+    signature: list | None
+    verified: set
 
 
 def _agree(first: Any, first_signature: list, second: Any, second_signature: list) -> bool:

@@ -244,7 +244,7 @@ class Variable:
             node._pre_hooks = {}
         hooks = node._pre_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
-        return RemovableHandle(hooks, hook)
+        return RemovableHandle(hooks, hook, node._pre_hooks, self._output_nr)
 
     def retain_grad(self) -> None:
         """Keep `.grad` for this non-leaf after backward (leaves always keep it)."""

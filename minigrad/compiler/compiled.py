@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from minigrad.compiler import called, guards, replay, side_effects
+from minigrad.compiler import called, guards, int_tests, replay, side_effects
 from minigrad.compiler.signature import first_difference, signature
 from minigrad.compiler.trace import (
     Accumulate,
@@ -66,6 +66,8 @@ class CompiledFunction:
         # failing): every call then goes straight to the function, at eager speed.
         self.eager_for_good = False
         self.traces = 0  # traced calls of all variants together
+        # The int parameters the step uses only in `if` tests (int_tests.py), found once.
+        self.int_tests: dict | None = None
 
     def side_effects(self) -> list[str]:
         """The Python side effects in the step's own code (side_effects.py), found once."""
@@ -96,7 +98,9 @@ class CompiledFunction:
         if reason is not None:
             self.note(f"eager: {reason}")
             return self.fn(*args, **kwargs)
-        key = guards.key_of(args, kwargs, self.floats_by_value)
+        if self.int_tests is None:
+            self.int_tests = int_tests.tests_of(self.fn)
+        key = guards.key_of(args, kwargs, self.floats_by_value, self.int_tests)
         variant = self.variants.get(key)
         if variant is None:
             if len(self.variants) >= self.max_variants:

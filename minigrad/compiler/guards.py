@@ -35,10 +35,13 @@ from minigrad.core.state import state
 from minigrad.core.variable import Variable
 
 
-def key_of(args: tuple, kwargs: dict, floats_by_value: bool = False) -> tuple:
+def key_of(
+    args: tuple, kwargs: dict, floats_by_value: bool = False, int_tests: dict | None = None
+) -> tuple:
     """What a call's variant is chosen by (see the module's docstring). A Python float is
     keyed by its type alone (the replay reads it live, see replay.Replay.floats) unless
-    `floats_by_value`."""
+    `floats_by_value`; an int argument the step uses only in `if` tests, by the tests'
+    outcomes (`int_tests`, from int_tests.tests_of)."""
     if not args and not kwargs:  # a step that closes over everything it reads
         return (("grad mode", is_grad_enabled()),)
     parts: list[Any] = [("grad mode", is_grad_enabled())]
@@ -46,8 +49,41 @@ def key_of(args: tuple, kwargs: dict, floats_by_value: bool = False) -> tuple:
     items += sorted(kwargs.items())
     seen: dict[int, str] = {}  # id(array or float) -> the first argument that holds it
     for name, value in items:
+        if int_tests and name in int_tests and type(value) is int:
+            outcomes = _outcomes(int_tests[name], value)
+            if outcomes is not None:
+                parts.append((name, "int tests", Outcomes(outcomes, value, int_tests[name])))
+                continue
         _add_parts(parts, name, value, seen, floats_by_value)
     return tuple(parts)
+
+
+class Outcomes:
+    """A key part for an int used only in `if` tests: equal to another when the tests'
+    outcomes are, whatever the value (kept for messages)."""
+
+    __slots__ = ("outcomes", "value", "tests")
+
+    def __init__(self, outcomes: tuple, value: int, tests: list) -> None:
+        self.outcomes, self.value, self.tests = outcomes, value, tests
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Outcomes and other.outcomes == self.outcomes
+
+    def __hash__(self) -> int:
+        return hash(self.outcomes)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"`{test.source}` is {outcome}"
+                          for test, outcome in zip(self.tests, self.outcomes))
+        return f"{self.value} ({shown})"
+
+
+def _outcomes(tests: list, value: int) -> tuple | None:
+    try:
+        return tuple(test(value) for test in tests)
+    except Exception:  # a test that fails to evaluate here: key by value instead
+        return None
 
 
 def _add_parts(
@@ -122,6 +158,8 @@ def _words(part: tuple) -> str:
         return f"shape {part[3]}, dtype {part[4]}, requires_grad={part[5]}{alias}"
     if part[1] == "value":
         return repr(part[3]) if part[2] != "float" else part[3]
+    if part[1] == "int tests":
+        return repr(part[2])
     if part[1] == "float":
         alias = "" if part[2] is None else f", the same object as argument {part[2]}"
         return f"a float, read live{alias}"

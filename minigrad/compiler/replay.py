@@ -486,8 +486,17 @@ class _Builder:
             )
             self.replay.steps.append(prebound)
             return
+        call = event.call
+        if _holds_refs(event.arguments) or _holds_refs(tuple(event.keywords.values())):
+            # A Variable passed in (ReduceLROnPlateau.step(loss)): the same call on a
+            # Variable over the replay's array, which holds this call's value.
+            name = call.func.__qualname__
+            arguments = [self.wrapped(spec, self.value(spec, name)) for spec in event.arguments]
+            keywords = {key: self.wrapped(spec, self.value(spec, name))
+                        for key, spec in event.keywords.items()}
+            call = functools.partial(call.func, call.args[0], *arguments, **keywords)
         self.replay.listing.append(f"{event.call.func.__qualname__}(), called as it is")
-        self.replay.steps.append(event.call)
+        self.replay.steps.append(call)
 
     def _prebound_update(self, event: Opaque) -> Callable[[], None] | None:
         """An optimizer's step() as its update() on the arrays the replay fills: no search
@@ -514,6 +523,15 @@ class _Builder:
                 counter.value += 1  # as Optimizer.step
 
         return run
+
+
+def _holds_refs(values: tuple) -> bool:
+    for value in values:
+        if isinstance(value, Ref):
+            return True
+        if isinstance(value, (list, tuple)) and _holds_refs(tuple(value)):
+            return True
+    return False
 
 
 def _readers(trace: Trace, returned: Any) -> dict[int, int]:

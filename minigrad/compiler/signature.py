@@ -112,7 +112,9 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
             call = event.call
             owner = call.args[0] if call.args else None
             # Its settings (lr, ...) are read when it is called again: not part of the trace.
-            tokens.append(("call", call.func.__qualname__, id(owner)))
+            passed = tuple(spec(value) for value in event.arguments)
+            keywords = tuple(sorted((name, spec(value)) for name, value in event.keywords.items()))
+            tokens.append(("call", call.func.__qualname__, id(owner), passed, keywords))
         elif type(event) is Item:
             tokens.append((".item()", role(event.array)))
         elif type(event) is Assume:

@@ -114,6 +114,10 @@ class Opaque:
     # of each parameter it updated, so that a replay can call its update() directly.
     gradients: list | None = None
     where: tuple | None = None
+    # The call's arguments after the object (a scheduler's metric) as Call keeps them: a
+    # Variable among them is passed again over the replay's array for it.
+    arguments: tuple = ()
+    keywords: dict = field(default_factory=dict)
 
 
 def gradients_of(call: Any) -> list | None:
@@ -215,8 +219,11 @@ class Recorder(Listener):
         gradients = gradients_of(call)  # as step() will find them
         for _, _, _, array in gradients or ():
             self._keep(array)
+        arguments = tuple(self._spec(value) for value in call.args[1:])
+        keywords = {name: self._spec(value) for name, value in call.keywords.items()}
         result = unheard(call)
-        self.trace.events.append(Opaque(call, settings_of(call), gradients, user_frame()))
+        event = Opaque(call, settings_of(call), gradients, user_frame(), arguments, keywords)
+        self.trace.events.append(event)
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:

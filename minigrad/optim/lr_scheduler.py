@@ -557,6 +557,7 @@ class ReduceLROnPlateau:
             return current > best * (self.threshold + 1.0)
         return current > best + self.threshold
 
+    @traced_as_one_call
     def step(self, metrics: Any) -> None:
         """One epoch's metric (a number, or a 0-d Variable)."""
         try:

@@ -160,6 +160,12 @@ def guards_of(watcher: CallWatcher, step: Any) -> list[Any]:
             found.append(ValueGuard(functools.partial(called.globals.__getitem__, name),
                                     label, value))
             roots.append((value, label))
+        for name in called.code.co_freevars:
+            # The enclosing variables it reads: their contents are guarded (a config dict
+            # a loss helper closes over); the cells themselves are the helper's own.
+            if name in called.names and _guarded(called.names[name]):
+                roots.append((called.names[name], f"{name} of the function enclosing "
+                                                  f"{called.where}"))
         if called.receiver is not None:
             roots.append((called.receiver, f"self of {called.where}"))
     seen: set[int] = set()
@@ -169,8 +175,9 @@ def guards_of(watcher: CallWatcher, step: Any) -> list[Any]:
 
 
 def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> list[Any]:
-    """ContentGuards for `value` and, for a Module, every submodule; the dicts and plain
-    objects inside a dict or a plain object too, `depth` levels down (cfg["opt"]["lr"])."""
+    """ContentGuards for `value` and, for a Module, every submodule; the dicts, lists and
+    plain objects inside any of them too, `depth` levels down (cfg["opt"]["lr"],
+    self.options["scale"], weights[1])."""
     from minigrad.nn.module import Module
 
     found: list[Any] = []
@@ -186,13 +193,23 @@ def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> l
             found.append(ContentGuard(module.__dict__, where, skip=("training",)))
             found.append(ContentGuard(module._modules, f"{where}'s submodules"))
             found.append(ContentGuard(module._parameters, f"{where}'s parameters"))
-    elif type(value) is dict or _is_plain_object(value):
-        entries = value if type(value) is dict else value.__dict__
-        found.append(ContentGuard(entries, label))
-        for key, item in list(entries.items()):
-            if type(item) is dict or _is_plain_object(item):
+            seen.update((id(module.__dict__), id(module._modules), id(module._parameters)))
+            for key, item in module.__dict__.items():
+                if _is_container(item):
+                    found += _content_guards(item, f"{where}.{key}", seen, depth - 1)
+    elif _is_container(value):
+        found.append(ContentGuard(value, label))
+        entries = value.__dict__ if _is_plain_object(value) else value
+        items = entries.items() if isinstance(entries, dict) else enumerate(entries)
+        for key, item in list(items):
+            if _is_container(item):
                 found += _content_guards(item, f"{label}[{key!r}]", seen, depth - 1)
     return found
+
+
+def _is_container(value: Any) -> bool:
+    """A dict, a list or a plain object whose items a step might read (a config)."""
+    return type(value) in (dict, list) or _is_plain_object(value)
 
 
 def _is_plain_object(value: Any) -> bool:
@@ -205,24 +222,30 @@ def _is_plain_object(value: Any) -> bool:
 
 
 class ContentGuard:
-    """The entries of one dict (a config, a Module's __dict__, its submodules): each plain
-    value (a number, a str, a tuple of them) must be equal, any other object the same one,
-    and no entry added or removed."""
+    """The entries of one dict (a config, a Module's __dict__, its submodules), the items of
+    one list, or the attributes of a plain object: each plain value (a number, a str, a
+    tuple of them) must be equal, any other object the same one, and none added or
+    removed. A guard holds the container itself, so an entry set later is seen."""
 
     __slots__ = ("entries", "label", "expected", "skip")
 
-    def __init__(self, entries: dict, label: str, skip: tuple = ()) -> None:
+    def __init__(self, container: Any, label: str, skip: tuple = ()) -> None:
+        entries = container.__dict__ if _is_plain_object(container) else container
         self.entries = entries
         self.label = label
         self.skip = skip
-        self.expected = {key: _token(item) for key, item in entries.items() if key not in skip}
+        items = entries.items() if isinstance(entries, dict) else enumerate(entries)
+        self.expected = {key: _token(item) for key, item in items if key not in skip}
 
     def failure(self) -> str | None:
         entries, expected = self.entries, self.expected
-        if len(entries) - sum(key in entries for key in self.skip) != len(expected):
+        if type(entries) is list:
+            if len(entries) != len(expected):
+                return f"{self.label} has {len(entries)} items now, not {len(expected)}"
+        elif len(entries) - sum(key in entries for key in self.skip) != len(expected):
             return f"an entry was added to or removed from {self.label}"
         for key, token in expected.items():
-            if key not in entries:
+            if type(entries) is not list and key not in entries:
                 return f"{self.label} lost {key!r}"
             item = entries[key]
             if token[0] == "same":

@@ -34,6 +34,7 @@ from minigrad.compiler.trace import (
     optimizer_settings,
     settings_of,
 )
+from minigrad.core import engine
 from minigrad.core.listener import QUIET
 from minigrad.core.state import state
 
@@ -267,6 +268,7 @@ class _Variant:
         (called.py)."""
         recorder = Recorder()
         state.listener = recorder
+        engine._step_observers.append(recorder.node_ran)
         watcher = called.CallWatcher(side_effects.code_of(self.owner.fn))
         if watch:
             self.watcher = watcher
@@ -278,6 +280,7 @@ class _Variant:
                 returned = self.owner.fn(*args, **kwargs)
         finally:
             state.listener = QUIET
+            engine._step_observers.remove(recorder.node_ran)
         return recorder.trace, returned
 
     def _verify(self, args: tuple, kwargs: dict, values: tuple) -> Any:

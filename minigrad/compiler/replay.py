@@ -190,7 +190,7 @@ class HandedOut:
         # while its .grad is still this one; any other reference is the user's.
         expected = 3 + (self.leaf._grad is grad)
         if sys.getrefcount(grad) > expected:
-            grad._data = grad._data.copy()
+            grad._data = grad._data.copy(order="K")  # its strides too, as eager made it
             self.grad = Variable._make(self.buffer)
 
     def set(self) -> None:
@@ -635,6 +635,14 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
                         "the step returns a Variable that requires grad and never calls "
                         "backward(); call backward() inside the step (a replay builds no "
                         "graph to call it on afterwards)"
+                    )
+                if value.grad_fn is not None and id(value.grad_fn) not in builder.trace.ran:
+                    raise CannotReplayError(
+                        "the step returns a Variable whose graph backward() has not been "
+                        "through (as DCGAN's fake = netG(noise), handed on to the "
+                        "generator's step); a replay builds no graph for a later backward(). "
+                        "Return it .detach()ed, or compute it in the step that calls "
+                        "backward() on it"
                     )
                 return functools.partial(_spent_loss, array, _spent_node(array))
             return lambda: Variable._make(array.copy())

@@ -181,6 +181,7 @@ class Trace:
     grads_of: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
     alive: list = field(default_factory=list)  # every array seen, so no id is reused
+    ran: set = field(default_factory=set)  # the graph nodes backward ran (ids; kept alive)
 
 
 def _from_user_code() -> bool:
@@ -206,6 +207,11 @@ class Recorder(Listener):
         # ids of the arrays this run made (call outputs, .grad results): a .grad made in
         # the step may take more gradients (micro-batches), one found at its start may not
         self.made: set[int] = set()
+
+    def node_ran(self, node: Any, grads: list) -> None:
+        """The engine is about to run `node` (an engine step observer while recording)."""
+        self.trace.ran.add(id(node))
+        self._keep(node)
 
     # -------------------------------------------------------------- what the hooks call
 

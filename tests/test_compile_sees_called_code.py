@@ -12,6 +12,7 @@ import random
 import warnings
 
 import numpy as np
+import pytest
 from test_compile import Twin, assert_stays_eager, batch
 
 import minigrad
@@ -204,3 +205,122 @@ def test_a_step_returning_a_nested_dict_replays() -> None:
     twin.assert_same_state()
     assert twin.compiled.replays == 3, twin.explain()
     assert set(results[-1]) == {"loss", "parts"} and set(results[-1]["parts"]) == {"out", "first"}
+
+
+# Found by a reviewer writing benchmarks/outside_loops.py: each was silently wrong.
+
+LOSS_WEIGHTS = [1.0, 0.5]  # a module-level list, an item changed between calls
+
+
+def _weighted_world(read_weights, worlds: list):
+    """build() for a Twin whose step weighs two losses by read_weights(world)."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        world = {"weights": [1.0, 0.5], "cfg": {"scale": 1.0}}
+        worlds.append(world)
+
+        def loss_of(out):  # a helper that closes over the world's cfg
+            cfg = world["cfg"]
+
+            def scaled(value):
+                return value * cfg["scale"]
+
+            return scaled(out.tanh().sum())
+
+        def step(x):
+            opt.zero_grad()
+            out = model(x)
+            weights = read_weights(world)
+            loss = weights[0] * loss_of(out) + weights[1] * (out**2).mean()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    return build
+
+
+@pytest.mark.parametrize("where", ["closure list", "global list", "helper's closure"])
+def test_an_item_changed_between_calls_in_a_list_or_a_helpers_closure_traces_again(where):
+    global LOSS_WEIGHTS
+    worlds: list = []
+    if where == "closure list":
+        twin = Twin(_weighted_world(lambda world: world["weights"], worlds))
+    else:
+        twin = Twin(_weighted_world(lambda world: LOSS_WEIGHTS, worlds))
+    try:
+        for call in range(8):
+            if call == 4:
+                for world in worlds:
+                    if where == "closure list":
+                        world["weights"][1] = 0.25
+                    elif where == "global list":
+                        LOSS_WEIGHTS[1] = 0.25
+                    else:
+                        world["cfg"]["scale"] = 3.0
+            twin(batch())
+    finally:
+        LOSS_WEIGHTS = [1.0, 0.5]
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+    assert "changed: " in twin.explain()
+
+
+def test_a_dict_on_a_module_read_in_forward_changed_between_calls_traces_again() -> None:
+    class Options(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = nn.Linear(3, 2)
+            self.options = {"scale": 1.0, "square": False}
+
+        def forward(self, x):
+            out = self.linear(x) * self.options["scale"]
+            return out**2 if self.options["square"] else out
+
+    worlds: list = []
+    twin = Twin(_sgd_world(Options, worlds))
+    for call in range(10):
+        for world in worlds:
+            if call == 3:
+                world["model"].options["scale"] = 0.5
+            if call == 6:
+                world["model"].options["square"] = True
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 3, twin.explain()
+    assert ".options['square'] changed: 'False'" in twin.explain() or \
+        ".options['square'] changed: False" in twin.explain()
+
+
+def test_a_kept_grad_keeps_eagers_strides_so_its_norm_is_the_same() -> None:
+    """A Linear weight's .grad is x.T @ g's transpose (Fortran order): a kept one keeps
+    those strides, so .norm() sums in the same order as eager's."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).tanh().sum()
+            loss.backward()
+            opt.step()
+            return model[0].weight.grad
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    eager_grads, compiled_grads = [], []
+    for seed in range(8):
+        x = batch(seed=seed)
+        eager_grads.append(twin.eager(x))
+        compiled_grads.append(twin.compiled(x))
+    assert twin.compiled.replays >= 5
+    for eager, compiled in zip(eager_grads, compiled_grads):
+        assert eager.numpy().strides == compiled.numpy().strides
+        assert eager.norm().item() == compiled.norm().item()

@@ -407,7 +407,11 @@ class _Builder:
             grad = self._hand_out(variable, summed)
             run = grad.set
 
-        elif self._only_reader(event.gradient) and source.dtype == event.result.dtype:
+        elif (
+            self._only_reader(event.gradient)
+            and source.dtype == event.result.dtype
+            and source.strides == event.result.strides  # a kept .grad sums as eager's
+        ):
             # Nothing else reads this gradient: the leaf can have its buffer, uncopied.
             self.where[id(event.result)] = source
             grad = self._hand_out(variable, source)
@@ -645,7 +649,7 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
                         "backward() on it"
                     )
                 return functools.partial(_spent_loss, array, _spent_node(array))
-            return lambda: Variable._make(array.copy())
+            return lambda: Variable._make(array.copy(order="K"))  # eager's strides too
         if type(value) in (tuple, list):
             parts = [reader(item) for item in value]
             kind = type(value)

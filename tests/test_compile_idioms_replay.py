@@ -1,0 +1,351 @@
+"""The idioms that used to keep minigrad.compile eager now replay, bit for bit (issue 31).
+
+Each case runs a small training loop twice from the same seed, once eagerly and once with
+its steps compiled, and compares every loss, every kept value and the final parameters
+with np.array_equal. Randomness comes from minigrad's generator, so the two runs must
+draw the same numbers in the same order: a replay that skipped a draw, or drew one too
+many, would show up as a difference.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import minigrad as torch
+import minigrad.nn.functional as F
+from minigrad import nn, optim
+from minigrad.compiler.compiled import CompileFallbackWarning
+
+warnings.simplefilter("ignore", CompileFallbackWarning)
+
+
+def run_twice(make: Callable[[], tuple], calls: int = 30) -> dict:
+    """make() -> (steps by name, loop(steps, calls) -> list of kept values). Runs it eagerly
+    and compiled from seed 0; asserts every kept value equal; returns the compiled steps."""
+    kept = {}
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        steps, loop = make()
+        if compiled:
+            steps = {name: torch.compile(step) for name, step in steps.items()}
+        kept[compiled] = [np.asarray(value) for value in loop(steps, calls)]
+        if compiled:
+            result = steps
+    assert len(kept[False]) == len(kept[True])
+    for number, (eager, replayed) in enumerate(zip(kept[False], kept[True])):
+        assert np.array_equal(eager, replayed), f"kept value {number} differs"
+    return result
+
+
+def params(*modules: nn.Module) -> list:
+    return [p.detach().numpy().copy() for m in modules for p in m.parameters()]
+
+
+def batches(n: int, size: int = 16, features: int = 8, classes: int = 2) -> tuple:
+    return torch.randn(n * size, features), torch.randint(0, classes, (n * size,))
+
+
+def test_a_gan_with_labels_and_noise_made_in_two_steps_sharing_the_discriminator() -> None:
+    """torch.ones / torch.zeros labels and torch.randn noise made inside the steps; G's
+    backward lands on D's .grad, left there by d_step (g_step zeroes only G's)."""
+
+    def make() -> tuple:
+        G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 8))
+        D = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+        opt_g = optim.Adam(G.parameters(), lr=1e-3)
+        opt_d = optim.Adam(D.parameters(), lr=1e-3)
+        criterion = nn.BCEWithLogitsLoss()
+        real_data, _ = batches(30)
+
+        def d_step(real):
+            opt_d.zero_grad()
+            n = real.shape[0]
+            fake = G(torch.randn(n, 4)).detach()
+            loss = criterion(D(real), torch.ones(n, 1)) + criterion(D(fake), torch.zeros(n, 1))
+            loss.backward()
+            opt_d.step()
+            return loss
+
+        def g_step(n):
+            opt_g.zero_grad()
+            loss = criterion(D(G(torch.randn(n, 4))), torch.ones(n, 1))
+            loss.backward()
+            opt_g.step()
+            return loss
+
+        def loop(steps, calls):
+            losses = []
+            for i in range(calls):
+                losses.append(steps["d"](real_data[i * 16 : (i + 1) * 16]).item())
+                losses.append(steps["g"](16).item())
+            d_grads = [p.grad.numpy().copy() for p in D.parameters()]
+            return [losses, *params(G, D), *d_grads]
+
+        return {"d": d_step, "g": g_step}, loop
+
+    steps = run_twice(make)
+    assert steps["d"].replays == 28 and steps["g"].replays == 28, steps["g"].explain()
+    assert "Made" in steps["d"].tape()
+
+
+def test_a_vae_drawing_randn_like_and_a_denoiser_drawing_normal_and_rand_in_the_step() -> None:
+    def make() -> tuple:
+        encoder, decoder = nn.Linear(8, 8), nn.Linear(4, 8)
+        denoiser = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+        opt = optim.Adam([*encoder.parameters(), *decoder.parameters()], lr=1e-3)
+        opt_denoise = optim.SGD(denoiser.parameters(), lr=0.05)
+        data, _ = batches(30)
+
+        def vae_step(x):
+            opt.zero_grad()
+            h = encoder(x)
+            mu, logvar = h[:, :4], h[:, 4:]
+            std = torch.exp(0.5 * logvar)
+            z = mu + torch.randn_like(std) * std
+            kl = -0.5 * torch.mean(1 + logvar - mu**2 - logvar.exp())
+            loss = F.mse_loss(decoder(z), x) + kl
+            loss.backward()
+            opt.step()
+            return loss
+
+        def denoise_step(x):
+            opt_denoise.zero_grad()
+            noisy = x + torch.empty_like(x).normal_(0, 0.1) + 0.01 * torch.rand(x.shape[0], 1)
+            loss = F.mse_loss(denoiser(noisy), x)
+            loss.backward()
+            opt_denoise.step()
+            return loss
+
+        def loop(steps, calls):
+            losses = []
+            for i in range(calls):
+                x = data[i * 16 : (i + 1) * 16]
+                losses += [steps["vae"](x).item(), steps["denoise"](x).item()]
+            return [losses, *params(encoder, decoder, denoiser)]
+
+        return {"vae": vae_step, "denoise": denoise_step}, loop
+
+    steps = run_twice(make)
+    assert steps["vae"].replays == 28 and steps["denoise"].replays == 28
+
+
+def test_gradient_accumulation_keyed_by_the_if_test_on_the_iteration_index() -> None:
+    """step(x, y, i) steps every 4th call: two variants (the test True or False), not one
+    per value of i; each .grad from the call before is read as the replay finds it."""
+    every = 4
+
+    def make() -> tuple:
+        model = nn.Linear(8, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(40, size=8)
+
+        def step(x, y, i):
+            loss = F.cross_entropy(model(x), y) / every
+            loss.backward()
+            if (i + 1) % every == 0:
+                opt.step()
+                opt.zero_grad()
+            return loss
+
+        def loop(steps, calls):
+            sl = [slice(i * 8, (i + 1) * 8) for i in range(calls)]
+            return [[steps["s"](data[s], labels[s], i).item() for i, s in enumerate(sl)],
+                    *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert len(steps["s"].variants) == 2, steps["s"].explain()
+    assert steps["s"].replays >= 30, steps["s"].explain()
+    assert "`(i + 1) % every == 0` is True" in steps["s"].explain()
+
+
+def test_an_int_used_beyond_if_tests_is_still_keyed_by_its_value() -> None:
+    from minigrad.compiler.int_tests import tests_of
+
+    def indexes(x, i):
+        return x[i]
+
+    def tests_and_more(x, i):
+        if i > 2:
+            x = x * 2
+        return x + i
+
+    def reassigned(x, i):
+        i = i + 1
+        if i > 2:
+            return x
+        return -x
+
+    def two_in_one_test(x, i, k):
+        return x if i < k else -x
+
+    def only_tests(x, i, *, k):
+        y = x if i % 2 else -x
+        if k == 3:
+            y = y * 2
+        elif not i < 0:
+            y = y * 3
+        return y
+
+    assert tests_of(indexes) == {}
+    assert tests_of(tests_and_more) == {}
+    assert tests_of(reassigned) == {}
+    assert tests_of(two_in_one_test) == {}
+    found = tests_of(only_tests)
+    assert set(found) == {"1", "i", "k"}
+    assert [test(5) for test in found["i"]] == [True, True]
+    assert [test(3) for test in found["k"]] == [True]
+
+
+def test_train_and_eval_toggled_between_calls_keep_one_replay_per_mode() -> None:
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.3), nn.Linear(16, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(40, size=8)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            losses = []
+            for i in range(calls):
+                model.train(i % 5 != 4)
+                losses.append(steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]))
+            return [[loss.item() for loss in losses], *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert steps["s"].replays >= 34, steps["s"].explain()
+    assert steps["s"].traces <= 6
+
+
+def test_a_hook_added_then_removed_runs_eagerly_while_it_is_there_then_replays() -> None:
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(40, size=8)
+        seen: list = []
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            losses = []
+            for i in range(calls):
+                if i == 10:
+                    handle = model[0].weight.register_hook(
+                        lambda g: seen.append(g.abs().sum().item()))
+                if i == 15:
+                    handle.remove()
+                losses.append(steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]))
+            return [[loss.item() for loss in losses], seen, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert steps["s"].replays >= 30, steps["s"].explain()
+    assert "the replay's guards hold again: replaying" in steps["s"].explain()
+
+
+def test_reduce_lr_on_plateau_inside_the_step_on_the_loss_replays() -> None:
+    def make() -> tuple:
+        model = nn.Linear(8, 2)
+        opt = optim.SGD(model.parameters(), lr=0.5)
+        plateau = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+        data, labels = batches(3, size=8)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            plateau.step(loss)
+            return loss
+
+        def loop(steps, calls):
+            losses, lrs = [], []
+            for i in range(calls):
+                s = slice((i % 3) * 8, (i % 3 + 1) * 8)
+                losses.append(steps["s"](data[s], labels[s]).item())
+                lrs.append(opt.param_groups[0]["lr"])
+            return [losses, lrs, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert steps["s"].replays >= 36, steps["s"].explain()
+
+
+@pytest.mark.parametrize("seed_in_step", [123, 7])
+def test_manual_seed_at_the_top_of_the_step_is_replayed(seed_in_step: int) -> None:
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(40, size=8)
+
+        def step(x, y):
+            torch.manual_seed(seed_in_step)
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            losses = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]).item()
+                      for i in range(calls)]
+            return [losses, torch.rand(3).numpy(), *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=20)
+    assert steps["s"].replays == 18, steps["s"].explain()
+
+
+def test_a_step_that_returns_a_graph_for_another_step_stays_eager_and_says_why() -> None:
+    """DCGAN's d_step returns fake = G(noise), whose graph g_step backpropagates through:
+    a replay builds no graph, so d_step stays eager (it used to crash g_step)."""
+
+    def make() -> tuple:
+        G, D = nn.Linear(4, 8), nn.Linear(8, 1)
+        opt_g, opt_d = optim.SGD(G.parameters(), lr=0.1), optim.SGD(D.parameters(), lr=0.1)
+        real, _ = batches(20)
+
+        def d_step(x):
+            opt_d.zero_grad()
+            fake = G(torch.randn(x.shape[0], 4))
+            loss = D(x).mean() - D(fake.detach()).mean()
+            loss.backward()
+            opt_d.step()
+            return fake
+
+        def g_step(fake):
+            opt_g.zero_grad()
+            loss = -D(fake).mean()
+            loss.backward()
+            opt_g.step()
+            return loss
+
+        def loop(steps, calls):
+            out = [steps["g"](steps["d"](real[i * 16 : (i + 1) * 16])).item()
+                   for i in range(calls)]
+            return [out, *params(G, D)]
+
+        return {"d": d_step, "g": g_step}, loop
+
+    steps = run_twice(make, calls=12)
+    assert "whose graph backward() has not been through" in steps["d"].explain()

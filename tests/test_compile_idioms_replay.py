@@ -349,3 +349,68 @@ def test_a_step_that_returns_a_graph_for_another_step_stays_eager_and_says_why()
 
     steps = run_twice(make, calls=12)
     assert "whose graph backward() has not been through" in steps["d"].explain()
+
+
+def _logging_world(make_step: Callable) -> Callable[[], tuple]:
+    """make() for run_twice: an MLP trained by SGD with the step make_step(model, opt)."""
+
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(30, size=8)
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8])
+                   for i in range(calls)]
+            flat = [(d["loss"], d["d_x"], *d["both"]) if type(d) is dict else d for d in out]
+            return [flat, *params(model)]
+
+        return {"s": make_step(model, opt)}, loop
+
+    return make
+
+
+def test_item_in_the_middle_of_the_step_that_is_only_returned_replays() -> None:
+    """DCGAN's D_x = output.mean().item(), read before the update and only returned."""
+
+    def make_step(model, opt):
+        def step(x, y):
+            opt.zero_grad()
+            logits = model(x)
+            d_x = logits.mean().item()
+            loss = F.cross_entropy(logits, y)
+            loss.backward()
+            opt.step()
+            return {"loss": loss.item(), "d_x": d_x, "both": (d_x, logits.std().item())}
+
+        return step
+
+    steps = run_twice(_logging_world(make_step))
+    assert steps["s"].replays == 28, steps["s"].explain()
+
+
+def _helper(value: float) -> float:
+    return value
+
+
+@pytest.mark.parametrize("use", ["branch", "arithmetic", "helper"])
+def test_item_in_the_middle_used_for_more_than_returning_stays_eager(use: str) -> None:
+    def make_step(model, opt):
+        def step(x, y):
+            opt.zero_grad()
+            logits = model(x)
+            d_x = logits.mean().item()
+            loss = F.cross_entropy(logits, y)
+            if use == "branch" and d_x > 100.0:
+                loss = loss * 2
+            if use == "arithmetic":
+                loss = loss * (1 + 0 * d_x)
+            loss.backward()
+            opt.step()
+            return loss.item(), (_helper(d_x) if use == "helper" else 0.0)
+
+        return step
+
+    steps = run_twice(_logging_world(make_step))
+    assert steps["s"].replays == 0
+    assert "uses it for more than returning it" in steps["s"].explain()

@@ -14,6 +14,7 @@ replay cannot reproduce stays eager. `explain()` says which happened and why.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import time
 import warnings
@@ -21,7 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from minigrad.compiler import called, guards, int_tests, replay, side_effects
+from minigrad.compiler import (
+    called,
+    guards,
+    int_tests,
+    replay,
+    returned_items,
+    side_effects,
+)
 from minigrad.compiler.signature import first_difference, signature
 from minigrad.compiler.trace import (
     Accumulate,
@@ -59,6 +67,7 @@ class CompiledFunction:
         self.replays = 0
         self._last_key: tuple | None = None
         self._side_effects: list[str] | None = None  # read from the bytecode on first use
+        self._returned_only: frozenset | None = None  # read from the source on first use
         self._warned = False
         # Python float arguments are read live by the replays until one turns out to be
         # used in plain Python (a derived constant, a branch): then each value is a variant.
@@ -75,6 +84,17 @@ class CompiledFunction:
         if self._side_effects is None:
             self._side_effects = side_effects.find(self.fn)
         return self._side_effects
+
+    def returned_only(self) -> frozenset:
+        """Where the step's own code calls .item() only to return the value (file, line,
+        function), as trace.user_frame() names places; found once."""
+        if self._returned_only is None:
+            code = getattr(inspect.unwrap(self.fn), "__code__", None)
+            lines = returned_items.returned_only_lines(self.fn)
+            self._returned_only = frozenset(
+                (code.co_filename, line, code.co_name) for line in lines
+            ) if code is not None else frozenset()
+        return self._returned_only
 
     def fall_back(self, reason: str) -> None:
         """Note that a variant runs eagerly for good; warn the first time it happens."""
@@ -367,7 +387,8 @@ class _Variant:
                 self.first = (trace, current, values)
             else:
                 self._stash()
-                self.replay = replay.build(trace, arguments, returned, self.first[0])
+                self.replay = replay.build(trace, arguments, returned, self.first[0],
+                                           self.owner.returned_only())
                 self.signature = current
                 self.verified = {values, self.first[2]}
                 self.guards = [

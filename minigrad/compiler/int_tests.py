@@ -39,6 +39,7 @@ def tests_of(fn: Any) -> dict[str, list[Callable[[int], bool]]]:
     """For each int parameter of `fn` used only in `if` tests: the tests, each a function
     of the parameter's value, keyed by both the parameter's position (as a str) and its
     name, as guards.key_of names arguments. Empty when the source cannot be read."""
+    fn = inspect.unwrap(fn)  # a step under @no_grad() and other functools.wraps decorators
     code = getattr(fn, "__code__", None)
     if not isinstance(code, types.CodeType):
         return {}

@@ -571,20 +571,29 @@ def _returned_arrays(value: Any) -> Any:
     return None
 
 
-def build(trace: Trace, arguments: dict[int, Any], returned: Any, earlier: Trace) -> Replay:
+def build(
+    trace: Trace,
+    arguments: dict[int, Any],
+    returned: Any,
+    earlier: Trace,
+    returned_only: frozenset = frozenset(),
+) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
-    returned `returned`; `earlier` is the run it was compared with. Raises
-    CannotReplayError when some array cannot be replayed."""
+    returned `returned`; `earlier` is the run it was compared with; `returned_only`, the
+    places (file, line, function) of the step's .item() calls whose value it only returns
+    (returned_items.py). Raises CannotReplayError when some array cannot be replayed."""
     kinds = [type(event) for event in trace.events]
-    if Item in kinds and any(kind is not Item for kind in kinds[kinds.index(Item) :]):
-        # Python may branch on the number (a replay would keep the traced path), even when
-        # the step also returns it.
-        first = trace.events[kinds.index(Item)]
-        raise CannotReplayError(
-            f".item() reads a value in the middle of the step (at "
-            f"{describe_place(first.where)}; Python code could branch on it); read it last, "
-            f"after the update, and return it"
-        )
+    last_other = max((i for i, kind in enumerate(kinds) if kind is not Item), default=-1)
+    for event in trace.events[: last_other + 1]:
+        if type(event) is Item and event.where not in returned_only:
+            # Python may branch on the number (a replay would keep the traced path), even
+            # when the step also returns it.
+            raise CannotReplayError(
+                f".item() reads a value in the middle of the step (at "
+                f"{describe_place(event.where)}) and the step's code uses it for more than "
+                f"returning it (Python could branch on it); return it as it is, or read it "
+                f"last, after the update"
+            )
     builder = _Builder(trace, arguments, returned, earlier)
     items = []
     for event in trace.events:

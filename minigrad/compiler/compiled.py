@@ -347,7 +347,12 @@ class _Variant:
         # them: Python code in the step that changes them before step() is not replayed.
         settings_before = {key: optimizer_settings(owner) for key, owner in self.optimizers.items()}
         modes_before = guards.module_modes(self.owner.fn)  # train() / eval(), as it starts
-        trace, returned = self._record(args, kwargs)
+        # The Python functions the step calls are watched (called.py) in the run a replay
+        # would be built from, the second of two that agree: the replay's guards then hold
+        # only while Python would take that run's path. The first of the two is only
+        # compared, which halves what watching costs.
+        watched = self.first is not None
+        trace, returned = self._record(args, kwargs, watch=watched)
         self.traces += 1
         self.tries += 1
         self.owner.traces += 1
@@ -357,7 +362,7 @@ class _Variant:
             if effects:
                 self.owner.eager_for_good = True  # the code itself: no call can replay
                 raise CannotReplayError(effects[0])
-            effects = called.side_effects_of(self.watcher)
+            effects = called.side_effects_of(self.watcher) if watched else []
             if effects:  # in the code the step calls
                 raise CannotReplayError(effects[0])
             if trace.problems:

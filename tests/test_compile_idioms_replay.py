@@ -414,3 +414,56 @@ def test_item_in_the_middle_used_for_more_than_returning_stays_eager(use: str) -
     steps = run_twice(_logging_world(make_step))
     assert steps["s"].replays == 0
     assert "uses it for more than returning it" in steps["s"].explain()
+
+
+class MaxScale(torch.autograd.Function):
+    """y = x / max|x|, the scale a Python float computed from the data and kept on ctx."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.scale = float(x.abs().max())
+        return x / ctx.scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.scale
+
+
+class MaxScaleInPlace(MaxScale):
+    """The same, but the backward reads the float through a call no NumPy ufunc makes."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.clamp(grad, -ctx.scale, ctx.scale)
+
+
+@pytest.mark.parametrize("function", [MaxScale, MaxScaleInPlace])
+def test_a_custom_function_keeping_a_python_float_from_the_data(function) -> None:
+    """The float is another number on every call: each replay's forward sets it again and
+    the backward's division reads it live. Read by something else, it stays eager."""
+
+    def make() -> tuple:
+        model = nn.Linear(8, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(30, size=8)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(function.apply(model(x)), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]).item()
+                   for i in range(calls)]
+            return [out, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make)
+    if function is MaxScale:
+        assert steps["s"].replays == 28, steps["s"].explain()
+    else:
+        assert steps["s"].replays == 0
+        assert "kept on its ctx" in steps["s"].explain() or "differs" in steps["s"].explain()

@@ -285,6 +285,8 @@ class _Builder:
             return self.array(spec.array, reader)
         if isinstance(spec, (list, tuple)):
             return type(spec)(self.value(item, reader) for item in spec)
+        if type(spec) is float and id(spec) in self.where:
+            return self.where[id(spec)]  # a float a custom Function kept: its 0-d buffer
         return spec
 
     def _assumed(self, array: np.ndarray) -> bool:
@@ -335,6 +337,26 @@ class _Builder:
     def _float_place(self, spec: Any) -> Any:
         return self.arguments.floats.get(id(spec)) if type(spec) is float else None
 
+    def _check_kept_floats(self, event: Call, rule: Any, inputs: list) -> None:
+        """A float kept on a custom Function's ctx is read from a 0-d float64 buffer its
+        forward fills: only an elementwise NumPy call on float64 arrays reads it as the
+        eager call read the float (NumPy casts a 0-d array unlike a Python float)."""
+        kept = [value for spec, value in zip(event.args, inputs)
+                if type(spec) is float and type(value) is np.ndarray]
+        in_keywords = any(type(spec) is float and id(spec) in self.where
+                          for spec in event.kwargs.values())
+        if not kept and not in_keywords:
+            return
+        arrays = [value for value in inputs if type(value) is np.ndarray and value.ndim]
+        if (getattr(rule, "ufunc", None) is None or event.kwargs
+                or any(array.dtype != np.float64 for array in arrays)):
+            raise CannotReplayError(
+                f"{event.function.__name__} reads a Python float that a custom Function "
+                f"kept on its ctx, and only an elementwise operation on float64 arrays can "
+                f"read it anew at each replay; keep it as a 0-d Variable "
+                f"(ctx.save_for_backward) instead"
+            )
+
     def live_floats(self, event: Call, rule: Any, inputs: list) -> None:
         """Float arguments among a call's inputs: an elementwise NumPy call reads each from
         a 0-d buffer that run() fills; any other call keeps the traced value, which the
@@ -373,6 +395,7 @@ class _Builder:
         kwargs = {key: self.value(spec, name) for key, spec in event.kwargs.items()}
         trace_extras = [array for _, array in event.extras]
         rule = RULES.get(event.function)
+        self._check_kept_floats(event, rule, inputs)
         self.live_floats(event, rule, inputs)
         built = rule(inputs, kwargs, event.outputs, trace_extras) if rule else None
         how = "NumPy into a buffer"

@@ -65,6 +65,9 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         if type(value) is float and id(value) in floats:
             # A float argument, passed on as it is: the replay reads it at each call.
             return ("float argument", floats[id(value)])
+        if type(value) is float and id(value) in made:
+            # A float a custom Function's forward kept on its ctx, read by its backward.
+            return ("kept float", made[id(value)])
         try:
             hash(value)
         except TypeError:

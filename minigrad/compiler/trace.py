@@ -313,21 +313,27 @@ class Recorder(Listener):
                 outputs.append(data)
                 node = value.grad_fn
                 if node is not None and getattr(node, "_function", None) is cls and not needs:
-                    extras, needs = self._kept_by(node), node.needs_input_grad
+                    extras, needs = self._kept_by(node, args, kwargs), node.needs_input_grad
             else:
                 outputs.append(None)
         where = user_frame()
         self.trace.events.append(Call(cls, spec_args, spec_kwargs, outputs, extras, needs, where))
 
-    def _kept_by(self, node: Any) -> list:
-        """Arrays a node kept for its backward besides Variables: saved masks, ctx arrays."""
+    def _kept_by(self, node: Any, args: tuple = (), kwargs: dict | None = None) -> list:
+        """Arrays a node kept for its backward besides Variables: saved masks, ctx arrays,
+        and the Python floats a custom Function's forward computed (not its arguments)."""
+        passed = {id(value) for value in (*args, *(kwargs or {}).values())}
         extras = []
         for index, value in enumerate(node._saved or ()):
             if type(value) is np.ndarray:
                 self._keep(value)
                 extras.append((("saved", index), value))
+        own = not node._function.__module__.startswith("minigrad.")
         for name, value in getattr(node, "__dict__", {}).items():
-            if type(value) is np.ndarray:
+            # A Python float your Function keeps (ctx.scale = float(x.abs().max())): its
+            # backward passes that very object on; a replay's forward sets it again.
+            computed = own and type(value) is float and id(value) not in passed
+            if type(value) is np.ndarray or computed:
                 self._keep(value)
                 extras.append((("attr", name), value))
         return extras

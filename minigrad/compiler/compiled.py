@@ -173,7 +173,7 @@ def _user_stacklevel() -> int:
 
 
 # How many eager runs may pass before two in a row agree (warm-up steps differ).
-_TRACES_TO_AGREE = 4
+_TRACES_TO_AGREE = 3
 # Traced calls of all variants together after which a function that replays less often
 # than it traces runs eagerly for good (each variant traces at least twice).
 _TRACE_BUDGET = 24
@@ -342,6 +342,12 @@ class _Variant:
 
     def _trace(self, args: tuple, kwargs: dict) -> Any:
         """Run the step eagerly with a Recorder; on the second run, build the replay."""
+        effects = self.owner.side_effects()
+        if effects:  # in the step's own code, read before any tracing: no call can replay
+            self.owner.eager_for_good = True
+            self.eager_reason = effects[0]
+            self.owner.fall_back(self.eager_reason)
+            return self.owner.fn(*args, **kwargs)
         start = time.perf_counter()
         # The settings (lr, ...) of the optimizers earlier traces stepped, as the call finds
         # them: Python code in the step that changes them before step() is not replayed.
@@ -358,12 +364,9 @@ class _Variant:
         self.owner.traces += 1
         arguments = replay.argument_arrays(args, kwargs)
         try:
-            effects = self.owner.side_effects()
-            if effects:
-                self.owner.eager_for_good = True  # the code itself: no call can replay
-                raise CannotReplayError(effects[0])
             effects = called.side_effects_of(self.watcher) if watched else []
-            if effects:  # in the code the step calls
+            if effects:  # in the code the step calls: no call that runs it can replay
+                self.owner.eager_for_good = True
                 raise CannotReplayError(effects[0])
             if trace.problems:
                 raise CannotReplayError(trace.problems[0])

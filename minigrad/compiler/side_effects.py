@@ -97,7 +97,9 @@ def find_in(code: types.CodeType, names: dict[str, Any]) -> list[str]:
         if changing is not None:
             found.append(
                 f"{where} calls {changing}, which gives a new value on every call (a replay "
-                f"would keep the traced one): pass the value in as an argument"
+                f"would keep the traced one): pass the value in as an argument, or draw it "
+                f"from minigrad's generator (minigrad.rand, randn_like, ...), which each "
+                f"replay draws from again"
             )
         if ins.opname == "STORE_GLOBAL":
             found.append(f"{where} assigns the global {ins.argval}" + _SIDE_EFFECT)

@@ -144,6 +144,7 @@ test: setup $(INSTRUCTOR) sandbox browser
 bench: setup
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/real_loops.py
+	$(BIN)/python benchmarks/outside_loops.py --quick
 
 # On a machine with an NVIDIA GPU (CUDA 13 driver): the kernels against cuBLAS (through
 # CuPy, when installed) and against the device's copy bandwidth. Never part of `make test`.

@@ -14,7 +14,7 @@ PyTorch names these loops would use that minigrad lacks (the loops use the alter
 given in brackets):
 - Module.register_forward_hook / register_forward_pre_hook (the forward-hook loop wraps
   the instance's `forward` itself and removes the wrapper with a handle);
-- Tensor.bernoulli_ (Tensor.normal_ / uniform_ exist now: the denoising loop uses normal_);
+- Tensor.bernoulli_ (the denoising loop uses Tensor.normal_);
 - Tensor.data returns a numpy array, not a Tensor, so `p.data.add_(...)` and
   `p.data.clamp_(...)` fail (the loops use `with torch.no_grad(): p.add_(...)`);
 - nn.BatchNorm1d, F.batch_norm (hand-written BatchNorm modules, as the brief asks anyway);
@@ -2517,6 +2517,18 @@ def main() -> None:
     if fallback_speedups:
         print(f"median speed-up of the fallback loops: "
               f"{statistics.median(fallback_speedups):.2f}x")
+    if measured and speedups:
+        share = len(replaying) / len(measured)
+        median_all = statistics.median(speedups)
+        median_fallback = statistics.median(fallback_speedups) if fallback_speedups else 1.0
+        targets = [
+            ("0 silent wrong results", not wrong and not crashed),
+            (f">= 90% of loops replay ({share:.0%})", share >= 0.9),
+            (f"median speed-up >= 2.5x ({median_all:.2f}x)", median_all >= 2.5),
+            (f"fallback >= 0.95x eager ({median_fallback:.2f}x)", median_fallback >= 0.95),
+        ]
+        print("targets (issue 31): " + "; ".join(
+            f"{what}: {'met' if met else 'NOT met'}" for what, met in targets))
     print(f"\n{repeats} repeats per loop; total {time.perf_counter() - start:.1f} s")
 
 

@@ -903,6 +903,8 @@ def replay_status(name: str, step: Any) -> dict[str, Any]:
         status["note"] = f"{name}: {len(eager)} of {len(variants)} variants eager, {eager[0]}"
     elif eager:
         status["note"] = f"{name}: {eager[0]}"
+    elif step.replays == 0 and any(line.startswith("- eager:") for line in lines):
+        status["note"] = f"{name}: {next(line for line in lines if line.startswith('- eager:'))}"
     elif step.replays == 0:
         status["explained"] = False
         status["note"] = f"{name}: no replay; {lines[-1] if lines else 'explain() is empty'}"

@@ -125,7 +125,14 @@ class CompiledFunction:
         variant = self.variants.get(key)
         if variant is None:
             if len(self.variants) >= self.max_variants:
-                self.fall_back(f"{self.max_variants} variants traced already; no more")
+                change = guards.describe_key_change(self._last_key, key) if self._last_key else ""
+                self.fall_back(
+                    f"{self.max_variants} variants traced already, no more (the last new key: "
+                    f"{change}); an int, str or other object argument is part of the key, "
+                    f"by value, unless the step uses an int only in `if` tests; a number that "
+                    f"changes on every call replays when it is passed as a float and only "
+                    f"passed into operations"
+                )
                 if self.replays == 0:  # none of them ever replayed: stop keying calls
                     self.eager_for_good = True
                 return self.fn(*args, **kwargs)

@@ -1162,7 +1162,8 @@ def test_more_variants_than_max_variants_stay_eager_and_say_so() -> None:
         twin(batch(n))
     twin.assert_same_state()
     assert len(twin.compiled.variants) == 2
-    assert "eager: 2 variants traced already, no more (the last new key: argument 0 changed" in twin.explain()
+    assert "eager: 2 variants traced already, no more (the last new key: argument 0" \
+        in twin.explain()
 
 
 def test_explain_counts_variants_and_replays() -> None:

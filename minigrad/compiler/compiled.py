@@ -299,6 +299,7 @@ class _Variant:
         watcher = called.CallWatcher(side_effects.code_of(self.owner.fn))
         if watch:
             self.watcher = watcher
+            recorder.watcher_hook = watcher._hook
         try:
             if watch:
                 with watcher:

@@ -204,6 +204,9 @@ class Recorder(Listener):
 
     def __init__(self) -> None:
         self.trace = Trace()
+        # The CallWatcher's hook while the called code is watched (compiled.py): paused
+        # inside each recorded operation, where only minigrad's code runs.
+        self.watcher_hook: Any = None
         # ids of the arrays this run made (call outputs, .grad results): a .grad made in
         # the step may take more gradients (micro-batches), one found at its start may not
         self.made: set[int] = set()
@@ -217,19 +220,35 @@ class Recorder(Listener):
 
     def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
         """Run the call as usual, with nothing inside it recorded, then record it."""
-        result = unheard(lambda: cls._apply_eagerly(args, kwargs))
-        self._record_call(cls, args, kwargs, result)
+        hook = self.watcher_hook
+        if hook is not None:
+            # Inside an operation runs minigrad's code only (a custom Function's forward,
+            # which a replay runs again, too): no need to report each of its calls.
+            sys.settrace(None)
+        try:
+            result = unheard(lambda: cls._apply_eagerly(args, kwargs))
+            self._record_call(cls, args, kwargs, result)
+        finally:
+            if hook is not None:
+                sys.settrace(hook)
         return result
 
     def opaque(self, call: Any) -> Any:
-        gradients = gradients_of(call)  # as step() will find them
-        for _, _, _, array in gradients or ():
-            self._keep(array)
-        arguments = tuple(self._spec(value) for value in call.args[1:])
-        keywords = {name: self._spec(value) for name, value in call.keywords.items()}
-        result = unheard(call)
-        event = Opaque(call, settings_of(call), gradients, user_frame(), arguments, keywords)
-        self.trace.events.append(event)
+        hook = self.watcher_hook
+        if hook is not None:
+            sys.settrace(None)  # as in apply: the replay calls it again, as a whole
+        try:
+            gradients = gradients_of(call)  # as step() will find them
+            for _, _, _, array in gradients or ():
+                self._keep(array)
+            arguments = tuple(self._spec(value) for value in call.args[1:])
+            keywords = {name: self._spec(value) for name, value in call.keywords.items()}
+            result = unheard(call)
+            event = Opaque(call, settings_of(call), gradients, user_frame(), arguments, keywords)
+            self.trace.events.append(event)
+        finally:
+            if hook is not None:
+                sys.settrace(hook)
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:

@@ -979,3 +979,40 @@ def test_a_grad_array_the_user_keeps_is_not_overwritten_either() -> None:
     compiled, run = _kept_gradient_norms(compiled=True, hold="array")
     assert compiled == eager
     assert "kept a .grad's array" in run.explain()
+
+
+_LOGGED: list = []
+
+
+def _log_weight(weight: float) -> None:
+    _LOGGED.append(weight)
+
+
+def test_a_new_float_value_that_takes_python_into_uncalled_code_is_not_replayed() -> None:
+    """Checking a new float argument's value watches the called code too: here the new
+    value makes the step call a helper the traced runs never called (it logs), so the
+    value is not trusted; the helper's side effect then keeps the step eager."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, weight):
+            opt.zero_grad()
+            loss = model(x).tanh().sum() * weight
+            loss.backward()
+            opt.step()
+            if weight > 0.5:
+                _log_weight(weight)
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    _LOGGED.clear()
+    twin = Twin(build)
+    for weight in [0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9]:
+        twin(batch(), weight)
+    twin.assert_same_state()
+    assert len(_LOGGED) == 8  # four calls with 0.9, eager and compiled
+    assert "in _log_weight" in twin.explain()

@@ -318,12 +318,15 @@ class _Variant:
         constant computed from one, a branch on one), key every float by value."""
         owner = self.owner
         start = time.perf_counter()
-        # A checking run of a replay already built: its code was read when it was traced.
-        trace, returned = self._record(args, kwargs, watch=False)
+        # Watched: a branch on the new value may call code the traced run never called (a
+        # helper that logs), which the replay's analysis has not read.
+        trace, returned = self._record(args, kwargs)
         owner.trace_seconds += time.perf_counter() - start
         self.verifications += 1
         arguments = replay.argument_arrays(args, kwargs)
-        if not trace.problems and signature(trace, arguments) == self.signature:
+        called_now = {code for code, _ in self.watcher.called}
+        same_code = called_now <= self.replay.called_code and not self.watcher.unreadable
+        if same_code and not trace.problems and signature(trace, arguments) == self.signature:
             self.verified.add(values)
             if self.verifications == 1:  # later values are checked the same way, unnoted
                 owner.note(
@@ -405,6 +408,7 @@ class _Variant:
                 self._stash()
                 self.replay = replay.build(trace, arguments, returned, self.first[0],
                                            self.owner.returned_only())
+                self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.signature = current
                 self.verified = {values, self.first[2]}
                 self.guards = [

@@ -64,6 +64,9 @@ class Replay:
         self.float_paths: list[Any] = []  # every float argument's path, in order
         self.result: Callable[[], Any] = lambda: None
         self.handed_out: list[HandedOut] = []  # the .grad Variables the steps set
+        # The code of the user functions the traced run called (called.py): a checking run
+        # that calls others took another Python path
+        self.called_code: frozenset = frozenset()
         # How many references each handed-out buffer had when the last replay returned.
         self.buffer_references: list[int] = []
 

@@ -993,7 +993,7 @@ def test_retain_grad_or_a_hook_inside_the_step_stays_eager(how: str) -> None:
 
         return step, [w]
 
-    assert_stays_eager(Twin(build), "gradient hooks, retain_grad()", batch())
+    assert_stays_eager(Twin(build), "gradient hooks or retain_grad()", batch())
 
 
 def test_a_scheduler_step_inside_the_step_is_replayed_like_the_optimizer_s() -> None:

@@ -467,3 +467,60 @@ def test_a_custom_function_keeping_a_python_float_from_the_data(function) -> Non
     else:
         assert steps["s"].replays == 0
         assert "kept on its ctx" in steps["s"].explain() or "differs" in steps["s"].explain()
+
+
+def test_autograd_grad_in_the_step_replays_fgsm() -> None:
+    """The FGSM tutorial's attack inside the step: torch.autograd.grad of the loss with
+    respect to the input, then a step on the adversarial batch."""
+
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 2))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(30, size=8)
+
+        def step(x, y):
+            x_req = x.clone().requires_grad_(True)
+            (grad_x,) = torch.autograd.grad(F.cross_entropy(model(x_req), y), x_req)
+            x_adv = (x + 0.05 * grad_x.sign()).detach()
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y) + F.cross_entropy(model(x_adv), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]).item()
+                   for i in range(calls)]
+            return [out, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make)
+    assert steps["s"].replays == 28, steps["s"].explain()
+
+
+def test_backward_with_inputs_in_the_step_replays() -> None:
+    """backward(inputs=...) fills only the chosen leaves' .grad (the first layer here)."""
+
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 2))
+        first = list(model[0].parameters())
+        opt = optim.SGD(first, lr=0.1)
+        data, labels = batches(30, size=8)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward(inputs=first)
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]).item()
+                   for i in range(calls)]
+            return [out, *params(model), model[2].weight.grad is None]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make)
+    assert steps["s"].replays == 28, steps["s"].explain()

@@ -11,6 +11,7 @@ from typing import Any
 
 from minigrad.core import checks, engine
 from minigrad.core.hooks import targets_of
+from minigrad.core.state import state
 from minigrad.core.variable import Variable
 
 
@@ -31,6 +32,7 @@ def grad(
         )
     input_list = checks.variables(inputs, "inputs")
     seeds = checks.seed_gradients(roots, grad_outputs, "grad_outputs")
+    state.listener.constants(seeds)  # minigrad.compile keeps the seeds as constants
     checks.grad_inputs(input_list)
     if retain_graph is None:
         retain_graph = create_graph

@@ -524,3 +524,33 @@ def test_backward_with_inputs_in_the_step_replays() -> None:
 
     steps = run_twice(make)
     assert steps["s"].replays == 28, steps["s"].explain()
+
+
+def test_token_windows_sliced_in_the_step_replay_reading_the_right_part() -> None:
+    """word_language_model's batches: data, targets = batch[:, :4], batch[:, 4], an
+    Embedding and class labels reading parts of the argument; each replay reads this
+    call's parts, and checks the labels it branched on there."""
+
+    def make() -> tuple:
+        vocab, context = 12, 4
+        stream = torch.randint(0, vocab, (400,))
+        windows = torch.stack([stream[i : i + context + 1] for i in range(0, 320, 2)])
+        model = nn.Sequential(nn.Embedding(vocab, 6), nn.Flatten(), nn.Linear(6 * context, vocab))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(batch):
+            data, targets = batch[:, :context], batch[:, context]
+            opt.zero_grad()
+            loss = F.cross_entropy(model(data), targets)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            out = [steps["s"](windows[i * 16 : (i + 1) * 16]).item() for i in range(calls)]
+            return [out, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=10)
+    assert steps["s"].replays == 8, steps["s"].explain()

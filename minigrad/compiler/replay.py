@@ -75,12 +75,13 @@ class Replay:
         return float_values(self.float_paths, args, kwargs)
 
     def run(self, args: tuple, kwargs: dict) -> Any:
+        for path, buffer in self.inputs:
+            np.copyto(buffer, _argument(args, kwargs, path)._data)
+        # Checked on the copies just made (nothing outside the replay changed yet).
         for where, holds, what in self.assumptions:
             values = where(args, kwargs)
             if not holds(values):
                 raise AssumptionFailedError(f"{what} no longer holds")
-        for path, buffer in self.inputs:
-            np.copyto(buffer, _argument(args, kwargs, path)._data)
         for path, buffer in self.floats:
             buffer[()] = _argument(args, kwargs, path)
         for leaf, buffer in self.grads_in:
@@ -299,13 +300,22 @@ class _Builder:
         """The replay's view of an argument's buffer that `array` (a reshape of the whole
         argument) stands for."""
         source = self.arguments.arrays[place]
+        buffer = self.array(source, reader)
         contiguous = array.flags.c_contiguous and source.flags.c_contiguous
-        if array.size != source.size or not contiguous:
+        if array.size == source.size and contiguous:
+            return buffer.reshape(array.shape)
+        # A part of it (tokens[:, :4] of a batch of windows): the same part of the buffer,
+        # at the same byte offset, when the buffer is laid out as the argument was.
+        offset = array.__array_interface__["data"][0] - source.__array_interface__["data"][0]
+        if (buffer.strides != source.strides or array.dtype != source.dtype or offset < 0
+                or not buffer.flags.c_contiguous):
             raise CannotReplayError(
                 f"{reader} reads a part of argument {place[1]} (a NumPy slice made outside "
-                f"minigrad's operations), which a replay cannot follow"
+                f"minigrad's operations) laid out unlike the replay's copy of it; pass a "
+                f"contiguous batch (.contiguous())"
             )
-        return self.array(source, reader).reshape(array.shape)
+        return np.ndarray(array.shape, array.dtype, buffer=buffer, offset=offset,
+                          strides=array.strides)
 
     def assume(self, event: Assume) -> None:
         """Check the values library code branched on before each replay."""
@@ -315,12 +325,13 @@ class _Builder:
             array = event.array
             self.replay.assumptions.append((lambda args, kwargs: array, event.holds, event.what))
             return
-        shape = event.array.shape
-
-        def values(args: tuple, kwargs: dict) -> np.ndarray:
-            return np.asarray(_argument(args, kwargs, place)._data).reshape(shape)
-
-        self.replay.assumptions.append((values, event.holds, event.what))
+        # The replay's copy of the argument, or the same part of it, checked once run()
+        # has copied this call's values in.
+        if self.arguments.get(id(event.array)) == place:
+            view = self.array(event.array, event.what)
+        else:
+            view = self._live_view(event.array, place, event.what)
+        self.replay.assumptions.append((lambda args, kwargs: view, event.holds, event.what))
 
     def wrapped(self, spec: Any, value: Any) -> Any:
         """`value` (replay arrays for `spec`) with each array that came in a Variable

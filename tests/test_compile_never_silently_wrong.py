@@ -19,6 +19,7 @@ from test_compile import Twin, assert_stays_eager, batch
 
 import minigrad
 from minigrad import nn, optim
+from minigrad.nn import functional as F
 from minigrad.compiler.compiled import CompileFallbackWarning
 from minigrad.compiler.side_effects import find
 
@@ -1016,3 +1017,36 @@ def test_a_new_float_value_that_takes_python_into_uncalled_code_is_not_replayed(
     twin.assert_same_state()
     assert len(_LOGGED) == 8  # four calls with 0.9, eager and compiled
     assert "in _log_weight" in twin.explain()
+
+
+def test_labels_the_step_computes_are_read_and_checked_where_the_replay_makes_them() -> None:
+    """targets = y[:, 1:].reshape(-1) is a copy the step makes, and cross_entropy reads a
+    NumPy view of it. The replay used to keep the traced labels (its first two batches
+    were the same); it now reads its own buffer for them, and checks the branch
+    cross_entropy took (none ignored) there, before anything outside changed."""
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 4)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            opt.zero_grad()
+            targets = y[:, 1:].reshape(-1)
+            loss = F.cross_entropy(model(x).repeat(2, 1), targets, ignore_index=-1)
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    rng = np.random.default_rng(0)
+    xs = [minigrad.Variable(rng.standard_normal((4, 3))) for _ in range(6)]
+    ys = [minigrad.Variable(rng.integers(0, 4, (4, 3))) for _ in range(6)]
+    ys[4].data[0, 1] = -1  # an ignored label: cross_entropy takes its other branch
+    twin = Twin(build)
+    for index in [0, 0, 0, 1, 2, 3, 4, 5, 1]:
+        twin(xs[index], ys[index])
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 4, twin.explain()
+    assert "check: cross_entropy" in twin.compiled.tape()

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.compiler.rules import RULES
-from minigrad.compiler.signature import view_of_argument
+from minigrad.compiler.signature import byte_bounds, view_of_argument
 from minigrad.compiler.trace import (
     Accumulate,
     Assume,
@@ -222,6 +222,11 @@ class _Builder:
         # Arrays library code branched on and said so (Assume): views of an argument among
         # them are read live, their values checked before each replay.
         self.assumed = [event.array for event in trace.events if type(event) is Assume]
+        # id -> array for each array a recorded call made (its outputs, what its ctx kept)
+        self.made = made_arrays(trace)
+        # Set once an event changed what outlives the replay (an optimizer's step, an
+        # in-place update, a .grad): a check after it could not leave the world untouched.
+        self.changed_outside: str | None = None
 
     def array(self, array: np.ndarray, reader: str) -> np.ndarray:
         """The replay array standing for `array` of the trace, made on first use."""
@@ -277,6 +282,10 @@ class _Builder:
                         f"To compile, pass one-hot targets and write the loss with "
                         f"operations: -(logits.log_softmax(1) * onehot).sum(1).mean()"
                     )
+                found = self._made_view(spec.array, reader)
+                if found is not None:  # labels.reshape(-1) of labels the step computed
+                    self.where[key] = found
+                    return found
                 base = spec.array.base
                 if key in self.earlier or (base is not None and id(base) in self.earlier_bases):
                     # The same array, or a new view of the same array (a captured array's .T,
@@ -292,6 +301,25 @@ class _Builder:
         if type(spec) is float and id(spec) in self.where:
             return self.where[id(spec)]  # a float a custom Function kept: its 0-d buffer
         return spec
+
+    def _made_view(self, array: np.ndarray, reader: str) -> np.ndarray | None:
+        """When `array` is a NumPy view of an array a recorded call made (library code's
+        labels.reshape(-1) of labels the step computed): the same view of the replay's
+        buffer for it, at the same byte offset. None when it is no such view."""
+        built = {key: made for key, made in self.made.items() if key in self.where}
+        made = made_ancestor(array, built)
+        if made is None:
+            return None
+        buffer = self.where.get(id(made))
+        contiguous = buffer is not None and (buffer.flags.c_contiguous or buffer.flags.f_contiguous)
+        if not contiguous or buffer.strides != made.strides or array.dtype != made.dtype:
+            raise CannotReplayError(
+                f"{reader} reads a NumPy view of a value the step computed, laid out unlike "
+                f"the replay's buffer for it; compute it with operations instead"
+            )
+        offset = array.__array_interface__["data"][0] - made.__array_interface__["data"][0]
+        return np.ndarray(array.shape, array.dtype, buffer=buffer.ravel(order="K"),
+                          offset=offset, strides=array.strides)
 
     def _assumed(self, array: np.ndarray) -> bool:
         return any(array is other or np.shares_memory(array, other) for other in self.assumed)
@@ -321,6 +349,10 @@ class _Builder:
         """Check the values library code branched on before each replay."""
         place = view_of_argument(event.array, self.arguments) or self.arguments.get(id(event.array))
         _refuse_ambiguous(place, event.what.split(":")[0])
+        built = {key: made for key, made in self.made.items() if key in self.where}
+        if place is None and made_ancestor(event.array, built) is not None:
+            self._check_made(event)
+            return
         if place is None:  # an outside array, read live: check that very array
             array = event.array
             self.replay.assumptions.append((lambda args, kwargs: array, event.holds, event.what))
@@ -332,6 +364,27 @@ class _Builder:
         else:
             view = self._live_view(event.array, place, event.what)
         self.replay.assumptions.append((lambda args, kwargs: view, event.holds, event.what))
+
+    def _check_made(self, event: Assume) -> None:
+        """Values computed in the step that library code branched on (labels the step
+        made): checked where the replay has computed them, before anything it did could
+        be seen outside (then a failed check traces again, eagerly, from the same state)."""
+        what = event.what
+        if self.changed_outside is not None:
+            raise CannotReplayError(
+                f"library code branched on values the step computed ({what}) after "
+                f"{self.changed_outside}; a replay could not check them before changing "
+                f"state: compute them before that"
+            )
+        view = self.value(Ref(event.array, raw=True), what.split(":")[0])
+        holds = event.holds
+
+        def check() -> None:
+            if not holds(view):
+                raise AssumptionFailedError(f"{what} no longer holds")
+
+        self.replay.steps.append(check)
+        self.replay.listing.append(f"check: {what}")
 
     def wrapped(self, spec: Any, value: Any) -> Any:
         """`value` (replay arrays for `spec`) with each array that came in a Variable
@@ -566,6 +619,35 @@ class _Builder:
         return run
 
 
+def made_arrays(trace: Trace) -> dict[int, np.ndarray]:
+    """id -> array for each array a recorded call of `trace` made (outputs, ctx extras)."""
+    made = {}
+    for event in trace.events:
+        if type(event) is Call:
+            for array in event.outputs:
+                if array is not None:
+                    made[id(array)] = array
+            for _, array in event.extras:
+                if type(array) is np.ndarray:
+                    made[id(array)] = array
+    return made
+
+
+def made_ancestor(array: np.ndarray, made: dict[int, np.ndarray]) -> np.ndarray | None:
+    """The first made array whose memory holds all of `array`'s (`array` is a NumPy view
+    of it: NumPy's .base names the memory's owner, which may be no made array), if any."""
+    if array.base is None:
+        return None
+    low, high = byte_bounds(array)
+    for candidate in made.values():
+        if candidate is array or candidate.dtype != array.dtype:
+            continue
+        start, end = byte_bounds(candidate)
+        if start <= low and high <= end and np.shares_memory(array, candidate):
+            return candidate
+    return None
+
+
 def _holds_refs(values: tuple) -> bool:
     for value in values:
         if isinstance(value, Ref):
@@ -649,6 +731,11 @@ def build(
 
 def _add_event(builder: _Builder, event: Any, items: list) -> None:
     """Turn one traced event into the replay's step(s)."""
+    kind = type(event)
+    if kind in (Accumulate, CopyInto, Opaque) and builder.changed_outside is None:
+        builder.changed_outside = {
+            Accumulate: "backward()", CopyInto: "an in-place update", Opaque: "a step() call"
+        }[kind]
     if type(event) is Call:
         builder.call(event)
     elif type(event) is Accumulate:

@@ -57,6 +57,11 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
                 view = view_of_argument(array, arguments)
                 if view is not None:  # not a constant; the replay refuses it
                     return ("argument view", view)
+                parent = _made_parent(array, made, trace_arrays)
+                if parent is not None:  # a view of a value the step computed
+                    offset = (array.__array_interface__["data"][0]
+                              - parent.__array_interface__["data"][0])
+                    return ("view of made", made[id(parent)], offset, array.shape, array.strides)
                 # A NumPy array the Python code built: a constant, compared by its values.
                 return ("array", array.shape, array.dtype, array.tobytes())
             return role(value.array)
@@ -77,6 +82,9 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
     def make(array: np.ndarray | None) -> None:
         if array is not None:
             made[id(array)] = len(made)
+            trace_arrays[id(array)] = array
+
+    trace_arrays: dict[int, np.ndarray] = {}
 
     tokens = []
     for event in trace.events:
@@ -123,6 +131,20 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         elif type(event) is Assume:
             tokens.append(("assume", event.what, spec(Ref(event.array, raw=True))))
     return tokens
+
+
+def _made_parent(array: np.ndarray, made: dict, arrays: dict) -> np.ndarray | None:
+    """The first array made in the run so far whose memory holds all of `array`'s."""
+    if array.base is None:
+        return None
+    low, high = byte_bounds(array)
+    for candidate in arrays.values():
+        if candidate is array or candidate.dtype != array.dtype:
+            continue
+        start, end = byte_bounds(candidate)
+        if start <= low and high <= end and np.shares_memory(array, candidate):
+            return candidate
+    return None
 
 
 def view_of_argument(array: np.ndarray, arguments: Any) -> tuple | None:

@@ -19,9 +19,9 @@ from test_compile import Twin, assert_stays_eager, batch
 
 import minigrad
 from minigrad import nn, optim
-from minigrad.nn import functional as F
 from minigrad.compiler.compiled import CompileFallbackWarning
 from minigrad.compiler.side_effects import find
+from minigrad.nn import functional as F
 
 warnings.simplefilter("ignore", CompileFallbackWarning)  # asserted where it matters
 

@@ -554,3 +554,18 @@ def test_token_windows_sliced_in_the_step_replay_reading_the_right_part() -> Non
 
     steps = run_twice(make, calls=10)
     assert steps["s"].replays == 8, steps["s"].explain()
+
+
+def test_an_int_used_only_in_if_tests_of_a_bound_method_step() -> None:
+    """torch.compile(trainer.step): the method's `self` is no argument of the call."""
+    from minigrad.compiler.int_tests import tests_of
+
+    class Trainer:
+        def step(self, x, i):
+            if i % 2 == 0:
+                return x
+            return -x
+
+    found = tests_of(Trainer().step)
+    assert set(found) == {"1", "i"}
+    assert [test(4) for test in found["1"]] == [True]

@@ -119,8 +119,8 @@ class CompiledFunction:
         if reason is not None:
             self.note(f"eager: {reason}")
             return self.fn(*args, **kwargs)
-        if self.int_tests is None:
-            self.int_tests = int_tests.tests_of(self.fn)
+        if self.int_tests is None and _has_int(args, kwargs):
+            self.int_tests = int_tests.tests_of(self.fn)  # read once, when an int comes
         key = guards.key_of(args, kwargs, self.floats_by_value, self.int_tests)
         variant = self.variants.get(key)
         if variant is None:
@@ -168,6 +168,10 @@ class CompiledFunction:
             lines.append(f"  variant {number}: {variant.status()}")
         lines.extend(f"  - {text}" for text in self.notes)
         return "\n".join(lines)
+
+
+def _has_int(args: tuple, kwargs: dict) -> bool:
+    return any(type(value) is int for value in (*args, *kwargs.values()))
 
 
 def _user_stacklevel() -> int:
@@ -407,7 +411,7 @@ class _Variant:
             else:
                 self._stash()
                 self.replay = replay.build(trace, arguments, returned, self.first[0],
-                                           self.owner.returned_only())
+                                           self.owner.returned_only)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.signature = current
                 self.verified = {values, self.first[2]}

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-import textwrap
-import types
 from collections.abc import Callable
 from typing import Any
+
+from minigrad.compiler.side_effects import definition_of
 
 _ALLOWED = (
     ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant, ast.Name, ast.Load,
@@ -39,23 +39,15 @@ def tests_of(fn: Any) -> dict[str, list[Callable[[int], bool]]]:
     """For each int parameter of `fn` used only in `if` tests: the tests, each a function
     of the parameter's value, keyed by both the parameter's position (as a str) and its
     name, as guards.key_of names arguments. Empty when the source cannot be read."""
-    fn = inspect.unwrap(fn)  # a step under @no_grad() and other functools.wraps decorators
-    code = getattr(fn, "__code__", None)
-    if not isinstance(code, types.CodeType):
+    read = definition_of(fn)
+    if read is None:
         return {}
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return {}
-    definition = next(
-        (node for node in ast.walk(tree)
-         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-         and node.name == code.co_name),
-        None,
-    )  # fmt: skip
-    if definition is None:
-        return {}
+    bound = inspect.ismethod(fn)  # a bound method's first parameter is no argument
+    fn = inspect.unwrap(fn)
+    code, definition = read
     parameters = [argument.arg for argument in definition.args.posonlyargs + definition.args.args]
+    if bound:
+        parameters = parameters[1:]
     keyword_only = [argument.arg for argument in definition.args.kwonlyargs]
     parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
     found: dict[str, list[Callable[[int], bool]]] = {}

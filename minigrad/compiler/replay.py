@@ -695,16 +695,19 @@ def build(
     arguments: dict[int, Any],
     returned: Any,
     earlier: Trace,
-    returned_only: frozenset = frozenset(),
+    returned_only: Callable[[], frozenset] = frozenset,
 ) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
-    returned `returned`; `earlier` is the run it was compared with; `returned_only`, the
+    returned `returned`; `earlier` is the run it was compared with; `returned_only()`, the
     places (file, line, function) of the step's .item() calls whose value it only returns
-    (returned_items.py). Raises CannotReplayError when some array cannot be replayed."""
+    (returned_items.py), asked for when needed. Raises CannotReplayError when some array
+    cannot be replayed."""
     kinds = [type(event) for event in trace.events]
     last_other = max((i for i, kind in enumerate(kinds) if kind is not Item), default=-1)
-    for event in trace.events[: last_other + 1]:
-        if type(event) is Item and event.where not in returned_only:
+    middle = [event for event in trace.events[: last_other + 1] if type(event) is Item]
+    allowed = returned_only() if middle else frozenset()
+    for event in middle:
+        if event.where not in allowed:
             # Python may branch on the number (a replay would keep the traced path), even
             # when the step also returns it.
             raise CannotReplayError(

@@ -17,10 +17,9 @@ value this call computes. This module finds those `.item()` calls in the step's 
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
-import types
 from typing import Any
+
+from minigrad.compiler.side_effects import definition_of
 
 _CONTAINERS = (ast.Tuple, ast.List, ast.Dict)
 
@@ -28,23 +27,10 @@ _CONTAINERS = (ast.Tuple, ast.List, ast.Dict)
 def returned_only_lines(fn: Any) -> set[int]:
     """The source lines (as the code object numbers them) of the `.item()` calls in fn's
     own code whose value is only returned; empty when the source cannot be read."""
-    fn = inspect.unwrap(fn)  # a step under @no_grad() and other functools.wraps decorators
-    code = getattr(fn, "__code__", None)
-    if not isinstance(code, types.CodeType):
+    read = definition_of(fn)
+    if read is None:
         return set()
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return set()
-    definition = next(
-        (node for node in ast.walk(tree)
-         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-         and node.name == code.co_name),
-        None,
-    )  # fmt: skip
-    if definition is None:
-        return set()
+    code, definition = read
     # co_firstlineno is the first decorator's line, when there are decorators.
     first = min([definition.lineno, *(node.lineno for node in definition.decorator_list)])
     offset = code.co_firstlineno - first

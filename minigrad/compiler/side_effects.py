@@ -23,11 +23,13 @@ traced (called.py).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import dis
 import functools
 import inspect
 import random
+import textwrap
 import types
 from collections.abc import Callable
 from typing import Any
@@ -207,6 +209,39 @@ def _augmented(instructions: list, index: int, opname: str, argument: int) -> in
                 return start - 1
             return start
     return None
+
+
+def definition_of(fn: Any) -> tuple[types.CodeType, ast.AST] | None:
+    """fn's code object and the `def` of its source (parsed once per code object; a
+    decorated function is read through functools.wraps); None without readable source."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return None
+    definition = _parsed(code, fn)
+    return None if definition is None else (code, definition)
+
+
+_DEFINITIONS: dict[types.CodeType, Any] = {}
+
+
+def _parsed(code: types.CodeType, fn: Any) -> ast.AST | None:
+    if code in _DEFINITIONS:
+        return _DEFINITIONS[code]
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        tree = None
+    definition = None if tree is None else next(
+        (node for node in ast.walk(tree)
+         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+         and node.name == code.co_name),
+        None,
+    )  # fmt: skip
+    if len(_DEFINITIONS) > 256:  # code objects of notebook cells come and go
+        _DEFINITIONS.clear()
+    _DEFINITIONS[code] = definition
+    return definition
 
 
 def function_of(fn: Callable) -> Callable | None:

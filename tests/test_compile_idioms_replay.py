@@ -569,3 +569,42 @@ def test_an_int_used_only_in_if_tests_of_a_bound_method_step() -> None:
     found = tests_of(Trainer().step)
     assert set(found) == {"1", "i"}
     assert [test(4) for test in found["1"]] == [True]
+
+
+@pytest.mark.parametrize("mask_from", ["argument", "step"])
+def test_boolean_mask_losses_replay_one_replay_per_count(mask_from: str) -> None:
+    """cross_entropy(logits[mask], y[mask]): the mask's count of True values fixes the
+    shapes, so it is checked before each replay (where the step computes the mask, at
+    that point of the replay) and each count seen twice gets a replay of its own."""
+
+    def make() -> tuple:
+        model = nn.Linear(8, 3)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(40, size=8, classes=3)
+        rng = np.random.default_rng(1)
+        # Two True counts only (5 or 6 of 8), in a random order.
+        masks = [np.isin(np.arange(8), rng.choice(8, size=rng.choice([5, 6]), replace=False))
+                 for _ in range(40)]
+        keeps = [torch.tensor(mask) for mask in masks]
+        weights = [torch.tensor(mask.astype(float)) for mask in masks]
+
+        def step(x, y, keep, weight):
+            if mask_from == "step":
+                keep = weight > 0.5
+            opt.zero_grad()
+            logits = model(x)
+            loss = F.cross_entropy(logits[keep], y[keep])
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8],
+                              keeps[i], weights[i]).item() for i in range(calls)]
+            return [out, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert steps["s"].replays >= 25, steps["s"].explain()
+    assert "the boolean mask holds" in steps["s"].explain()

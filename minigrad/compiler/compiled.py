@@ -195,7 +195,10 @@ class _Variant:
 
     def __init__(self, owner: CompiledFunction) -> None:
         self.owner = owner
-        self.first: tuple | None = None  # (trace, signature, float values) of the first run
+        # (trace, signature, float values) of the traced runs no other has agreed with yet:
+        # the next is compared with each (a batch whose mask holds as many True values as
+        # one two calls ago still pairs with it)
+        self.pending: list[tuple] = []
         self.replay: replay.Replay | None = None
         self.guards: list[Any] = []  # guards.StateGuard, ValueGuard, OptimizerGuard
         self.eager_reason: str | None = None
@@ -237,12 +240,10 @@ class _Variant:
                     return self._verify(args, kwargs, values)
             if failure is None:
                 try:
-                    return self._run_replay(args, kwargs)
+                    return self._replay_any(args, kwargs)
                 except replay.AssumptionFailedError as failed:
                     failure = str(failed)
             owner.note(f"guard failed: {failure}; tracing again")
-            if failure.startswith(_NOT_KEPT):
-                self.replay = None  # this replay is wrong for every call from now on
             self._stash()
             if self.traces >= 2 * owner.max_variants:
                 self.eager_reason = (
@@ -261,6 +262,33 @@ class _Variant:
                 return failure
         return None
 
+    def _replay_any(self, args: tuple, kwargs: dict) -> Any:
+        """Run the current replay; when what it assumed of this call's values does not hold
+        (a mask with another count), each other replay whose guards hold, in turn. Raises
+        the first AssumptionFailedError when none fits."""
+        try:
+            return self._run_replay(args, kwargs)
+        except replay.AssumptionFailedError as failed:
+            first = failed
+            if str(failed).startswith(_NOT_KEPT):
+                self.replay = None  # wrong for every call from now on
+        for other in list(self.others):
+            if self._failed_guard(other.guards) is not None:
+                continue
+            self.others.remove(other)
+            self._stash()
+            self._install(other)
+            try:
+                return self._run_replay(args, kwargs)
+            except replay.AssumptionFailedError as failed:
+                if str(failed).startswith(_NOT_KEPT):
+                    self.replay = None
+        raise first
+
+    def _install(self, other: _Alternative) -> None:
+        self.replay, self.guards = other.replay, other.guards
+        self.signature, self.verified = other.signature, other.verified
+
     def _stash(self) -> None:
         """Keep the current replay among the others (the oldest goes past _ALTERNATIVES)."""
         if self.replay is not None:
@@ -278,8 +306,7 @@ class _Variant:
                 if self.blocked is not None:
                     self.owner.note("the replay's guards hold again: replaying")
                     self.blocked = None
-                self.replay, self.guards = other.replay, other.guards
-                self.signature, self.verified = other.signature, other.verified
+                self._install(other)
                 return True
         return False
 
@@ -372,7 +399,7 @@ class _Variant:
         # would be built from, the second of two that agree: the replay's guards then hold
         # only while Python would take that run's path. The first of the two is only
         # compared, which halves what watching costs.
-        watched = self.first is not None
+        watched = bool(self.pending)
         trace, returned = self._record(args, kwargs, watch=watched)
         self.traces += 1
         self.tries += 1
@@ -397,24 +424,29 @@ class _Variant:
                 if type(event) is Opaque and event.settings is not None:
                     self.optimizers.setdefault(id(event.call.args[0]), event.call.args[0])
             current = signature(trace, arguments)
-            if self.first is not None and not _agree(self.first[0], self.first[1], trace, current):
+            match = next(
+                (run for run in reversed(self.pending) if _agree(run[0], run[1], trace, current)),
+                None,
+            )
+            if self.pending and match is None:
                 # A first step often differs (no .grad to zero yet, optimizer state to
-                # make): compare the next two, up to a few times.
-                if self.tries >= _TRACES_TO_AGREE:
-                    raise CannotReplayError(
-                        first_difference(self.first[1], current, trace.events)
-                    )
-                self.first = None
+                # make): compare the next ones, up to a few times; a few more when only
+                # library branches on values differ (a mask's count), which may come back.
+                difference = first_difference(self.pending[-1][1], current, trace.events)
+                limit = 2 * _TRACES_TO_AGREE if "(assume)" in difference else _TRACES_TO_AGREE
+                if self.tries >= limit:
+                    raise CannotReplayError(difference)
             values = replay.float_values(replay.float_paths(arguments), args, kwargs)
-            if self.first is None:
-                self.first = (trace, current, values)
+            if match is None:
+                self.pending.append((trace, current, values))
+                del self.pending[:-_PENDING]
             else:
                 self._stash()
-                self.replay = replay.build(trace, arguments, returned, self.first[0],
+                self.replay = replay.build(trace, arguments, returned, match[0],
                                            self.owner.returned_only)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.signature = current
-                self.verified = {values, self.first[2]}
+                self.verified = {values, match[2]}
                 self.guards = [
                     guards.StateGuard(variable, trace.had_grad[id(variable._data)])
                     for variable in self.replay.outside
@@ -423,11 +455,11 @@ class _Variant:
                 self.guards += called.guards_of(self.watcher, self.owner.fn)
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
                 self.guards += guards.mode_guards(modes_before, trace.events)
-                self.first = None
+                self.pending = []
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
         except CannotReplayError as reason:
-            self.first = None
+            self.pending = []
             if self.others:
                 # Something that came after replays began (a hook): run eagerly while it
                 # lasts, and replay again once an earlier replay's guards hold.
@@ -451,7 +483,9 @@ class _Variant:
 
 # Replays a variant keeps besides the one in use, for guards that flip back and forth
 # (train() and eval(), a .grad present or not, a hook added then removed).
-_ALTERNATIVES = 3
+_ALTERNATIVES = 4
+# Traced runs kept to be compared with the next (see _Variant.pending).
+_PENDING = 3
 # A failure that makes a replay wrong for good (AssumptionFailedError from Replay.run).
 _NOT_KEPT = "the caller kept a .grad's array"
 

@@ -350,7 +350,8 @@ class _Builder:
         place = view_of_argument(event.array, self.arguments) or self.arguments.get(id(event.array))
         _refuse_ambiguous(place, event.what.split(":")[0])
         built = {key: made for key, made in self.made.items() if key in self.where}
-        if place is None and made_ancestor(event.array, built) is not None:
+        computed = id(event.array) in built or made_ancestor(event.array, built) is not None
+        if place is None and computed:
             self._check_made(event)
             return
         if place is None:  # an outside array, read live: check that very array

@@ -8,6 +8,7 @@ Functions of minigrad.text, which registers them in the table (TEXT_OPERATORS).
 # ruff: noqa: N807 (these functions are the dunder methods Variable gets: __add__, ...)
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -182,7 +183,27 @@ def mT(self) -> Variable:  # noqa: N802 (PyTorch's name)
 def __getitem__(self, index: Any) -> Variable:
     if self.is_text:
         return _text_operator("__getitem__")(self, index)
+    if state.listener.watching:
+        _state_mask_counts(index)
     return Index.apply(self, index)
+
+
+def _state_mask_counts(index: Any) -> None:
+    """A boolean mask picks as many elements as it holds True values, a number the output's
+    shape depends on: minigrad.compile checks it before each replay."""
+    for part in index if isinstance(index, tuple) else (index,):
+        mask = part._data if isinstance(part, Variable) and not part.is_text else part
+        if type(mask) is np.ndarray and mask.dtype == bool:
+            count = int(np.count_nonzero(mask))
+            state.listener.assume(
+                mask,
+                functools.partial(_holds_true_values, count=count),
+                f"indexing: the boolean mask holds {count} True values",
+            )
+
+
+def _holds_true_values(mask: np.ndarray, count: int) -> bool:
+    return int(np.count_nonzero(mask)) == count
 
 
 # ------------------------------------------------------------------ in place

@@ -277,8 +277,40 @@ def test_a_global_number_the_step_reads_is_guarded() -> None:
         LOSS_WEIGHT = weight
         twin(batch())
     twin.assert_same_state()
-    assert "the global LOSS_WEIGHT changed: 1.0 -> 100.0" in twin.explain()
-    assert twin.compiled.replays >= 3
+    # Passed into an elementwise operation as it is: read live, each new value checked once.
+    assert "the global LOSS_WEIGHT: a new value, checked by a traced eager run" in twin.explain()
+    assert twin.compiled.replays == 5, twin.explain()
+
+
+def test_a_global_number_used_in_plain_python_is_a_constant_traced_again() -> None:
+    """The same number also steers a branch: after the check shows another trace, its
+    value is a constant of the trace again, guarded by value."""
+    global LOSS_WEIGHT
+    LOSS_WEIGHT = 1.0
+
+    def build() -> tuple:
+        minigrad.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            loss = LOSS_WEIGHT * model(x).tanh().sum()
+            if LOSS_WEIGHT > 10:
+                loss = loss + (model(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    for weight in (1.0, 1.0, 1.0, 1.0, 100.0, 100.0, 100.0, 100.0, 2.0, 2.0, 2.0):
+        LOSS_WEIGHT = weight
+        twin(batch())
+    twin.assert_same_state()
+    assert "the global LOSS_WEIGHT changed and is used in plain Python" in twin.explain()
+    assert "the global LOSS_WEIGHT changed: 100.0 -> 2.0" in twin.explain()
 
 
 def test_a_closure_number_the_step_reads_is_guarded() -> None:
@@ -311,7 +343,8 @@ def test_a_closure_number_the_step_reads_is_guarded() -> None:
                 set_factor(5.0)
         twin(batch())
     twin.assert_same_state()
-    assert "factor of the enclosing function changed: 2.0 -> 5.0" in twin.explain()
+    assert "factor of the enclosing function: a new value, checked" in twin.explain()
+    assert twin.compiled.replays == 5, twin.explain()
 
 
 def test_return_loss_replays_and_behaves_as_after_an_eager_step() -> None:

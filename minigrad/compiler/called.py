@@ -174,6 +174,20 @@ def guards_of(watcher: CallWatcher, step: Any) -> list[Any]:
     return found
 
 
+def float_sources(guards: list) -> dict[int, tuple]:
+    """id(float) -> (read it now, its name, stop guarding its value) for each float a
+    guard holds by value (a global, a config entry): a replay may read those live. A float
+    object two of them hold is left out (which one a call read cannot be told)."""
+    found: dict[int, tuple] = {}
+    twice: set[int] = set()
+    for guard in guards:
+        for value, read, label, read_live in getattr(guard, "float_sources", list)():
+            if id(value) in found and found[id(value)][1] != label:
+                twice.add(id(value))
+            found[id(value)] = (read, label, read_live, value)
+    return {key: source for key, source in found.items() if key not in twice}
+
+
 def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> list[Any]:
     """ContentGuards for `value` and, for a Module, every submodule; the dicts, lists and
     plain objects inside any of them too, `depth` levels down (cfg["opt"]["lr"],
@@ -227,7 +241,7 @@ class ContentGuard:
     tuple of them) must be equal, any other object the same one, and none added or
     removed. A guard holds the container itself, so an entry set later is seen."""
 
-    __slots__ = ("entries", "label", "expected", "skip")
+    __slots__ = ("entries", "label", "expected", "skip", "floats")
 
     def __init__(self, container: Any, label: str, skip: tuple = ()) -> None:
         entries = container.__dict__ if _is_plain_object(container) else container
@@ -236,6 +250,20 @@ class ContentGuard:
         self.skip = skip
         items = entries.items() if isinstance(entries, dict) else enumerate(entries)
         self.expected = {key: _token(item) for key, item in items if key not in skip}
+        self.floats = {key: entries[key] for key in self.expected if type(entries[key]) is float}
+
+    def float_sources(self) -> list[tuple]:
+        """(the float, how to read it now, its name, how to stop guarding its value) for
+        each float entry, which a replay may read live."""
+        return [
+            (value, functools.partial(self.entries.__getitem__, key), f"{self.label}[{key!r}]",
+             functools.partial(self.read_live, key))
+            for key, value in self.floats.items()
+        ]
+
+    def read_live(self, key: Any) -> None:
+        """The replay reads this entry at each call: only that it is a float is guarded."""
+        self.expected[key] = ("a float",)
 
     def failure(self) -> str | None:
         entries, expected = self.entries, self.expected
@@ -248,6 +276,10 @@ class ContentGuard:
             if type(entries) is not list and key not in entries:
                 return f"{self.label} lost {key!r}"
             item = entries[key]
+            if token[0] == "a float":
+                if type(item) is not float:
+                    return f"{self.label}[{key!r}] is no longer a float"
+                continue
             if token[0] == "same":
                 if item is not token[1]:
                     return (f"{self.label}[{key!r}] names another object now (a "

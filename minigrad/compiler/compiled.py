@@ -78,6 +78,9 @@ class CompiledFunction:
         self.traces = 0  # traced calls of all variants together
         # The int parameters the step uses only in `if` tests (int_tests.py), found once.
         self.int_tests: dict | None = None
+        # Names of floats (a config entry, a global) found used in plain Python: their
+        # values stay constants of the trace, guarded by value.
+        self.strict_floats: set[str] = set()
 
     def side_effects(self) -> list[str]:
         """The Python side effects in the step's own code (side_effects.py), found once."""
@@ -209,6 +212,10 @@ class _Variant:
         self.verified: set[tuple] = set()  # float argument values a trace showed it fits
         self.calls = 0
         self.verifications = 0
+        # (read it now, name) of each float a guard holds that the replay reads live (a
+        # config entry, a global), and the values of them checked by a traced run
+        self.live: list[tuple] = []
+        self.live_verified: set[tuple] = set()
         # Replays built earlier whose guards failed (eval() mode, a .grad present, a hook):
         # kept, so that the step switches back when those guards hold again.
         self.others: list[_Alternative] = []
@@ -234,6 +241,10 @@ class _Variant:
             failure = self._failed_guard()
             if failure is not None and self._switch():
                 failure = None
+            if failure is None and self.live:
+                values = self._live_values()
+                if values not in self.live_verified:
+                    return self._verify_live(args, kwargs, values)
             if failure is None and self.replay.float_paths:
                 values = self.replay.float_values(args, kwargs)
                 if values not in self.verified:
@@ -288,12 +299,58 @@ class _Variant:
     def _install(self, other: _Alternative) -> None:
         self.replay, self.guards = other.replay, other.guards
         self.signature, self.verified = other.signature, other.verified
+        self.live, self.live_verified = other.live, other.live_verified
+
+    def _read_live(self, live: dict) -> list[tuple]:
+        """Stop guarding the values of the floats the replay reads live (elementwise calls
+        only, nowhere else): (read it now, name) of each."""
+        found = []
+        for key in self.replay.live_used - self.replay.fixed_used:
+            read, label, read_live, _ = live[key]
+            read_live()
+            found.append((read, label))
+        return found
+
+    def _live_values(self) -> tuple:
+        return tuple(repr(read()) for read, _ in self.live)
+
+    def _live_now(self) -> dict[int, str]:
+        """id -> name of the floats read live, as they are now (for signature())."""
+        return {id(read()): label for read, label in self.live}
+
+    def _verify_live(self, args: tuple, kwargs: dict, values: tuple) -> Any:
+        """A float the replay reads live (a config entry, a global) has a new value: run the
+        step eagerly, traced and watched, once. The same trace (the float only passed
+        into elementwise operations, no other Python path): replay this value from now
+        on. Else that float is a constant of every later trace, as other numbers are."""
+        owner = self.owner
+        start = time.perf_counter()
+        trace, returned = self._record(args, kwargs)
+        owner.trace_seconds += time.perf_counter() - start
+        arguments = replay.argument_arrays(args, kwargs)
+        called_now = {code for code, _ in self.watcher.called}
+        same_code = called_now <= self.replay.called_code and not self.watcher.unreadable
+        current = signature(trace, arguments, self._live_now())
+        names = ", ".join(label for _, label in self.live)
+        if same_code and not trace.problems and current == self.signature:
+            self.live_verified.add(values)
+            if len(self.live_verified) == 2:
+                owner.note(f"{names}: a new value, checked by a traced eager run; it only "
+                           f"passes into operations, so replays read it live (each new "
+                           f"value is checked once)")
+            return returned
+        owner.note(f"guard failed: {names} changed and is used in plain Python (a value "
+                   f"computed from it, or a branch on it); tracing again, with its value a "
+                   f"constant of the trace")
+        owner.strict_floats.update(label for _, label in self.live)
+        self.replay = None  # its guards no longer check those values: never use it again
+        return returned
 
     def _stash(self) -> None:
         """Keep the current replay among the others (the oldest goes past _ALTERNATIVES)."""
         if self.replay is not None:
             self.others.insert(0, _Alternative(self.replay, self.guards, self.signature,
-                                               self.verified))
+                                               self.verified, self.live, self.live_verified))
             del self.others[_ALTERNATIVES:]
         self.replay, self.guards = None, []
 
@@ -357,7 +414,8 @@ class _Variant:
         arguments = replay.argument_arrays(args, kwargs)
         called_now = {code for code, _ in self.watcher.called}
         same_code = called_now <= self.replay.called_code and not self.watcher.unreadable
-        if same_code and not trace.problems and signature(trace, arguments) == self.signature:
+        current = signature(trace, arguments, self._live_now())
+        if same_code and not trace.problems and current == self.signature:
             self.verified.add(values)
             if self.verifications == 1:  # later values are checked the same way, unnoted
                 owner.note(
@@ -442,17 +500,25 @@ class _Variant:
                 del self.pending[:-_PENDING]
             else:
                 self._stash()
+                python_guards = guards.value_guards(self.owner.fn)
+                python_guards += called.guards_of(self.watcher, self.owner.fn)
+                live = {
+                    key: source
+                    for key, source in called.float_sources(python_guards).items()
+                    if source[1] not in self.owner.strict_floats
+                }
                 self.replay = replay.build(trace, arguments, returned, match[0],
-                                           self.owner.returned_only)
+                                           self.owner.returned_only, live)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
-                self.signature = current
+                self.live = self._read_live(live)
+                self.signature = signature(trace, arguments, self._live_now())
                 self.verified = {values, match[2]}
+                self.live_verified = {self._live_values()}
                 self.guards = [
                     guards.StateGuard(variable, trace.had_grad[id(variable._data)])
                     for variable in self.replay.outside
                 ]
-                self.guards += guards.value_guards(self.owner.fn)
-                self.guards += called.guards_of(self.watcher, self.owner.fn)
+                self.guards += python_guards
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
                 self.guards += guards.mode_guards(modes_before, trace.events)
                 self.pending = []
@@ -498,6 +564,8 @@ class _Alternative:
     guards: list
     signature: list | None
     verified: set
+    live: list
+    live_verified: set
 
 
 def _agree(first: Any, first_signature: list, second: Any, second_signature: list) -> bool:

@@ -243,13 +243,25 @@ class ValueGuard:
     an optimizer, a loss function, a Variable) was bound into the replay: the name must
     still hold that very object."""
 
-    __slots__ = ("read", "label", "raw", "value")
+    __slots__ = ("read", "label", "raw", "value", "live")
 
     def __init__(self, read: Any, label: str, value: Any) -> None:
         self.read = read
         self.label = label
         self.raw = value  # the very object: while it is still there, nothing changed
         self.value = _comparable(value) if isinstance(value, _PLAIN) else None
+        self.live = False  # a float the replay reads at each call (see float_sources)
+
+    def float_sources(self) -> list[tuple]:
+        """(the float object, how to read it now, its name, how to stop guarding its value)
+        when the name holds a float, which a replay may read live."""
+        if type(self.raw) is not float:
+            return []
+        return [(self.raw, self.read, self.label, self.read_live)]
+
+    def read_live(self) -> None:
+        """The replay reads this float at each call: only its type is guarded now."""
+        self.live = True
 
     def failure(self) -> str | None:
         try:
@@ -258,6 +270,8 @@ class ValueGuard:
             return f"{self.label} is gone"
         if current is self.raw:
             return None
+        if self.live:
+            return None if type(current) is float else f"{self.label} is no longer a float"
         if self.value is None:
             return (
                 f"{self.label} names another object now (a new {type(current).__name__} "

@@ -61,6 +61,11 @@ class Replay:
         # (argument path, 0-d buffer): a float argument an elementwise NumPy call reads
         # from a buffer of the dtype NumPy would have cast it to, filled at each call
         self.floats: list[tuple[Any, np.ndarray]] = []
+        # (read it now, 0-d buffer): a float a guard holds (a global, a config entry) that
+        # elementwise NumPy calls read, filled at each call like the float arguments
+        self.sources: list[tuple[Callable[[], Any], np.ndarray]] = []
+        self.live_used: set[int] = set()  # ids of those floats read live
+        self.fixed_used: set[int] = set()  # ids of those floats some step keeps as traced
         self.float_paths: list[Any] = []  # every float argument's path, in order
         self.result: Callable[[], Any] = lambda: None
         self.handed_out: list[HandedOut] = []  # the .grad Variables the steps set
@@ -84,6 +89,8 @@ class Replay:
                 raise AssumptionFailedError(f"{what} no longer holds")
         for path, buffer in self.floats:
             buffer[()] = _argument(args, kwargs, path)
+        for read, buffer in self.sources:
+            buffer[()] = read()
         for leaf, buffer in self.grads_in:
             grad = leaf._grad
             if grad is None or grad._data.shape != buffer.shape or grad.dtype != buffer.dtype:
@@ -227,6 +234,8 @@ class _Builder:
         # Set once an event changed what outlives the replay (an optimizer's step, an
         # in-place update, a .grad): a check after it could not leave the world untouched.
         self.changed_outside: str | None = None
+        # id(float) -> (read it now, name, ...): floats guards hold, which calls may read live
+        self.live: dict[int, tuple] = {}
 
     def array(self, array: np.ndarray, reader: str) -> np.ndarray:
         """The replay array standing for `array` of the trace, made on first use."""
@@ -429,6 +438,7 @@ class _Builder:
         """Float arguments among a call's inputs: an elementwise NumPy call reads each from
         a 0-d buffer that run() fills; any other call keeps the traced value, which the
         replay then checks before each call (another value traces again)."""
+        self._live_sources(event, rule, inputs)
         places = [self._float_place(spec) for spec in event.args]
         places += [self._float_place(spec) for spec in event.kwargs.values()]
         if not any(places):
@@ -445,6 +455,26 @@ class _Builder:
                 buffer = np.array(inputs[index], dtype=np.result_type(*arrays, inputs[index]))
                 self.replay.floats.append((place, buffer))
                 inputs[index] = buffer
+
+    def _live_sources(self, event: Call, rule: Any, inputs: list) -> None:
+        """Floats a guard holds (compiled.py: a global, a config entry), passed into the
+        call as they are: an elementwise NumPy call reads each from a 0-d buffer run()
+        fills; any other use keeps the traced value (and the guard on its value)."""
+        elementwise = getattr(rule, "ufunc", None) is not None and not event.kwargs
+        arrays = [value for value in inputs if type(value) is np.ndarray]
+        for index, spec in enumerate(event.args):
+            if type(spec) is not float or id(spec) not in self.live:
+                continue
+            if not elementwise or self._float_place(spec) is not None:
+                self.replay.fixed_used.add(id(spec))
+                continue
+            buffer = np.array(spec, dtype=np.result_type(*arrays, spec))  # as NumPy casts it
+            self.replay.sources.append((self.live[id(spec)][0], buffer))
+            self.replay.live_used.add(id(spec))
+            inputs[index] = buffer
+        for spec in event.kwargs.values():
+            if type(spec) is float and id(spec) in self.live:
+                self.replay.fixed_used.add(id(spec))
 
     def fixed_float(self, place: Any, value: float, reader: str) -> None:
         traced = repr(value)
@@ -582,6 +612,9 @@ class _Builder:
             self.replay.steps.append(prebound)
             return
         call = event.call
+        for value in (*event.arguments, *event.keywords.values()):
+            if type(value) is float and id(value) in self.live:
+                self.replay.fixed_used.add(id(value))  # the call is made with it again
         if _holds_refs(event.arguments) or _holds_refs(tuple(event.keywords.values())):
             # A Variable passed in (ReduceLROnPlateau.step(loss)): the same call on a
             # Variable over the replay's array, which holds this call's value.
@@ -697,6 +730,7 @@ def build(
     returned: Any,
     earlier: Trace,
     returned_only: Callable[[], frozenset] = frozenset,
+    live: dict[int, tuple] | None = None,
 ) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
     returned `returned`; `earlier` is the run it was compared with; `returned_only()`, the
@@ -718,6 +752,7 @@ def build(
                 f"last, after the update"
             )
     builder = _Builder(trace, arguments, returned, earlier)
+    builder.live = live or {}
     items = []
     for event in trace.events:
         try:

@@ -33,9 +33,12 @@ from minigrad.compiler.trace import (
 )
 
 
-def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
+def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None) -> list[tuple]:
+    """`live`: id(float) -> name, for the floats a replay reads from where they are (a
+    config entry): named, not valued, so a new value compares equal."""
     made: dict[int, int] = {}
     floats = getattr(arguments, "floats", {})
+    live = live or {}
 
     def role(array: np.ndarray) -> tuple:
         key = id(array)
@@ -70,6 +73,8 @@ def signature(trace: Trace, arguments: dict[int, Any]) -> list[tuple]:
         if type(value) is float and id(value) in floats:
             # A float argument, passed on as it is: the replay reads it at each call.
             return ("float argument", floats[id(value)])
+        if type(value) is float and id(value) in live:
+            return ("read live", live[id(value)])
         if type(value) is float and id(value) in made:
             # A float a custom Function's forward kept on its ctx, read by its backward.
             return ("kept float", made[id(value)])

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import os
 import sys
 import sysconfig
@@ -33,12 +34,13 @@ from typing import Any
 import numpy as np
 
 from minigrad.compiler import side_effects
-from minigrad.compiler.guards import ValueGuard, _guarded
+from minigrad.compiler.guards import ValueGuard, _guarded, _Same
 
 _MINIGRAD = os.path.dirname(os.path.dirname(os.path.abspath(side_effects.__file__)))
 _CORE = (os.path.join(_MINIGRAD, "core") + os.sep, os.path.join(_MINIGRAD, "autodiff") + os.sep)
-# A custom Function's methods, which the autodiff core calls; their ctx is the call's own.
-_RUN_BY_THE_CORE = frozenset(("forward", "backward", "setup_context", "jvp", "vjp"))
+# A custom Function's methods the replay runs again (its forward), called by the core.
+# Its backward is read like any other code: the replay runs its operations, not its Python.
+_RUN_BY_THE_CORE = frozenset(("forward", "setup_context"))
 _LIBRARIES = tuple(
     os.path.abspath(path) + os.sep
     for name in ("stdlib", "platstdlib", "purelib", "platlib")
@@ -61,6 +63,7 @@ class Called:
     globals: dict[str, Any]
     receiver: Any = None
     where: str = ""
+    function: Any = None  # the function object, when the caller's namespace holds it
 
 
 @dataclass
@@ -113,12 +116,31 @@ class CallWatcher:
         names.update(frame.f_globals)
         local = frame.f_locals
         names.update((name, local[name]) for name in code.co_freevars if name in local)
-        self.called[key] = Called(code, names, frame.f_globals, receiver, where)
+        function = _function_with(code, caller, receiver)
+        self.called[key] = Called(code, names, frame.f_globals, receiver, where, function)
 
 
 # The code objects found to be minigrad's or a library's, so that the next call of the same
 # function costs one set lookup (tracing runs through the hook for every Python call).
 _LIBRARY_CODE: set[types.CodeType] = set()
+
+
+def _function_with(code: types.CodeType, caller: Any, receiver: Any) -> Any:
+    """The function object whose code `code` is, looked for where the call found it: the
+    caller's locals and globals, or the receiver's class (for its defaults and code)."""
+    if receiver is not None:
+        found = getattr(type(receiver), code.co_name, None)
+        found = getattr(found, "__func__", found)
+        if getattr(found, "__code__", None) is code:
+            return found
+    if caller is None:
+        return None
+    for namespace in (caller.f_locals, caller.f_globals):
+        for value in namespace.values():
+            function = getattr(value, "func", value)  # a functools.partial's function
+            if getattr(function, "__code__", None) is code:
+                return function
+    return None
 
 
 def _short(filename: str) -> str:
@@ -166,26 +188,225 @@ def guards_of(watcher: CallWatcher, step: Any) -> list[Any]:
             if name in called.names and _guarded(called.names[name]):
                 roots.append((called.names[name], f"{name} of the function enclosing "
                                                   f"{called.where}"))
+        if called.function is not None:
+            found += _definition_guards(called.function, called.where)
+            for index, default in enumerate(called.function.__defaults__ or ()):
+                roots.append((default, f"default {index} of {called.where}"))
+            if called.function.__kwdefaults__:
+                roots.append((called.function.__kwdefaults__,
+                              f"keyword defaults of {called.where}"))
         if called.receiver is not None:
             roots.append((called.receiver, f"self of {called.where}"))
     seen: set[int] = set()
     for value, label in roots:
         found += _content_guards(value, label, seen)
+    found += _path_guards(watcher, step)
     return found
 
 
+def _path_guards(watcher: CallWatcher, step: Any) -> list[PathGuard]:
+    """A PathGuard for each access path the step's code and the code it called read
+    (side_effects.access_paths: `mod.SCALE`, `self.scale`, `cfg["a"]["b"]["c"]["d"]`), at
+    any depth, from where each root was found."""
+    # (code, root name -> read it now, receiver, globals)
+    readers: list[tuple[Any, dict, Any, dict]] = []
+    function = side_effects.function_of(step)
+    if function is not None:
+        roots = {name: read for name, _, read in side_effects.name_readers(step)}
+        receiver = getattr(inspect.unwrap(step), "__self__", None)
+        readers.append((function.__code__, roots, receiver, function.__globals__))
+    for called in watcher.called.values():
+        roots = {}
+        for name in side_effects._names_read(called.code)[0]:
+            if name in called.globals:
+                roots[name] = functools.partial(called.globals.__getitem__, name)
+        for name in called.code.co_freevars:
+            if name in called.names:
+                roots[name] = functools.partial(_constant, called.names[name])
+        readers.append((called.code, roots, called.receiver, called.globals))
+    found: list[PathGuard] = []
+    seen: set[tuple] = set()
+    for code, roots, receiver, namespace in readers:
+        for kind, name, steps in side_effects.access_paths(code):
+            if not steps:
+                continue  # the name itself: ValueGuards and ContentGuards watch those
+            if kind == "self":
+                if receiver is None:
+                    continue
+                read = functools.partial(_constant, receiver)
+            elif kind == "globals()":
+                read = functools.partial(_constant, namespace)
+            elif name in roots:
+                read = roots[name]
+            else:
+                continue
+            try:
+                root = read()
+            except (KeyError, ValueError, NameError):
+                continue
+            steps = _followable(root, steps)
+            key = (id(root), steps)
+            if not steps or key in seen:
+                continue
+            seen.add(key)
+            label = f"{'self' if kind == 'self' else name}{_written(steps)}"
+            guard = PathGuard(read, steps, f"{label} (read in {code.co_name})")
+            if guard.token is not None:
+                found.append(guard)
+    return found
+
+
+def _definition_guards(function: Any, where: str) -> list[PathGuard]:
+    """The code a called function runs and its default values: the same code object,
+    defaults equal (a new `__defaults__` or `__code__` traces again)."""
+    read = functools.partial(_constant, function)
+    return [
+        PathGuard(read, (("attr", "__code__"),), f"the code of {where}"),
+        PathGuard(read, (("attr", "__defaults__"),), f"the defaults of {where}"),
+    ]
+
+
+def _constant(value: Any) -> Any:
+    return value
+
+
+def _followable(value: Any, steps: tuple) -> tuple:
+    """The first steps of a path that are plain lookups: an attribute a property or
+    another computed descriptor returns (a Variable's .T, .grad, .shape) ends the path
+    before it, as does a Variable or an array (their values are the trace's business)."""
+    from minigrad.core.variable import Variable
+
+    kept: list[tuple] = []
+    for kind, name in steps:
+        if isinstance(value, Variable) or (isinstance(value, np.ndarray) and kind != "item"):
+            break  # weights[0] of a NumPy array is followed; a Variable's or array's attributes not
+        if kind != "item":
+            found = inspect.getattr_static(value, name, None)
+            computed = hasattr(type(found), "__get__") and (
+                isinstance(found, property) or hasattr(type(found), "__set__")
+            )
+            if computed and not isinstance(found, types.MemberDescriptorType):
+                break
+        try:
+            value = value[name] if kind == "item" else getattr(value, name)
+        except Exception:  # noqa: BLE001 (a path that fails now is not followed)
+            break
+        kept.append((kind, name))
+    return tuple(kept)
+
+
+def _written(steps: tuple) -> str:
+    text = ""
+    for kind, name in steps:
+        text += f"[{name!r}]" if kind == "item" else f".{name}"
+    return text
+
+
+class PathGuard:
+    """One access path the traced code read (`mod.SCALE`, `self.scale`, `weights[0]`,
+    `cfg["a"]["b"]["c"]["d"]`, a method `a.f`), followed again before each replay: a plain
+    value must be equal, a small NumPy array or a set of plain values equal in content, a
+    method the same function on the same object, anything else the same object."""
+
+    __slots__ = ("read", "steps", "label", "raw", "token", "live")
+
+    def __init__(self, read: Any, steps: tuple, label: str) -> None:
+        self.read, self.steps, self.label = read, steps, label
+        self.raw = side_effects.follow(read(), steps)
+        self.token = _path_token(self.raw)
+        self.live = False
+
+    def float_sources(self) -> list[tuple]:
+        if type(self.raw) is not float:
+            return []
+        return [(self.raw, self.value, self.label, self.read_live, self.place())]
+
+    def place(self) -> tuple:
+        """Where the path's value is held: (id of the dict or object, key or name)."""
+        holder = side_effects.follow(self.read(), self.steps[:-1])
+        kind, name = self.steps[-1]
+        if kind == "item":
+            return (id(holder), name)
+        entries = getattr(holder, "__dict__", None)
+        if isinstance(entries, dict) and name in entries:
+            return (id(entries), name)  # as a ContentGuard on the object names it
+        return (id(holder), name)
+
+    def read_live(self) -> None:
+        self.live = True
+
+    def value(self) -> Any:
+        return side_effects.follow(self.read(), self.steps)
+
+    def failure(self) -> str | None:
+        try:
+            value = self.value()
+        except Exception:  # noqa: BLE001 (whatever lookup fails, the path is gone)
+            return f"{self.label} is gone"
+        if value is self.raw and self.token[0] not in ("array", "set"):
+            return None  # the same object, not one whose contents change in place
+        if self.live:
+            return None if type(value) is float else f"{self.label} is no longer a float"
+        if _path_token(value) != self.token:
+            shown = repr(value)
+            shown = shown if len(shown) <= 60 else f"a {type(value).__name__}"
+            return f"{self.label} changed: now {shown}"
+        return None
+
+
+def _contents_token(value: Any) -> tuple | None:
+    if type(value) is np.ndarray and value.size <= 64:
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if type(value) in (set, frozenset) and len(value) <= 64 and all(
+        isinstance(item, _PLAIN) for item in value
+    ):
+        return ("set", frozenset(repr(item) for item in value))
+    return None
+
+
+def _path_token(value: Any) -> tuple | None:
+    """How a PathGuard compares the value at the end of a path (see PathGuard)."""
+    contents = _contents_token(value)
+    if contents is not None:
+        return contents
+    if isinstance(value, _PLAIN):
+        return ("value", type(value), repr(value) if isinstance(value, float) else value)
+    if type(value) is tuple and all(isinstance(item, _PLAIN) for item in value):
+        return ("value", tuple, repr(value))
+    function = getattr(value, "__func__", None)
+    owner = getattr(value, "__self__", None)
+    if function is not None:  # a bound method: the same function, on the same object
+        return ("method", _Same(function), _Same(owner))
+    if isinstance(value, types.BuiltinMethodType) and not isinstance(owner, types.ModuleType):
+        return ("builtin method", _Same(owner), value.__name__)
+    return ("same", _Same(value))
+
+
 def float_sources(guards: list) -> dict[int, tuple]:
-    """id(float) -> (read it now, its name, stop guarding its value) for each float a
-    guard holds by value (a global, a config entry): a replay may read those live. A float
-    object two of them hold is left out (which one a call read cannot be told)."""
-    found: dict[int, tuple] = {}
-    twice: set[int] = set()
+    """id(float) -> (read it now, its name, stop guarding its value, the float, every
+    source of it) for each float guards hold by value, at one place (a config entry seen
+    as a dict item and as a path is one place): a replay may read those live. A float
+    object found at two places (one literal 1.0 in two dicts) is left out: which place a
+    call read cannot be told."""
+    found: dict[int, list] = {}
+    places: dict[int, set] = {}
     for guard in guards:
-        for value, read, label, read_live in getattr(guard, "float_sources", list)():
-            if id(value) in found and found[id(value)][1] != label:
-                twice.add(id(value))
-            found[id(value)] = (read, label, read_live, value)
-    return {key: source for key, source in found.items() if key not in twice}
+        for value, read, label, read_live, place in getattr(guard, "float_sources", list)():
+            found.setdefault(id(value), []).append((read, label, read_live, value))
+            places.setdefault(id(value), set()).add(place)
+    return {
+        key: (sources[0][0], sources[0][1], _all(sources), sources[0][3], sources)
+        for key, sources in found.items()
+        if len(places[key]) == 1
+    }
+
+
+def _all(sources: list) -> Any:
+    def read_live() -> None:
+        for _, _, each, _ in sources:
+            each()
+
+    return read_live
 
 
 def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> list[Any]:
@@ -211,6 +432,13 @@ def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> l
             for key, item in module.__dict__.items():
                 if _is_container(item):
                     found += _content_guards(item, f"{where}.{key}", seen, depth - 1)
+    elif _contents_token(value) is not None:  # a set, a small array: their contents
+        found.append(PathGuard(functools.partial(_constant, value), (), label))
+    elif isinstance(value, functools.partial):
+        found.append(ContentGuard(value.keywords, f"{label}.keywords"))
+        for index, item in enumerate(value.args):
+            if _is_container(item):
+                found += _content_guards(item, f"{label}.args[{index}]", seen, depth - 1)
     elif _is_container(value):
         found.append(ContentGuard(value, label))
         entries = value.__dict__ if _is_plain_object(value) else value
@@ -257,7 +485,7 @@ class ContentGuard:
         each float entry, which a replay may read live."""
         return [
             (value, functools.partial(self.entries.__getitem__, key), f"{self.label}[{key!r}]",
-             functools.partial(self.read_live, key))
+             functools.partial(self.read_live, key), (id(self.entries), key))
             for key, value in self.floats.items()
         ]
 
@@ -285,14 +513,22 @@ class ContentGuard:
                     return (f"{self.label}[{key!r}] names another object now (a "
                             f"{type(item).__name__})")
             elif _token(item) != token:
+                if token[0] in ("array", "set"):
+                    return f"{self.label}[{key!r}] changed its contents"
                 return f"{self.label}[{key!r}] changed: {token[1]!r} -> {item!r}"
         return None
 
 
 def _token(value: Any) -> tuple:
     """How a ContentGuard compares an entry: plain values by type and value, tuples of
-    plain values likewise, anything else by identity (the object is held, so its id is
-    not reused)."""
+    plain values likewise, a small NumPy array or set of plain values by content,
+    anything else by identity (the object is held, so its id is not reused)."""
+    if type(value) is np.ndarray and value.size <= 64:
+        return ("array", value.dtype.str, value.shape, value.tobytes(), _Same(value))
+    if type(value) in (set, frozenset) and len(value) <= 64 and all(
+        isinstance(item, _PLAIN) for item in value
+    ):
+        return ("set", frozenset(repr(item) for item in value), _Same(value))
     if isinstance(value, _PLAIN):
         return ("value", value if not isinstance(value, float) else repr(value), type(value))
     if type(value) is tuple and all(isinstance(item, _PLAIN) for item in value):

@@ -306,17 +306,21 @@ class _Variant:
         only, nowhere else): (read it now, name) of each."""
         found = []
         for key in self.replay.live_used - self.replay.fixed_used:
-            read, label, read_live, _ = live[key]
-            read_live()
-            found.append((read, label))
+            _, label, read_live, _, sources = live[key]
+            read_live()  # every guard that holds it
+            found.append(([read for read, *_ in sources], label))
         return found
 
     def _live_values(self) -> tuple:
-        return tuple(repr(read()) for read, _ in self.live)
+        return tuple(repr(read()) for reads, _ in self.live for read in reads)
 
     def _live_now(self) -> dict[int, str]:
         """id -> name of the floats read live, as they are now (for signature())."""
-        return {id(read()): label for read, label in self.live}
+        now: dict[int, str] = {}
+        for reads, label in self.live:
+            for read in reads:
+                now.setdefault(id(read()), label)
+        return now
 
     def _verify_live(self, args: tuple, kwargs: dict, values: tuple) -> Any:
         """A float the replay reads live (a config entry, a global) has a new value: run the

@@ -23,6 +23,7 @@ was traced again.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 import types
@@ -243,13 +244,15 @@ class ValueGuard:
     an optimizer, a loss function, a Variable) was bound into the replay: the name must
     still hold that very object."""
 
-    __slots__ = ("read", "label", "raw", "value", "live")
+    __slots__ = ("read", "label", "raw", "value", "contents", "live")
 
     def __init__(self, read: Any, label: str, value: Any) -> None:
         self.read = read
         self.label = label
         self.raw = value  # the very object: while it is still there, nothing changed
         self.value = _comparable(value) if isinstance(value, _PLAIN) else None
+        # A small NumPy array or set of plain values: its contents, which change in place.
+        self.contents = _contents(value)
         self.live = False  # a float the replay reads at each call (see float_sources)
 
     def float_sources(self) -> list[tuple]:
@@ -257,7 +260,7 @@ class ValueGuard:
         when the name holds a float, which a replay may read live."""
         if type(self.raw) is not float:
             return []
-        return [(self.raw, self.read, self.label, self.read_live)]
+        return [(self.raw, self.read, self.label, self.read_live, _place_of(self.read))]
 
     def read_live(self) -> None:
         """The replay reads this float at each call: only its type is guarded now."""
@@ -269,6 +272,8 @@ class ValueGuard:
         except (KeyError, ValueError, NameError):
             return f"{self.label} is gone"
         if current is self.raw:
+            if self.contents is not None and _contents(current) != self.contents:
+                return f"{self.label} changed its contents"
             return None
         if self.live:
             return None if type(current) is float else f"{self.label} is no longer a float"
@@ -280,6 +285,24 @@ class ValueGuard:
         if _comparable(current) != self.value:
             return f"{self.label} changed: {self.value[1]} -> {_comparable(current)[1]}"
         return None
+
+
+def _contents(value: Any) -> tuple | None:
+    if type(value) is np.ndarray and value.size <= 64:
+        return (value.dtype.str, value.shape, value.tobytes())
+    if type(value) in (set, frozenset) and len(value) <= 64 and all(
+        isinstance(item, _PLAIN) for item in value
+    ):
+        return (frozenset(repr(item) for item in value),)
+    return None
+
+
+def _place_of(read: Any) -> tuple:
+    """Where a ValueGuard's name is held: (id of the globals dict, name), or the cell."""
+    if isinstance(read, functools.partial) and read.args:
+        return (id(getattr(read.func, "__self__", read.func)), read.args[0])
+    cell = (getattr(read, "__defaults__", None) or (None,))[0]
+    return (id(cell), "cell") if cell is not None else (id(read), "read")
 
 
 def _comparable(value: Any) -> tuple:

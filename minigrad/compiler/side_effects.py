@@ -36,7 +36,9 @@ from typing import Any
 
 MUTATORS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard sort "
-    "reverse appendleft extendleft".split()
+    "reverse appendleft extendleft write writelines put put_nowait send sendall "
+    "__setitem__ __delitem__ __setattr__ __delattr__ __iadd__ __isub__ __imul__ "
+    "__ior__ __iand__".split()
 )
 _NAME_LOADS = {"LOAD_GLOBAL": "global", "LOAD_DEREF": "closure", "LOAD_NAME": "global"}
 _RECORDED_ATTRIBUTES = {"grad"}  # the trace records .grad assignments and replays them
@@ -95,6 +97,10 @@ def find_in(code: types.CodeType, names: dict[str, Any]) -> list[str]:
     lines = _lines(instructions)
     for index, ins in enumerate(instructions):
         where = f"line {lines[index]} of {code.co_name}"
+        mutating = _mutating_callable(instructions, index, names)
+        if mutating is not None:
+            found.append(f"{where} calls {mutating}, which changes an object outside the "
+                         f"step" + _SIDE_EFFECT)
         changing = _changing_value(instructions, index, names)
         if changing is not None:
             found.append(
@@ -162,6 +168,68 @@ def _changing_value(instructions: list, index: int, names: dict[str, Any]) -> st
         value = getattr(value, step.argval, None)
         dotted += f".{step.argval}"
         following += 1
+
+
+def _mutating_callable(instructions: list, index: int, names: dict[str, Any]) -> str | None:
+    """When the name loaded at `index`, with the attributes read after it, is a function
+    that writes into its argument (setattr, operator.setitem, heapq.heappush, np.copyto)
+    or a list's, dict's or file's writing method kept under another name (`log =
+    history.append`): its dotted name; else None."""
+    ins = instructions[index]
+    if ins.opname not in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME") or ins.argval not in names:
+        return None
+    value, dotted = names[ins.argval], ins.argval
+    following = index + 1
+    while True:
+        # A method looked up on an object here (`history.append`) is for the check on
+        # calls of mutating methods; a bound one kept under a name (`log`) is not.
+        if _writes(value, aliased=following == index + 1):
+            return f"{dotted}()"
+        if following >= len(instructions):
+            return None
+        step = instructions[following]
+        if step.opname not in ("LOAD_ATTR", "LOAD_METHOD"):
+            return None
+        value = getattr(value, step.argval, None)
+        dotted += f".{step.argval}"
+        following += 1
+
+
+def _writes(value: Any, aliased: bool) -> bool:
+    if not callable(value) or isinstance(value, type):
+        return False
+    try:
+        if value in _WRITING:
+            return True
+    except TypeError:  # unhashable callables
+        return False
+    if not aliased:
+        return False
+    owner = getattr(value, "__self__", None)
+    name = getattr(value, "__name__", "")
+    bound = isinstance(value, (types.BuiltinMethodType, types.MethodWrapperType))
+    return bound and not isinstance(owner, types.ModuleType) and name in MUTATORS
+
+
+def _writing_callables() -> frozenset:
+    """Functions that write into an object they are given."""
+    import bisect
+    import heapq
+    import operator
+
+    import numpy as np
+
+    found = {setattr, delattr, np.copyto, np.put, np.place, np.putmask, np.put_along_axis,
+             np.fill_diagonal, bisect.insort, bisect.insort_left, bisect.insort_right}
+    found |= {getattr(heapq, name) for name in
+              ("heappush", "heappop", "heapify", "heapreplace", "heappushpop")}
+    found |= {getattr(operator, name) for name in (
+        "setitem delitem iadd iand iconcat ifloordiv ilshift imatmul imod imul ior ipow "
+        "irshift isub itruediv ixor".split())}
+    return frozenset(found)
+
+
+_WRITING = _writing_callables()
 
 
 def _is_changing(value: Any) -> bool:
@@ -307,3 +375,66 @@ def _names_read(code: types.CodeType) -> tuple[list[str], list[str]]:
             if ins.argval not in cells_read:
                 cells_read.append(ins.argval)
     return globals_read, cells_read
+
+
+# ------------------------------------------------------------------ reads, as access paths
+
+_ROOTS = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_DEREF": "closure"}
+
+
+@functools.lru_cache(maxsize=512)
+def access_paths(code: types.CodeType) -> tuple[tuple, ...]:
+    """The paths `code` reads through, as Dynamo's guards name them: a global, an
+    enclosing variable or `self`, then attributes and constant keys (`cfg["a"]["b"]`,
+    `mod.SCALE`, `self.scale`, `weights[0]`) and, last, a method looked up (`a.f(...)`):
+    (root kind, root name, ((step kind, name or key), ...)). Read once per code object."""
+    instructions = list(dis.get_instructions(code))
+    first = code.co_varnames[0] if code.co_argcount else None
+    found: list[tuple] = []
+    for index, ins in enumerate(instructions):
+        if (ins.opname == "LOAD_GLOBAL" and ins.argval == "globals"
+                and [i.opname for i in instructions[index + 1 : index + 3]] == ["PRECALL", "CALL"]
+                and instructions[index + 2].argval == 0):
+            root, index = ("globals()", "globals"), index + 2  # globals()["NAME"]
+        elif ins.opname in _ROOTS:
+            root = (_ROOTS[ins.opname], ins.argval)
+        elif ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval == "self" == first:
+            root = ("self", "self")
+        else:
+            continue
+        steps: list[tuple] = []
+        at = index + 1
+        while at < len(instructions):
+            step = instructions[at]
+            if step.opname == "LOAD_ATTR":
+                steps.append(("attr", step.argval))
+                at += 1
+            elif step.opname == "LOAD_METHOD":
+                steps.append(("method", step.argval))
+                break
+            elif (step.opname == "LOAD_CONST" and at + 1 < len(instructions)
+                  and instructions[at + 1].opname == "BINARY_SUBSCR" and _key(step.argval)):
+                steps.append(("item", step.argval))
+                at += 2
+            else:
+                break
+        path = (*root, tuple(steps))
+        if path not in found:
+            found.append(path)
+    return tuple(found)
+
+
+def _key(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_key(item) for item in value)
+    return isinstance(value, (str, int, bytes, type(None)))
+
+
+def follow(value: Any, steps: tuple) -> Any:
+    """The value at the end of an access path's steps, from its root's value."""
+    for kind, name in steps:
+        if kind == "item":
+            value = value[name]
+        else:
+            value = getattr(value, name)
+    return value

@@ -1,0 +1,321 @@
+"""Cases a reviewer who had not read the compiler wrote to make minigrad.compile silently
+wrong (issue 31). Each changes, between calls, Python state a step reads in a way the
+first guards did not see (a class attribute, a module attribute, a default argument, a
+partial's keywords, a 4-level dict, a set, a NumPy array's element, os.environ, ...), or
+writes through a callable that is C code (`log = history.append`, setattr, heapq,
+np.copyto, a file's write, a custom Function's backward). Compiled and eager must agree:
+the losses, the parameters and every side effect's count."""
+
+from __future__ import annotations
+
+import collections
+import functools
+import heapq
+import io
+import operator
+import os
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad as torch
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+from minigrad import optim
+from minigrad.compiler import CompileFallbackWarning
+
+mod = types.ModuleType("cfgmod")  # stands for `import config` used as a settings namespace
+
+
+# ------------------------------------------------------------------ state read by the step
+# Each case returns (f, change): the step computes f(loss); change() runs before call 3.
+
+
+def case_default_arg():
+    def weighted(loss, w=1.0):
+        return loss * w
+
+    return (lambda loss: weighted(loss)), lambda: setattr(weighted, "__defaults__", (3.0,))
+
+
+def case_mutable_default():
+    def weighted(loss, w=[1.0]):  # noqa: B006 (the case itself)
+        return loss * w[0]
+
+    return (lambda loss: weighted(loss)), lambda: weighted.__defaults__[0].__setitem__(0, 3.0)
+
+
+def case_partial_keywords():
+    def weighted(loss, w):
+        return loss * w
+
+    p = functools.partial(weighted, w=1.0)
+    return (lambda loss: p(loss)), lambda: p.keywords.__setitem__("w", 3.0)
+
+
+def case_partial_list_arg():
+    ws = [1.0]
+    p = functools.partial(lambda w, loss: loss * w[0], ws)
+    return (lambda loss: p(loss)), lambda: ws.__setitem__(0, 3.0)
+
+
+def case_module_attribute():
+    mod.SCALE = 1.0
+    return (lambda loss: loss * mod.SCALE), lambda: setattr(mod, "SCALE", 3.0)
+
+
+def case_module_function_rebound():
+    mod.act = lambda loss: loss * 1.0
+    return (lambda loss: mod.act(loss)), lambda: setattr(mod, "act", lambda loss: loss * 3.0)
+
+
+def case_code_swapped():
+    def act(loss):
+        return loss * 1.0
+
+    def act3(loss):
+        return loss * 3.0
+
+    return (lambda loss: act(loss)), lambda: setattr(act, "__code__", act3.__code__)
+
+
+def case_method_rebound_on_class():
+    class W:
+        def f(self, loss):
+            return loss * 1.0
+
+    w = W()
+    return (lambda loss: w.f(loss)), lambda: setattr(W, "f", lambda self, loss: loss * 3.0)
+
+
+def case_instance_class_swapped():
+    class A:
+        def f(self, loss):
+            return loss * 1.0
+
+    class B:
+        def f(self, loss):
+            return loss * 3.0
+
+    a = A()
+    return (lambda loss: a.f(loss)), lambda: setattr(a, "__class__", B)
+
+
+def case_dict_4_levels():
+    cfg = {"a": {"b": {"c": {"d": 1.0}}}}
+    return (lambda loss: loss * cfg["a"]["b"]["c"]["d"]), (
+        lambda: cfg["a"]["b"]["c"].__setitem__("d", 3.0)
+    )
+
+
+def case_list_in_tuple():
+    t = ([1.0],)
+    return (lambda loss: loss * t[0][0]), lambda: t[0].__setitem__(0, 3.0)
+
+
+def case_deque():
+    d = collections.deque([1.0])
+    return (lambda loss: loss * d[-1]), lambda: d.append(3.0)
+
+
+def case_ordereddict():
+    d = collections.OrderedDict(w=1.0)
+    return (lambda loss: loss * d["w"]), lambda: d.__setitem__("w", 3.0)
+
+
+def case_set_membership():
+    flags = set()
+    return (lambda loss: loss * 3.0 if "boost" in flags else loss), lambda: flags.add("boost")
+
+
+def case_slots_object():
+    class Cfg:
+        __slots__ = ("w",)
+
+        def __init__(self):
+            self.w = 1.0
+
+    c = Cfg()
+    return (lambda loss: loss * c.w), lambda: setattr(c, "w", 3.0)
+
+
+def case_numpy_element():
+    weights = np.array([1.0, 1.0])  # e.g. per-task loss weights kept in NumPy
+    return (lambda loss: loss * weights[0]), lambda: weights.__setitem__(0, 3.0)
+
+
+def case_numpy_item():
+    w = np.array(1.0)
+    return (lambda loss: loss * float(w)), lambda: w.fill(3.0)
+
+
+def case_os_environ():
+    os.environ["LOSS_SCALE"] = "1.0"
+    return (lambda loss: loss * float(os.environ["LOSS_SCALE"])), (
+        lambda: os.environ.__setitem__("LOSS_SCALE", "3.0")
+    )
+
+
+def case_globals_lookup():
+    globals()["G_SCALE"] = 1.0
+    return (lambda loss: loss * globals()["G_SCALE"]), lambda: globals().__setitem__("G_SCALE", 3.0)
+
+
+def case_custom_function_class_attr():
+    class Scale(torch.autograd.Function):
+        k = 1.0
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * Scale.k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * Scale.k
+
+    return (lambda loss: Scale.apply(loss)), lambda: setattr(Scale, "k", 3.0)
+
+
+STATE_CASES = {name[5:]: case for name, case in list(globals().items()) if name.startswith("case_")}
+
+
+def _run_state(case, compiled: bool) -> tuple:
+    torch.manual_seed(0)
+    f, change = case()
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(6, 4)
+    y = torch.randint(0, 3, (6,))
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = f(F.cross_entropy(model(x), y))
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    if compiled:
+        step = torch.compile(step)
+    losses = []
+    for i in range(6):
+        if i == 3:
+            change()
+        losses.append(step(x, y))
+    return losses, [p.detach().numpy().copy() for p in model.parameters()], step
+
+
+@pytest.mark.parametrize("name", sorted(STATE_CASES))
+def test_state_changed_between_calls_is_seen(name: str) -> None:
+    case = STATE_CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        eager_losses, eager_params, _ = _run_state(case, False)
+        losses, params, step = _run_state(case, True)
+    assert eager_losses == losses, step.explain()
+    assert all(np.array_equal(a, b) for a, b in zip(eager_params, params))
+
+
+# ------------------------------------------------------------------ writes through C code
+# Each case returns (effect, count): the step calls effect() (or applies it, for a
+# Function) on every call; count() reads how often it happened.
+
+
+def case_bound_append():  # log = history.append (a common micro-optimisation)
+    h = []
+    log = h.append
+    return (lambda: log("step")), (lambda: len(h))
+
+
+def case_setattr_builtin():  # setattr(state, "steps", state.steps + 1)
+    s = type("State", (), {})()
+    s.steps = 0
+    return (lambda: setattr(s, "steps", s.steps + 1)), (lambda: s.steps)
+
+
+def case_dunder_setitem():
+    c = {"steps": 0}
+    return (lambda: c.__setitem__("steps", c["steps"] + 1)), (lambda: c["steps"])
+
+
+def case_operator_setitem():
+    c = {"steps": 0}
+    return (lambda: operator.setitem(c, "steps", c["steps"] + 1)), (lambda: c["steps"])
+
+
+def case_heappush():
+    h = []
+    return (lambda: heapq.heappush(h, 1)), (lambda: len(h))
+
+
+def case_np_copyto():
+    a = np.zeros(1)
+    return (lambda: np.copyto(a, a + 1)), (lambda: float(a[0]))
+
+
+def case_file_write():  # a log file / csv writer
+    f = io.StringIO()
+    return (lambda: f.write("step\n")), (lambda: f.getvalue().count("\n"))
+
+
+def case_custom_backward_counter():
+    calls = {"n": 0}
+
+    class Probe(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            calls["n"] += 1  # plain Python write in a backward
+            return g
+
+    return Probe, (lambda: calls["n"])
+
+
+SIDE_CASES = {
+    name[5:]: case
+    for name, case in list(globals().items())
+    if name.startswith("case_") and name[5:] not in STATE_CASES
+}
+
+
+def _run_side(case, compiled: bool) -> tuple:
+    torch.manual_seed(0)
+    effect, count = case()
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(6, 4)
+    y = torch.randint(0, 3, (6,))
+    is_function = isinstance(effect, type)
+
+    def step(x, y):
+        opt.zero_grad()
+        out = model(x)
+        if is_function:
+            out = effect.apply(out)
+        loss = F.cross_entropy(out, y)
+        loss.backward()
+        opt.step()
+        if not is_function:
+            effect()
+        return loss.item()
+
+    if compiled:
+        step = torch.compile(step)
+    losses = [step(x, y) for _ in range(8)]
+    return losses, count(), step
+
+
+@pytest.mark.parametrize("name", sorted(SIDE_CASES))
+def test_a_write_through_c_code_keeps_the_step_eager(name: str) -> None:
+    case = SIDE_CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        eager_losses, eager_count, _ = _run_side(case, False)
+        losses, count, step = _run_side(case, True)
+    assert eager_losses == losses
+    assert eager_count == count, step.explain()
+    assert "changes an object outside the step" in step.explain() or "side effect" in step.explain()

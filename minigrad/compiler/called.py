@@ -316,6 +316,21 @@ class PathGuard:
         self.token = _path_token(self.raw)
         self.live = False
 
+    def _same_method(self) -> bool:
+        """A quick check for a method path (`opt.step`): the same object, of the same
+        class, which has the same function under that name and none of its own."""
+        try:
+            owner = side_effects.follow(self.read(), self.steps[:-1])
+        except Exception:  # noqa: BLE001 (the slow path says what is gone)
+            return False
+        name = self.steps[-1][1]
+        function = self.raw.__func__
+        return (
+            owner is self.raw.__self__
+            and getattr(type(owner), name, None) is function
+            and name not in getattr(owner, "__dict__", ())
+        )
+
     def float_sources(self) -> list[tuple]:
         if type(self.raw) is not float:
             return []
@@ -339,6 +354,8 @@ class PathGuard:
         return side_effects.follow(self.read(), self.steps)
 
     def failure(self) -> str | None:
+        if self.token[0] == "method" and self._same_method():
+            return None
         try:
             value = self.value()
         except Exception:  # noqa: BLE001 (whatever lookup fails, the path is gone)
@@ -469,7 +486,7 @@ class ContentGuard:
     tuple of them) must be equal, any other object the same one, and none added or
     removed. A guard holds the container itself, so an entry set later is seen."""
 
-    __slots__ = ("entries", "label", "expected", "skip", "floats")
+    __slots__ = ("entries", "label", "expected", "skip", "floats", "raw", "watched", "size")
 
     def __init__(self, container: Any, label: str, skip: tuple = ()) -> None:
         entries = container.__dict__ if _is_plain_object(container) else container
@@ -479,6 +496,11 @@ class ContentGuard:
         items = entries.items() if isinstance(entries, dict) else enumerate(entries)
         self.expected = {key: _token(item) for key, item in items if key not in skip}
         self.floats = {key: entries[key] for key in self.expected if type(entries[key]) is float}
+        # Checked before every replay: most entries are still the very same object, which
+        # one `is` tells; only the others are compared by token.
+        self.raw = [(key, entries[key]) for key in self.expected]
+        self.watched = [key for key, token in self.expected.items() if token[0] in ("array", "set")]
+        self.size = len(entries)
 
     def float_sources(self) -> list[tuple]:
         """(the float, how to read it now, its name, how to stop guarding its value) for
@@ -498,25 +520,44 @@ class ContentGuard:
         if type(entries) is list:
             if len(entries) != len(expected):
                 return f"{self.label} has {len(entries)} items now, not {len(expected)}"
-        elif len(entries) - sum(key in entries for key in self.skip) != len(expected):
-            return f"an entry was added to or removed from {self.label}"
-        for key, token in expected.items():
-            if type(entries) is not list and key not in entries:
-                return f"{self.label} lost {key!r}"
-            item = entries[key]
-            if token[0] == "a float":
-                if type(item) is not float:
-                    return f"{self.label}[{key!r}] is no longer a float"
-                continue
-            if token[0] == "same":
-                if item is not token[1]:
-                    return (f"{self.label}[{key!r}] names another object now (a "
-                            f"{type(item).__name__})")
-            elif _token(item) != token:
-                if token[0] in ("array", "set"):
-                    return f"{self.label}[{key!r}] changed its contents"
-                return f"{self.label}[{key!r}] changed: {token[1]!r} -> {item!r}"
+            for key, raw in self.raw:
+                if entries[key] is not raw:
+                    return self._changed(key)
+        else:
+            if len(entries) != self.size and (
+                len(entries) - sum(key in entries for key in self.skip) != len(expected)
+            ):
+                return f"an entry was added to or removed from {self.label}"
+            for key, raw in self.raw:
+                if entries.get(key, _MISSING) is not raw:
+                    return self._changed(key)
+        for key in self.watched:  # the same array or set, its contents changed in place?
+            failure = self._changed(key)
+            if failure is not None:
+                return failure
         return None
+
+    def _changed(self, key: Any) -> str | None:
+        """The entry at `key` is not the object it was (or may hold other contents): what
+        changed, or None when it still compares equal."""
+        entries, token = self.entries, self.expected[key]
+        if type(entries) is not list and key not in entries:
+            return f"{self.label} lost {key!r}"
+        item = entries[key]
+        if token[0] == "a float":
+            return None if type(item) is float else f"{self.label}[{key!r}] is no longer a float"
+        if token[0] == "same":
+            if item is not token[1]:
+                return f"{self.label}[{key!r}] names another object now (a {type(item).__name__})"
+            return None
+        if _token(item) != token:
+            if token[0] in ("array", "set"):
+                return f"{self.label}[{key!r}] changed its contents"
+            return f"{self.label}[{key!r}] changed: {token[1]!r} -> {item!r}"
+        return None
+
+
+_MISSING = object()
 
 
 def _token(value: Any) -> tuple:

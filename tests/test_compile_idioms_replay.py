@@ -608,3 +608,36 @@ def test_boolean_mask_losses_replay_one_replay_per_count(mask_from: str) -> None
     steps = run_twice(make, calls=40)
     assert steps["s"].replays >= 25, steps["s"].explain()
     assert "the boolean mask holds" in steps["s"].explain()
+
+
+def test_class_weighted_cross_entropy_replays_reading_the_weights_live() -> None:
+    """nn.CrossEntropyLoss(weight=w), the weights updated in place between epochs (as a
+    re-balancing loop does): each row's weight is picked by an operation the replay runs."""
+
+    def make() -> tuple:
+        model = nn.Linear(8, 3)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(40, size=8, classes=3)
+        class_weight = torch.tensor([1.0, 2.0, 0.5])
+        criterion = nn.CrossEntropyLoss(weight=class_weight)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def loop(steps, calls):
+            out = []
+            for i in range(calls):
+                if i % 10 == 9:
+                    with torch.no_grad():
+                        class_weight.copy_(class_weight * 0.9 + 0.1)
+                out.append(steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]))
+            return [[loss.item() for loss in out], *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert steps["s"].replays == 38, steps["s"].explain()

@@ -696,6 +696,12 @@ def _picked_losses(
     picked = rows[np.arange(labels.shape[0]), safe]
     if class_weight is None and not ignored.any():
         return -picked, None
+    if (state.listener.watching and isinstance(weight, Variable) and not any_ignored
+            and weight.dtype == rows.dtype):
+        # Picked by an operation, so that minigrad.compile's replay reads the weights (and
+        # this call's labels) again rather than keeping the traced rows' weights.
+        sample_weight = weight.detach()[labels]
+        return -picked * sample_weight, sample_weight
     per_row = np.ones(labels.shape, rows.dtype) if class_weight is None else class_weight[safe]
     sample_weight = Variable(np.where(ignored, 0, per_row).astype(rows.dtype))
     return -picked * sample_weight, sample_weight

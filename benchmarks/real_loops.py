@@ -4,8 +4,9 @@ Each `loop_NAME(compiled)` below is a small, complete training loop in the idiom
 PyTorch's tutorials and typical user code (`import minigrad as torch`, nn.Module or
 nn.Sequential models, torch.optim optimizers, `optimizer.zero_grad()` / `loss.backward()` /
 `optimizer.step()`), on synthetic data made from a fixed seed. The training step is the
-unit that gets compiled: `step = torch.compile(train_step) if compiled else train_step`;
-nothing else in the loop changes between the two runs.
+unit that gets compiled: `step = torch.compile(train_step) if compiled else train_step`
+(wrapped in `timed(...)`, which adds up the time spent inside the step's calls); nothing
+else in the loop changes between the two runs.
 
 What is measured, per loop:
 1. equality: the loop is run eagerly and compiled from the same seed; the per-step losses
@@ -13,8 +14,9 @@ What is measured, per loop:
    equal bit for bit (np.array_equal);
 2. replay: whether the compiled step (and the compiled evaluation step) replays
    (`step.replays > 0`) and, where it does not, the reason `step.explain()` gives;
-3. time: the whole loop (data, model, tracing, every step) eager against compiled, the
-   median of several repeats that alternate which of the two runs first.
+3. time: the whole loop (data, model, tracing, every step) eager against compiled, and
+   the time inside the step's calls alone (tracing included), the median of several
+   repeats that alternate which of the two runs first.
 
 The table ends with the median speed-up and whether the goal "median >= 2x, every loop
 replays or says why, all equal" is met.
@@ -103,7 +105,7 @@ def loop_mlp_crossentropy_sgd(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, len(features), BATCH_SIZE):
@@ -142,7 +144,7 @@ def loop_mlp_functional_momentum(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss.item()
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         running_loss = 0.0
@@ -174,7 +176,7 @@ def loop_nesterov_tuple_batch(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for batch in batches:
@@ -203,7 +205,7 @@ def loop_regression_mse_adam_list(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for batch in batches:
@@ -231,7 +233,7 @@ def loop_regression_l1_adamw_dict(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss.item()
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for batch in batches:
@@ -269,7 +271,7 @@ def loop_embedding_mean_adagrad(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -299,7 +301,7 @@ def loop_embedding_sum_sgd(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -338,7 +340,7 @@ def loop_flatten_dropout_rmsprop(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss.item()
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -368,7 +370,7 @@ def loop_leaky_relu_clip_adam(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -397,7 +399,7 @@ def loop_grad_accumulation(compiled: bool) -> LoopResult:
         optimizer.step()
         return total_loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     big_batch = BATCH_SIZE * accumulation_steps
     for _epoch in range(EPOCHS):
@@ -428,7 +430,7 @@ def loop_grad_accumulation_counter(compiled: bool) -> LoopResult:
             optimizer.zero_grad()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     optimizer.zero_grad()
     for _epoch in range(EPOCHS):
@@ -455,7 +457,7 @@ def loop_steplr_sgd(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -494,8 +496,8 @@ def loop_cosine_adamw_eval_dropout(compiled: bool) -> LoopResult:
             accuracy = (logits.argmax(dim=1) == y).float().mean()
         return loss.item(), accuracy.item()
 
-    step = torch.compile(train_step) if compiled else train_step
-    evaluate = torch.compile(eval_step) if compiled else eval_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
+    evaluate = timed(torch.compile(eval_step) if compiled else eval_step)
     losses = []
     for _epoch in range(EPOCHS):
         model.train()
@@ -533,8 +535,8 @@ def loop_eval_decorator_no_grad(compiled: bool) -> LoopResult:
         correct = (logits.argmax(dim=1) == y).sum()
         return loss.item(), int(correct.item())
 
-    step = torch.compile(train_step) if compiled else train_step
-    evaluate = torch.compile(eval_step) if compiled else eval_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
+    evaluate = timed(torch.compile(eval_step) if compiled else eval_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -561,7 +563,7 @@ def loop_float_loss_weight(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for epoch in range(EPOCHS):
         l2_weight = 0.5 * epoch / EPOCHS * 1e-3
@@ -589,7 +591,7 @@ def loop_float_mixing_weight(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss.item()
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for epoch in range(EPOCHS):
         epoch_fraction = epoch / (EPOCHS - 1)
@@ -616,7 +618,7 @@ def loop_bce_logits_adam(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -644,7 +646,7 @@ def loop_layernorm_gelu_model_zero_grad(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(2 * EPOCHS):
         for i in range(0, SAMPLES, batch_size):
@@ -671,7 +673,7 @@ def loop_manual_sgd_update(compiled: bool) -> LoopResult:
             model.zero_grad()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         permutation = torch.randperm(SAMPLES)
@@ -703,7 +705,7 @@ def loop_nll_logsoftmax_rmsprop_momentum(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for x, y in loader:
@@ -728,7 +730,7 @@ def loop_detached_losses_stacked(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         epoch_losses = []
@@ -757,7 +759,7 @@ def loop_return_loss_and_logits(compiled: bool) -> LoopResult:
         optimizer.step()
         return loss, logits
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     first_batch_logits = []
     for _epoch in range(EPOCHS):
@@ -795,7 +797,7 @@ def loop_warmup_lambdalr_in_step(compiled: bool) -> LoopResult:
         scheduler.step()
         return loss
 
-    step = torch.compile(train_step) if compiled else train_step
+    step = timed(torch.compile(train_step) if compiled else train_step)
     losses = []
     for _epoch in range(EPOCHS):
         for i in range(0, SAMPLES, BATCH_SIZE):
@@ -911,10 +913,39 @@ def replay_status(name: str, step: Any) -> dict[str, Any]:
     return status
 
 
-def timed(loop: Callable[[bool], LoopResult], compiled: bool) -> tuple[float, LoopResult]:
+class Timed:
+    """A step as the loop calls it (compiled or not), adding up the time spent inside its
+    calls, tracing included, to the loop's in-step time. Anything else is the step's own
+    (`step.replays`, `step.explain()`)."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            _IN_STEPS[0] += time.perf_counter() - start
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fn, name)
+
+
+_IN_STEPS = [0.0]  # seconds spent inside the Timed steps of the loop running now
+
+
+def timed(fn: Callable) -> Timed:
+    """The loops' `step = timed(torch.compile(train_step) if compiled else train_step)`."""
+    return Timed(fn)
+
+
+def run_loop(loop: Callable[[bool], LoopResult], compiled: bool) -> tuple[float, float, LoopResult]:
+    """(whole loop seconds, seconds inside its steps, what it returned)."""
+    _IN_STEPS[0] = 0.0
     start = time.perf_counter()
     result = loop(compiled)
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, _IN_STEPS[0], result
 
 
 def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
@@ -922,6 +953,8 @@ def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
     goes first; check every pair for equality; report the compiled steps' replays."""
     eager_times: list[float] = []
     compiled_times: list[float] = []
+    eager_steps: list[float] = []
+    compiled_steps_times: list[float] = []
     trace_times: list[float] = []
     equal = True
     difference = "equal"
@@ -930,8 +963,9 @@ def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
         order = (False, True) if repeat % 2 == 0 else (True, False)
         results: dict[bool, LoopResult] = {}
         for compiled in order:
-            seconds, results[compiled] = timed(loop, compiled)
+            seconds, in_steps, results[compiled] = run_loop(loop, compiled)
             (compiled_times if compiled else eager_times).append(seconds)
+            (compiled_steps_times if compiled else eager_steps).append(in_steps)
         if equal and not same_results(results[False], results[True]):
             equal = False
             difference = first_difference(results[False], results[True])
@@ -940,6 +974,8 @@ def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
     statuses = [replay_status(name, step) for name, step in compiled_steps(compiled_result)]
     eager_ms = statistics.median(eager_times) * 1e3
     compiled_ms = statistics.median(compiled_times) * 1e3
+    eager_step_ms = statistics.median(eager_steps) * 1e3
+    compiled_step_ms = statistics.median(compiled_steps_times) * 1e3
     return {
         "loop": loop.__name__.removeprefix("loop_"),
         "replays": all(status["replays"] for status in statuses),
@@ -951,6 +987,11 @@ def measure(loop: Callable[[bool], LoopResult], repeats: int) -> dict[str, Any]:
         "compiled_ms": compiled_ms,
         "trace_ms": statistics.median(trace_times) * 1e3,
         "speedup": eager_ms / compiled_ms,
+        "eager_step_ms": eager_step_ms,
+        "compiled_step_ms": compiled_step_ms,
+        # Inside the steps only (tracing included): what compiling changes; the loop's
+        # data, model and logging cost the same both ways.
+        "step_speedup": eager_step_ms / compiled_step_ms if compiled_step_ms else 1.0,
     }
 
 
@@ -984,15 +1025,20 @@ def replay_cell(row: dict) -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    print("| loop | replays? (or why not) | equal to eager | eager ms | compiled ms | speed-up |")
-    print("|---|---|---|---:|---:|---:|")
+    print("| loop | replays? (or why not) | equal to eager | eager ms | compiled ms | speed-up "
+          "| in steps: eager ms | compiled ms | speed-up |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         equal = "yes" if row["equal"] else f"**NO**: {row['difference']}"
         print(
             f"| {row['loop']} | {replay_cell(row)} | {equal} | {row['eager_ms']:.1f} "
-            f"| {row['compiled_ms']:.1f} | {row['speedup']:.2f}x |"
+            f"| {row['compiled_ms']:.1f} | {row['speedup']:.2f}x | {row['eager_step_ms']:.1f} "
+            f"| {row['compiled_step_ms']:.1f} | {row['step_speedup']:.2f}x |"
         )
     median_speedup = statistics.median(row["speedup"] for row in rows)
+    step_speedup = statistics.median(row["step_speedup"] for row in rows)
+    print()
+    print(f"median speed-up inside the steps (tracing included): {step_speedup:.2f}x")
     replaying = sum(row["replays"] for row in rows)
     all_explained = all(row["replays"] or row["explained"] for row in rows)
     all_equal = all(row["equal"] for row in rows)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.compiler.rules import RULES
-from minigrad.compiler.signature import byte_bounds, view_of_argument
+from minigrad.compiler.signature import made_holder, memory_owner, view_of_argument
 from minigrad.compiler.trace import (
     Accumulate,
     Assume,
@@ -315,8 +315,9 @@ class _Builder:
         """When `array` is a NumPy view of an array a recorded call made (library code's
         labels.reshape(-1) of labels the step computed): the same view of the replay's
         buffer for it, at the same byte offset. None when it is no such view."""
-        built = {key: made for key, made in self.made.items() if key in self.where}
-        made = made_ancestor(array, built)
+        if array.base is None:
+            return None
+        made = made_holder(array, self._built_by_owner())
         if made is None:
             return None
         buffer = self.where.get(id(made))
@@ -329,6 +330,14 @@ class _Builder:
         offset = array.__array_interface__["data"][0] - made.__array_interface__["data"][0]
         return np.ndarray(array.shape, array.dtype, buffer=buffer.ravel(order="K"),
                           offset=offset, strides=array.strides)
+
+    def _built_by_owner(self) -> dict[int, list]:
+        """The made arrays the replay has buffers for so far, by the owner of their memory."""
+        by_owner: dict[int, list] = {}
+        for key, made in self.made.items():
+            if key in self.where:
+                by_owner.setdefault(id(memory_owner(made)), []).append(made)
+        return by_owner
 
     def _assumed(self, array: np.ndarray) -> bool:
         return any(array is other or np.shares_memory(array, other) for other in self.assumed)
@@ -358,8 +367,10 @@ class _Builder:
         """Check the values library code branched on before each replay."""
         place = view_of_argument(event.array, self.arguments) or self.arguments.get(id(event.array))
         _refuse_ambiguous(place, event.what.split(":")[0])
-        built = {key: made for key, made in self.made.items() if key in self.where}
-        computed = id(event.array) in built or made_ancestor(event.array, built) is not None
+        computed = (id(event.array) in self.made and id(event.array) in self.where) or (
+            event.array.base is not None
+            and made_holder(event.array, self._built_by_owner()) is not None
+        )
         if place is None and computed:
             self._check_made(event)
             return
@@ -665,21 +676,6 @@ def made_arrays(trace: Trace) -> dict[int, np.ndarray]:
                 if type(array) is np.ndarray:
                     made[id(array)] = array
     return made
-
-
-def made_ancestor(array: np.ndarray, made: dict[int, np.ndarray]) -> np.ndarray | None:
-    """The first made array whose memory holds all of `array`'s (`array` is a NumPy view
-    of it: NumPy's .base names the memory's owner, which may be no made array), if any."""
-    if array.base is None:
-        return None
-    low, high = byte_bounds(array)
-    for candidate in made.values():
-        if candidate is array or candidate.dtype != array.dtype:
-            continue
-        start, end = byte_bounds(candidate)
-        if start <= low and high <= end and np.shares_memory(array, candidate):
-            return candidate
-    return None
 
 
 def _holds_refs(values: tuple) -> bool:

@@ -60,7 +60,7 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
                 view = view_of_argument(array, arguments)
                 if view is not None:  # not a constant; the replay refuses it
                     return ("argument view", view)
-                parent = _made_parent(array, made, trace_arrays)
+                parent = made_holder(array, by_owner)
                 if parent is not None:  # a view of a value the step computed
                     offset = (array.__array_interface__["data"][0]
                               - parent.__array_interface__["data"][0])
@@ -87,9 +87,10 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
     def make(array: np.ndarray | None) -> None:
         if array is not None:
             made[id(array)] = len(made)
-            trace_arrays[id(array)] = array
+            if type(array) is np.ndarray:  # (a custom Function's kept float is made too)
+                by_owner.setdefault(id(memory_owner(array)), []).append(array)
 
-    trace_arrays: dict[int, np.ndarray] = {}
+    by_owner: dict[int, list] = {}  # made arrays by the array owning their memory
 
     tokens = []
     for event in trace.events:
@@ -138,12 +139,24 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
     return tokens
 
 
-def _made_parent(array: np.ndarray, made: dict, arrays: dict) -> np.ndarray | None:
-    """The first array made in the run so far whose memory holds all of `array`'s."""
+def memory_owner(array: np.ndarray) -> np.ndarray:
+    """The array that owns `array`'s memory (NumPy's .base chain to its end)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def made_holder(array: np.ndarray, by_owner: dict[int, list]) -> np.ndarray | None:
+    """The first made array (`by_owner`: id of a memory owner -> the made arrays over its
+    memory, in order) whose memory holds all of `array`'s: `array` is a NumPy view of it
+    (NumPy's .base names the memory's owner, which may be no made array). None if none."""
     if array.base is None:
         return None
+    candidates = by_owner.get(id(memory_owner(array)), ())
+    if not candidates:
+        return None
     low, high = byte_bounds(array)
-    for candidate in arrays.values():
+    for candidate in candidates:
         if candidate is array or candidate.dtype != array.dtype:
             continue
         start, end = byte_bounds(candidate)

@@ -515,7 +515,8 @@ class _Variant:
                                            self.owner.returned_only, live)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.live = self._read_live(live)
-                self.signature = signature(trace, arguments, self._live_now())
+                live_now = self._live_now()
+                self.signature = signature(trace, arguments, live_now) if live_now else current
                 self.verified = {values, match[2]}
                 self.live_verified = {self._live_values()}
                 self.guards = [

@@ -159,7 +159,7 @@ def test_a_parameter_group_added_after_tracing_is_updated_as_eager_does() -> Non
     for _ in range(6):  # zero_grad() now clears the new parameter too: traced again
         twin(*batches())
         twin.assert_same_state()
-    assert "the parameters in the groups of SGD changed (add_param_group" in twin.explain()
+    assert "the parameter groups of SGD changed (add_param_group" in twin.explain()
     assert twin.compiled.replays > before, twin.explain()
 
 

@@ -319,3 +319,292 @@ def test_a_write_through_c_code_keeps_the_step_eager(name: str) -> None:
     assert eager_losses == losses
     assert eager_count == count, step.explain()
     assert "changes an object outside the step" in step.explain() or "side effect" in step.explain()
+
+
+# ------------------------------------------------------------------ a second reviewer's cases
+# Each returns (step, extra arguments, change); change() runs before call 3.
+
+import dataclasses  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import compile_hunt_helper as helper  # noqa: E402
+
+
+def _loss_step(model, opt, weigh):
+    def step(x, y):
+        opt.zero_grad()
+        loss = weigh(F.cross_entropy(model(x), y))
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def second_namespace_argument(model, opt):
+    cfg = types.SimpleNamespace(w=1.0)
+
+    def step(x, y, cfg):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y) * cfg.w
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, (cfg,), lambda: setattr(cfg, "w", 3.0)
+
+
+@dataclasses.dataclass
+class _Config:
+    w: float = 1.0
+
+
+def second_dataclass_argument(model, opt):
+    cfg = _Config()
+
+    def step(x, y, cfg):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y) * cfg.w
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, (cfg,), lambda: setattr(cfg, "w", 3.0)
+
+
+def second_numpy_array_argument(model, opt):
+    w = np.array([1.0])
+
+    def step(x, y, w):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y) * float(w[0])
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, (w,), lambda: w.__setitem__(0, 3.0)
+
+
+def second_set_argument(model, opt):
+    flags = set()
+
+    def step(x, y, flags):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        if "boost" in flags:
+            loss = loss * 3.0
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, (flags,), lambda: flags.add("boost")
+
+
+def second_tensor_in_argument_attribute(model, opt):
+    cfg = types.SimpleNamespace(t=torch.tensor(1.0))
+
+    def step(x, y, cfg):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y) * cfg.t
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, (cfg,), lambda: setattr(cfg, "t", torch.tensor(3.0))
+
+
+def second_param_group_replaced(model, opt):
+    step = _loss_step(model, opt, lambda loss: loss)
+    return step, (), lambda: opt.param_groups.__setitem__(0, {**opt.param_groups[0], "lr": 0.5})
+
+
+def second_closure_of_called_function_rebound(model, opt):
+    def make():
+        w = 1.0
+
+        def scale(loss):
+            return loss * w
+
+        def set_w(value):
+            nonlocal w
+            w = value
+
+        return scale, set_w
+
+    scale, set_w = make()
+    return _loss_step(model, opt, scale), (), lambda: set_w(3.0)
+
+
+def second_large_numpy_array_in_python(model, opt):
+    a = np.ones(10000)
+    step = _loss_step(model, opt, lambda loss: loss * float(a.mean()))
+    return step, (), lambda: a.__setitem__(0, 20001.0)
+
+
+def second_module_class_forward_rebound(model, opt):
+    class Act(nn.Module):
+        def forward(self, x):
+            return torch.tanh(x)
+
+    setattr(model, "1", Act())
+    step = _loss_step(model, opt, lambda loss: loss)
+    return step, (), lambda: setattr(Act, "forward", lambda self, x: torch.sigmoid(x))
+
+
+def second_function_rebound_under_a_helper(model, opt):
+    helper.inner = lambda value: value
+    step = _loss_step(model, opt, helper.outer)
+    return step, (), lambda: setattr(helper, "inner", lambda value: value * 3.0)
+
+
+def second_import_inside_a_helper(model, opt):
+    helper.SCALE = 1.0
+
+    def weigh(loss):
+        import compile_hunt_helper as h
+
+        return loss * h.SCALE
+
+    return _loss_step(model, opt, weigh), (), lambda: setattr(helper, "SCALE", 3.0)
+
+
+def second_lambda_default_in_a_list(model, opt):
+    g = {"w": 1.0}
+    fs = [lambda loss, w=g: loss * w["w"]]
+    step = _loss_step(model, opt, lambda loss: fs[0](loss))
+    return step, (), lambda: g.__setitem__("w", 3.0)
+
+
+def second_classmethod_reads_cls(model, opt):
+    class K:
+        w = 1.0
+
+        @classmethod
+        def f(cls, loss):
+            return loss * cls.w
+
+    return _loss_step(model, opt, lambda loss: K.f(loss)), (), lambda: setattr(K, "w", 3.0)
+
+
+def second_class_dict_read(model, opt):
+    class K:
+        w = 1.0
+
+    step = _loss_step(model, opt, lambda loss: loss * K.__dict__["w"])
+    return step, (), lambda: setattr(K, "w", 3.0)
+
+
+def second_metaclass_property(model, opt):
+    class Meta(type):
+        @property
+        def w(cls):
+            return cls._w
+
+    class K(metaclass=Meta):
+        _w = 1.0
+
+    return _loss_step(model, opt, lambda loss: loss * K.w), (), lambda: setattr(K, "_w", 3.0)
+
+
+def second_next_on_an_outside_iterator(model, opt):
+    it = iter([1.0, 1.0, 1.0, 3.0, 3.0, 3.0])
+    return _loss_step(model, opt, lambda loss: loss * next(it)), (), lambda: None
+
+
+def second_lru_cache_cleared(model, opt):
+    settings = {"w": 1.0}
+
+    @functools.lru_cache(None)
+    def get_w():
+        return settings["w"]
+
+    def change():
+        settings["w"] = 3.0
+        get_w.cache_clear()
+
+    return _loss_step(model, opt, lambda loss: loss * get_w()), (), change
+
+
+def second_bound_method_self_named_s(model, opt):
+    class Trainer:
+        def __init__(s):  # noqa: N805 (the case: not named self)
+            s.scale = 1.0
+
+        def step(s, x, y):  # noqa: N805 (the case)
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y) * s.scale
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+    trainer = Trainer()
+    return trainer.step, (), lambda: setattr(trainer, "scale", 3.0)
+
+
+def second_getattr_raising_key_error(model, opt):
+    class Config:
+        def __init__(s):  # noqa: N805 (the case: not named self)
+            s.__dict__["_d"] = {"w": 1.0}
+
+        def __getattr__(s, k):  # noqa: N805 (the case)
+            return s._d[k]
+
+    cfg = Config()
+    step = _loss_step(model, opt, lambda loss: loss * cfg.w)
+    return step, (), lambda: cfg._d.__setitem__("w", 3.0)
+
+
+SECOND_CASES = {name.removeprefix("second_"): case for name, case in list(globals().items())
+                if name.startswith("second_")}
+
+
+def _run_second(case, compiled: bool) -> tuple:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(6, 4), torch.randint(0, 3, (6,))
+    step, extra, change = case(model, opt)
+    if compiled:
+        step = torch.compile(step)
+    losses = []
+    for i in range(5):
+        if i == 3:
+            change()
+        losses.append(step(x, y, *extra))
+    return losses, [p.detach().numpy().copy() for p in model.parameters()], step
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_CASES))
+def test_a_second_reviewers_case_is_not_silently_wrong(name: str) -> None:
+    case = SECOND_CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        eager_losses, eager_params, _ = _run_second(case, False)
+        losses, params, step = _run_second(case, True)
+    assert eager_losses == losses, step.explain()
+    assert all(np.array_equal(a, b) for a, b in zip(eager_params, params))
+
+
+def test_a_returned_view_of_a_parameter_follows_later_updates_as_in_eager() -> None:
+    """`return model.bias.detach()`: eager's shares the parameter's memory, so each kept
+    one ends equal to the final bias; the replay's must too (it returned copies)."""
+
+    def run(compiled: bool) -> list:
+        torch.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(6, 4), torch.randint(0, 3, (6,))
+
+        def step(x, y):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+            return model.bias.detach()
+
+        if compiled:
+            step = torch.compile(step)
+        kept = [step(x, y) for _ in range(5)]
+        return [k.numpy().copy() for k in kept]
+
+    assert all(np.array_equal(a, b) for a, b in zip(run(False), run(True)))

@@ -35,6 +35,7 @@ import numpy as np
 
 from minigrad.compiler import side_effects
 from minigrad.compiler.guards import ValueGuard, _guarded, _Same
+from minigrad.compiler.trace import CannotReplayError
 
 _MINIGRAD = os.path.dirname(os.path.dirname(os.path.abspath(side_effects.__file__)))
 _CORE = (os.path.join(_MINIGRAD, "core") + os.sep, os.path.join(_MINIGRAD, "autodiff") + os.sep)
@@ -97,9 +98,7 @@ class CallWatcher:
         called_by = caller.f_code.co_filename if caller is not None else ""
         if code.co_name in _RUN_BY_THE_CORE and called_by.startswith(_CORE):
             return  # a Function's forward or backward: the replay runs it as it is, or its rule
-        receiver = None
-        if code.co_argcount and code.co_varnames[0] == "self":
-            receiver = frame.f_locals.get("self")
+        receiver = _receiver(code, frame)
         key = (code, id(receiver))
         if key in self.called:
             return
@@ -125,21 +124,46 @@ class CallWatcher:
 _LIBRARY_CODE: set[types.CodeType] = set()
 
 
+def _receiver(code: types.CodeType, frame: types.FrameType) -> Any:
+    """The object a method runs on (its first argument, whatever its name: self, cls, s),
+    when looking the function's name up on it gives this very code; else None."""
+    if not code.co_argcount:
+        return None
+    first = frame.f_locals.get(code.co_varnames[0])
+    if first is None:
+        return None
+    found = _lookup(first, code.co_name)
+    found = _lookup(found, "__func__") or found
+    return first if _lookup(found, "__code__") is code else None
+
+
+def _lookup(value: Any, name: str) -> Any:
+    """getattr(value, name, None), for objects whose __getattr__ raises anything at all."""
+    try:
+        return getattr(value, name, None)
+    except Exception:  # noqa: BLE001 (a user's __getattr__ may raise KeyError, ...)
+        return None
+
+
 def _function_with(code: types.CodeType, caller: Any, receiver: Any) -> Any:
     """The function object whose code `code` is, looked for where the call found it: the
     caller's locals and globals, or the receiver's class (for its defaults and code)."""
     if receiver is not None:
-        found = getattr(type(receiver), code.co_name, None)
-        found = getattr(found, "__func__", found)
-        if getattr(found, "__code__", None) is code:
+        found = _lookup(receiver, code.co_name)
+        found = _lookup(found, "__func__") or found
+        if _lookup(found, "__code__") is code:
             return found
     if caller is None:
         return None
     for namespace in (caller.f_locals, caller.f_globals):
         for value in namespace.values():
-            function = getattr(value, "func", value)  # a functools.partial's function
-            if getattr(function, "__code__", None) is code:
-                return function
+            # A function, a partial's function, or one kept in a list, tuple or dict.
+            items = value.values() if type(value) is dict else value
+            candidates = list(items) if type(value) in (list, tuple, dict) else [value]
+            for candidate in candidates:
+                function = _lookup(candidate, "func") or candidate
+                if _lookup(function, "__code__") is code:
+                    return function
     return None
 
 
@@ -162,32 +186,39 @@ def side_effects_of(watcher: CallWatcher) -> list[str]:
     return found
 
 
-def guards_of(watcher: CallWatcher, step: Any) -> list[Any]:
+def guards_of(watcher: CallWatcher, step: Any, arguments: dict | None = None) -> list[Any]:
     """Guards on what the step's code and the code it called read: the globals the called
-    code reads, and the contents of every object reached (see the module's docstring)."""
+    code reads, the contents of every object reached, and each access path followed (see
+    the module's docstring). `arguments`: the step's parameters by name, as this call
+    passed them (an object passed in, a config, is guarded like a global)."""
     found: list[Any] = []
     roots: list[tuple[Any, str]] = []
     for name, is_global, read in side_effects.name_readers(step):
         kind = "the global" if is_global else "the enclosing variable"
         roots.append((read(), f"{kind} {name}"))
+    for name, value in (arguments or {}).items():
+        if _keyed_by_identity(value):
+            roots.append((value, f"argument {name}"))
     for called in watcher.called.values():
         global_names, _ = side_effects._names_read(called.code)
         for name in global_names:
             if name not in called.globals:
                 continue
             value = called.globals[name]
-            if not _guarded(value) or isinstance(value, (type, types.FunctionType)):
+            if not _guarded(value):
                 continue
             label = f"the global {name} read by {called.where}"
             found.append(ValueGuard(functools.partial(called.globals.__getitem__, name),
                                     label, value))
             roots.append((value, label))
-        for name in called.code.co_freevars:
-            # The enclosing variables it reads: their contents are guarded (a config dict
-            # a loss helper closes over); the cells themselves are the helper's own.
-            if name in called.names and _guarded(called.names[name]):
-                roots.append((called.names[name], f"{name} of the function enclosing "
-                                                  f"{called.where}"))
+        for name, read in _cells_of(called).items():
+            # The enclosing variables it reads, live (a setter may rebind one), and their
+            # contents (a config dict a loss helper closes over).
+            value = read()
+            label = f"{name} of the function enclosing {called.where}"
+            if _guarded(value):
+                found.append(ValueGuard(read, label, value))
+                roots.append((value, label))
         if called.function is not None:
             found += _definition_guards(called.function, called.where)
             for index, default in enumerate(called.function.__defaults__ or ()):
@@ -197,14 +228,45 @@ def guards_of(watcher: CallWatcher, step: Any) -> list[Any]:
                               f"keyword defaults of {called.where}"))
         if called.receiver is not None:
             roots.append((called.receiver, f"self of {called.where}"))
+            if called.function is not None:  # the method the object's class has now
+                name = called.code.co_name
+                found.append(PathGuard(functools.partial(_constant, called.receiver),
+                                       (("method", name),), f"{name} of {called.where}"))
     seen: set[int] = set()
     for value, label in roots:
         found += _content_guards(value, label, seen)
-    found += _path_guards(watcher, step)
+    found += _path_guards(watcher, step, arguments or {})
+    return [guard for guard in found if getattr(guard, "token", True) is not None]
+
+
+def _keyed_by_identity(value: Any) -> bool:
+    """An argument guards.key_of keys by identity (a config object, a NumPy array, a set,
+    a Module): the variant holds that object, whose contents it must guard itself."""
+    from minigrad.core.variable import Variable
+
+    if value is None or isinstance(value, (*_PLAIN, Variable, type, types.ModuleType)):
+        return False
+    return type(value) not in (tuple, list, dict)
+
+
+def _cells_of(called: Called) -> dict[str, Any]:
+    """name -> read it now, for each enclosing variable the called code reads: from the
+    function's cells when the function was found, else the value it had when traced."""
+    cells = dict(zip(called.code.co_freevars, getattr(called.function, "__closure__", None) or ()))
+    found = {}
+    for name in called.code.co_freevars:
+        if name in cells and not side_effects._is_empty(cells[name]):
+            found[name] = functools.partial(_cell_contents, cells[name])
+        elif name in called.names:
+            found[name] = functools.partial(_constant, called.names[name])
     return found
 
 
-def _path_guards(watcher: CallWatcher, step: Any) -> list[PathGuard]:
+def _cell_contents(cell: Any) -> Any:
+    return cell.cell_contents
+
+
+def _path_guards(watcher: CallWatcher, step: Any, arguments: dict) -> list[PathGuard]:
     """A PathGuard for each access path the step's code and the code it called read
     (side_effects.access_paths: `mod.SCALE`, `self.scale`, `cfg["a"]["b"]["c"]["d"]`), at
     any depth, from where each root was found."""
@@ -214,29 +276,31 @@ def _path_guards(watcher: CallWatcher, step: Any) -> list[PathGuard]:
     if function is not None:
         roots = {name: read for name, _, read in side_effects.name_readers(step)}
         receiver = getattr(inspect.unwrap(step), "__self__", None)
+        for name, value in arguments.items():
+            if _keyed_by_identity(value):  # the very object the variant is keyed by
+                roots[name] = functools.partial(_constant, value)
         readers.append((function.__code__, roots, receiver, function.__globals__))
     for called in watcher.called.values():
         roots = {}
         for name in side_effects._names_read(called.code)[0]:
             if name in called.globals:
                 roots[name] = functools.partial(called.globals.__getitem__, name)
-        for name in called.code.co_freevars:
-            if name in called.names:
-                roots[name] = functools.partial(_constant, called.names[name])
+        roots.update(_cells_of(called))
         readers.append((called.code, roots, called.receiver, called.globals))
     found: list[PathGuard] = []
     seen: set[tuple] = set()
     for code, roots, receiver, namespace in readers:
-        for kind, name, steps in side_effects.access_paths(code):
+        first = code.co_varnames[0] if receiver is not None and code.co_argcount else None
+        for kind, name, steps in side_effects.access_paths(code, first):
             if not steps:
                 continue  # the name itself: ValueGuards and ContentGuards watch those
             if kind == "self":
-                if receiver is None:
-                    continue
                 read = functools.partial(_constant, receiver)
             elif kind == "globals()":
                 read = functools.partial(_constant, namespace)
-            elif name in roots:
+            elif kind == "module":
+                read = functools.partial(sys.modules.__getitem__, name)
+            elif name in roots:  # a global, an enclosing variable, an argument
                 read = roots[name]
             else:
                 continue
@@ -244,16 +308,37 @@ def _path_guards(watcher: CallWatcher, step: Any) -> list[PathGuard]:
                 root = read()
             except (KeyError, ValueError, NameError):
                 continue
-            steps = _followable(root, steps)
+            followed = _followable(root, steps)
+            _refuse_numpy_work(root, followed, steps, name, code)
+            steps = followed
             key = (id(root), steps)
             if not steps or key in seen:
                 continue
             seen.add(key)
-            label = f"{'self' if kind == 'self' else name}{_written(steps)}"
-            guard = PathGuard(read, steps, f"{label} (read in {code.co_name})")
-            if guard.token is not None:
-                found.append(guard)
+            label = f"{name}{_written(steps)}"
+            found.append(PathGuard(read, steps, f"{label} (read in {code.co_name})"))
     return found
+
+
+_LARGEST_GUARDED = 4096  # elements of a NumPy array guarded by contents before each replay
+
+
+def _refuse_numpy_work(root: Any, followed: tuple, steps: tuple, name: str, code: Any) -> None:
+    """A NumPy array from outside that Python works on (`float(a.mean())`, `a.sum()`):
+    guarded by contents up to _LARGEST_GUARDED elements; a larger one keeps the step
+    eager, since a replay would keep what Python computed from it when traced."""
+    if len(followed) == len(steps):
+        return
+    array = side_effects.follow(root, followed)
+    if type(array) is not np.ndarray or steps[len(followed)][0] == "item":
+        return
+    if array.size > _LARGEST_GUARDED:
+        raise CannotReplayError(
+            f"{code.co_name} works in NumPy on {name}{_written(followed)}, an array of "
+            f"{array.size} elements from outside the step (.{steps[len(followed)][1]}), "
+            f"which a replay would not do again; pass it in as a Variable, or compute with "
+            f"minigrad operations"
+        )
 
 
 def _definition_guards(function: Any, where: str) -> list[PathGuard]:
@@ -280,12 +365,19 @@ def _followable(value: Any, steps: tuple) -> tuple:
     for kind, name in steps:
         if isinstance(value, Variable) or (isinstance(value, np.ndarray) and kind != "item"):
             break  # weights[0] of a NumPy array is followed; a Variable's or array's attributes not
-        if kind != "item":
+        if kind != "item" and name != "__dict__":
             found = inspect.getattr_static(value, name, None)
             computed = hasattr(type(found), "__get__") and (
                 isinstance(found, property) or hasattr(type(found), "__set__")
             )
-            if computed and not isinstance(found, types.MemberDescriptorType):
+            # A property of your own class is followed (read again before each replay);
+            # minigrad's and libraries' computed attributes (a Variable's .T) are not.
+            owner = value if isinstance(value, type) else type(value)
+            yours = not (getattr(owner, "__module__", "") or "").startswith(
+                ("minigrad", "numpy", "builtins"))
+            if computed and not isinstance(found, types.MemberDescriptorType) and not (
+                yours and isinstance(found, property)
+            ):
                 break
         try:
             value = value[name] if kind == "item" else getattr(value, name)
@@ -300,6 +392,27 @@ def _written(steps: tuple) -> str:
     for kind, name in steps:
         text += f"[{name!r}]" if kind == "item" else f".{name}"
     return text
+
+
+class CacheGuard:
+    """A function under functools.lru_cache the step calls: a call that hits the cache
+    runs none of its code, so what that code reads is not seen. Its results stay as
+    traced until the cache is cleared, which the guard sees (fewer entries)."""
+
+    __slots__ = ("function", "label", "size", "cleared")
+
+    def __init__(self, function: Any, label: str) -> None:
+        self.function, self.label = function, label
+        self.size = function.cache_info().currsize
+        self.cleared = False
+
+    def failure(self) -> str | None:
+        # Once cleared, for good: the next call fills the cache again, with what may be
+        # another value, and the replay must not come back.
+        if self.cleared or self.function.cache_info().currsize < self.size:
+            self.cleared = True
+            return f"the cache of {self.label} was cleared"
+        return None
 
 
 class PathGuard:
@@ -372,7 +485,7 @@ class PathGuard:
 
 
 def _contents_token(value: Any) -> tuple | None:
-    if type(value) is np.ndarray and value.size <= 64:
+    if type(value) is np.ndarray and value.size <= 4096:
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if type(value) in (set, frozenset) and len(value) <= 64 and all(
         isinstance(item, _PLAIN) for item in value
@@ -451,6 +564,8 @@ def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> l
                     found += _content_guards(item, f"{where}.{key}", seen, depth - 1)
     elif _contents_token(value) is not None:  # a set, a small array: their contents
         found.append(PathGuard(functools.partial(_constant, value), (), label))
+    elif type(value).__name__ == "_lru_cache_wrapper":  # functools.lru_cache / cache
+        found.append(CacheGuard(value, label))
     elif isinstance(value, functools.partial):
         found.append(ContentGuard(value.keywords, f"{label}.keywords"))
         for index, item in enumerate(value.args):
@@ -564,7 +679,7 @@ def _token(value: Any) -> tuple:
     """How a ContentGuard compares an entry: plain values by type and value, tuples of
     plain values likewise, a small NumPy array or set of plain values by content,
     anything else by identity (the object is held, so its id is not reused)."""
-    if type(value) is np.ndarray and value.size <= 64:
+    if type(value) is np.ndarray and value.size <= 4096:
         return ("array", value.dtype.str, value.shape, value.tobytes(), _Same(value))
     if type(value) in (set, frozenset) and len(value) <= 64 and all(
         isinstance(item, _PLAIN) for item in value

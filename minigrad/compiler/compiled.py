@@ -173,6 +173,14 @@ class CompiledFunction:
         return "\n".join(lines)
 
 
+def _by_name(fn: Any, args: tuple, kwargs: dict) -> dict:
+    """The call's arguments by parameter name ({} when they cannot be bound)."""
+    try:
+        return dict(inspect.signature(fn).bind(*args, **kwargs).arguments)
+    except (TypeError, ValueError):
+        return {}
+
+
 def _has_int(args: tuple, kwargs: dict) -> bool:
     return any(type(value) is int for value in (*args, *kwargs.values()))
 
@@ -505,7 +513,8 @@ class _Variant:
             else:
                 self._stash()
                 python_guards = guards.value_guards(self.owner.fn)
-                python_guards += called.guards_of(self.watcher, self.owner.fn)
+                python_guards += called.guards_of(self.watcher, self.owner.fn,
+                                                  _by_name(self.owner.fn, args, kwargs))
                 live = {
                     key: source
                     for key, source in called.float_sources(python_guards).items()

@@ -202,15 +202,21 @@ class OptimizerGuard:
     """The parameter groups of an optimizer the step calls: the replay updates (and
     zero_grad() clears) the parameters each group had when traced, in that order."""
 
-    __slots__ = ("optimizer", "params")
+    __slots__ = ("optimizer", "params", "groups", "group_list")
 
     def __init__(self, optimizer: Any) -> None:
         self.optimizer = optimizer
         self.params = [list(group["params"]) for group in optimizer.param_groups]
+        # The replay's update() is bound to these group dicts: the same ones, in a list
+        # that is the same one too (`opt.param_groups[0] = {...}` makes a new group).
+        self.group_list = optimizer.param_groups
+        self.groups = list(optimizer.param_groups)
 
     def _same(self) -> bool:
         groups = self.optimizer.param_groups
-        if len(groups) != len(self.params):
+        if groups is not self.group_list or len(groups) != len(self.params):
+            return False
+        if not all(map(operator.is_, groups, self.groups)):
             return False
         for group, traced in zip(groups, self.params):
             params = group["params"]
@@ -223,8 +229,8 @@ class OptimizerGuard:
         if not self._same():
             name = type(self.optimizer).__name__
             return (
-                f"the parameters in the groups of {name} changed (add_param_group, or a "
-                f"group's list edited)"
+                f"the parameter groups of {name} changed (add_param_group, a group's list "
+                f"edited, or a group or the list of groups replaced)"
             )
         return None
 
@@ -288,7 +294,7 @@ class ValueGuard:
 
 
 def _contents(value: Any) -> tuple | None:
-    if type(value) is np.ndarray and value.size <= 64:
+    if type(value) is np.ndarray and value.size <= 4096:
         return (value.dtype.str, value.shape, value.tobytes())
     if type(value) in (set, frozenset) and len(value) <= 64 and all(
         isinstance(item, _PLAIN) for item in value
@@ -300,7 +306,10 @@ def _contents(value: Any) -> tuple | None:
 def _place_of(read: Any) -> tuple:
     """Where a ValueGuard's name is held: (id of the globals dict, name), or the cell."""
     if isinstance(read, functools.partial) and read.args:
-        return (id(getattr(read.func, "__self__", read.func)), read.args[0])
+        key = read.args[0]
+        if not isinstance(key, (str, int)):  # a cell
+            return (id(key), "cell")
+        return (id(getattr(read.func, "__self__", read.func)), key)
     cell = (getattr(read, "__defaults__", None) or (None,))[0]
     return (id(cell), "cell") if cell is not None else (id(read), "read")
 

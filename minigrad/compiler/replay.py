@@ -678,6 +678,13 @@ def made_arrays(trace: Trace) -> dict[int, np.ndarray]:
     return made
 
 
+def _over_outside_memory(array: np.ndarray, builder: _Builder) -> bool:
+    """Whether `array` lies in the memory of an array the replay reads live (a parameter's)
+    rather than in a buffer of its own."""
+    owner = memory_owner(array)
+    return any(memory_owner(variable._data) is owner for variable in builder.outside)
+
+
 def _holds_refs(values: tuple) -> bool:
     for value in values:
         if isinstance(value, Ref):
@@ -817,6 +824,10 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
                         "backward() on it"
                     )
                 return functools.partial(_spent_loss, array, _spent_node(array))
+            if _over_outside_memory(array, builder):
+                # A view of a parameter (model.bias.detach()): eager hands out one over the
+                # parameter's own memory, which later updates change; so does the replay.
+                return functools.partial(Variable._make, array)
             return lambda: Variable._make(array.copy(order="K"))  # eager's strides too
         if type(value) in (tuple, list):
             parts = [reader(item) for item in value]

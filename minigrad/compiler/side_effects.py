@@ -138,6 +138,12 @@ def find_in(code: types.CodeType, names: dict[str, Any]) -> list[str]:
                 found.append(f"{where} calls .{ins.argval}() on {target}" + _SIDE_EFFECT)
         elif ins.opname == "LOAD_GLOBAL" and ins.argval == "print":
             found.append(f"{where} prints" + _SIDE_EFFECT)
+        elif (ins.opname == "LOAD_GLOBAL" and ins.argval == "next" and index + 2 < len(instructions)
+              and instructions[index + 2].opname in ("PRECALL", "CALL")):
+            target = origin(index + 1)
+            if target is not None:
+                found.append(f"{where} calls next() on {target}, an iterator from outside "
+                             f"the step, which a replay would not advance" + _SIDE_EFFECT)
     return found
 
 
@@ -383,23 +389,35 @@ _ROOTS = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_DEREF": "closure
 
 
 @functools.lru_cache(maxsize=512)
-def access_paths(code: types.CodeType) -> tuple[tuple, ...]:
+def access_paths(code: types.CodeType, receiver: str | None = None) -> tuple[tuple, ...]:
     """The paths `code` reads through, as Dynamo's guards name them: a global, an
-    enclosing variable or `self`, then attributes and constant keys (`cfg["a"]["b"]`,
-    `mod.SCALE`, `self.scale`, `weights[0]`) and, last, a method looked up (`a.f(...)`):
-    (root kind, root name, ((step kind, name or key), ...)). Read once per code object."""
+    enclosing variable, the object a method runs on (its first parameter, `receiver`), a
+    module imported in the function, or an argument, then attributes and constant keys
+    (`cfg["a"]["b"]`, `mod.SCALE`, `self.scale`, `weights[0]`) and, last, a method looked
+    up (`a.f(...)`): (root kind, root name, ((step kind, name or key), ...)). Read once
+    per code object."""
     instructions = list(dis.get_instructions(code))
-    first = code.co_varnames[0] if code.co_argcount else None
+    parameters = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    imported = {  # `import helpers as h` in the function: h is that module
+        instructions[at + 1].argval: ins.argval
+        for at, ins in enumerate(instructions[:-1])
+        if ins.opname == "IMPORT_NAME" and instructions[at + 1].opname == "STORE_FAST"
+    }
     found: list[tuple] = []
     for index, ins in enumerate(instructions):
+        local = ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK")
         if (ins.opname == "LOAD_GLOBAL" and ins.argval == "globals"
                 and [i.opname for i in instructions[index + 1 : index + 3]] == ["PRECALL", "CALL"]
                 and instructions[index + 2].argval == 0):
             root, index = ("globals()", "globals"), index + 2  # globals()["NAME"]
         elif ins.opname in _ROOTS:
             root = (_ROOTS[ins.opname], ins.argval)
-        elif ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval == "self" == first:
-            root = ("self", "self")
+        elif local and receiver is not None and ins.argval == receiver:
+            root = ("self", receiver)
+        elif local and ins.argval in imported:
+            root = ("module", imported[ins.argval])
+        elif local and ins.argval in parameters:
+            root = ("argument", ins.argval)
         else:
             continue
         steps: list[tuple] = []

@@ -690,3 +690,76 @@ def _token(value: Any) -> tuple:
     if type(value) is tuple and all(isinstance(item, _PLAIN) for item in value):
         return ("value", repr(value), tuple)
     return ("same", value)
+
+
+class AllAtOnce:
+    """Many guards checked by one generated function of `is` tests (as Dynamo compiles its
+    guards into one function): the entries of each ContentGuard are still the very same
+    objects, each outside Variable still has its array, flags and .grad as traced. When
+    that holds, every one of them holds; when not, each is asked in turn, for its words."""
+
+    __slots__ = ("guards", "check")
+
+    def __init__(self, guards: list) -> None:
+        self.guards = guards
+        values: dict[str, Any] = {"_MISSING": _MISSING}
+        tests: list[str] = []
+
+        def bind(value: Any) -> str:
+            name = f"v{len(values)}"
+            values[name] = value
+            return name
+
+        for guard in guards:
+            if isinstance(guard, ContentGuard):
+                entries = bind(guard.entries)
+                tests.append(f"len({entries}) == {guard.size}")
+                for key, raw in guard.raw:
+                    if type(guard.entries) is list:
+                        tests.append(f"{entries}[{key}] is {bind(raw)}")
+                    else:
+                        tests.append(f"{entries}.get({bind(key)}, _MISSING) is {bind(raw)}")
+                    if key in guard.watched:  # an empty set (a Module's): still empty
+                        tests.append(f"not {entries}[{bind(key)}]")
+            else:  # a StateGuard
+                variable = bind(guard.variable)
+                tests.append(f"{variable}._data is {bind(guard.data)}")
+                tests.append(f"{variable}._requires_grad is {guard.requires_grad!r}")
+                tests.append(f"({variable}._grad is not None) is {guard.has_grad!r}")
+                tests.append(f"not {variable}._retains_grad")
+                tests.append(f"({variable}._accumulator_edge is None or not "
+                             f"{variable}._accumulator_edge[0]._pre_hooks)")
+        defaults = ", ".join(f"{name}={name}" for name in values)
+        source = f"def check({defaults}):\n    return ({' and '.join(tests) or 'True'})\n"
+        exec(compile(source, "<minigrad.compile guards>", "exec"), values)  # noqa: S102
+        self.check = values["check"]
+
+    def failure(self) -> str | None:
+        if self.check():
+            return None
+        for guard in self.guards:
+            failure = guard.failure()
+            if failure is not None:
+                return failure
+        return None
+
+
+def _empty_set(value: Any) -> bool:
+    return type(value) in (set, frozenset) and not value
+
+
+def compose(guards: list) -> list:
+    """The guards, with the ContentGuards that compare identities only (no array or set
+    contents, no float read live) and the StateGuards folded into one AllAtOnce first."""
+    from minigrad.compiler.guards import StateGuard
+
+    folded, kept = [], []
+    for guard in guards:
+        plain = isinstance(guard, ContentGuard) and all(
+            token[0] != "a float" for token in guard.expected.values()
+        ) and all(_empty_set(guard.entries[key]) for key in guard.watched)
+        if plain or type(guard) is StateGuard:
+            folded.append(guard)
+        else:
+            kept.append(guard)
+    return ([AllAtOnce(folded)] if folded else []) + kept

@@ -535,6 +535,7 @@ class _Variant:
                 self.guards += python_guards
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
                 self.guards += guards.mode_guards(modes_before, trace.events)
+                self.guards = called.compose(self.guards)
                 self.pending = []
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")

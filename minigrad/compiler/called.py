@@ -731,7 +731,7 @@ class AllAtOnce:
                              f"{variable}._accumulator_edge[0]._pre_hooks)")
         defaults = ", ".join(f"{name}={name}" for name in values)
         source = f"def check({defaults}):\n    return ({' and '.join(tests) or 'True'})\n"
-        exec(compile(source, "<minigrad.compile guards>", "exec"), values)  # noqa: S102
+        exec(_compiled(source), values)  # noqa: S102 (code minigrad wrote, of `is` tests)
         self.check = values["check"]
 
     def failure(self) -> str | None:
@@ -742,6 +742,13 @@ class AllAtOnce:
             if failure is not None:
                 return failure
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(source: str) -> types.CodeType:
+    """The guard function's code: the same model traced again writes the same source
+    (the objects differ, bound as defaults), so Python compiles it once."""
+    return compile(source, "<minigrad.compile guards>", "exec")
 
 
 def _empty_set(value: Any) -> bool:

@@ -121,7 +121,9 @@ def render() -> str:
     # The public attributes kept in slots: grad_fn, role, name.
     lines += [f"    {slot}: Any" for slot in Variable.__slots__ if not slot.startswith("_")]
     # __getattr__ only explains a missing name: in a stub it would make every name valid.
-    skip = {"__slots__", "__weakref__", "__module__", "__doc__", "__dict__", "__annotations__"}
+    # __slotnames__ is what copy and pickle cache on the class once a Variable is copied.
+    skip = {"__slots__", "__weakref__", "__module__", "__doc__", "__dict__", "__annotations__",
+            "__slotnames__"}
     skip.add("__getattr__")
     for name in sorted(vars(Variable)):
         if name in skip or name in Variable.__slots__:

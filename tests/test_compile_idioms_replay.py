@@ -641,3 +641,46 @@ def test_class_weighted_cross_entropy_replays_reading_the_weights_live() -> None
 
     steps = run_twice(make, calls=40)
     assert steps["s"].replays == 38, steps["s"].explain()
+
+
+def test_python_writes_the_replay_repeats_a_loss_history_and_counters() -> None:
+    """history.append(loss.item()) in the step, `stats["steps"] += 1`, a float counter on
+    a module whose forward runs twice a step: the replay repeats each after its array
+    work (writes.py), and every one ends as eager's."""
+
+    class Twice(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = nn.Linear(8, 2)
+            self.seen = 0.0
+
+        def forward(self, x):
+            self.seen += 0.1  # a float: added once per call, as eager adds it
+            return self.linear(x)
+
+    def make() -> tuple:
+        model = Twice()
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        data, labels = batches(30, size=8)
+        history: list = []
+        stats = {"steps": 0}
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y) + 0.1 * model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            history.append(loss.item())
+            stats["steps"] += 1
+            return loss
+
+        def loop(steps, calls):
+            for i in range(calls):
+                steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8])
+            return [history, stats["steps"], model.seen, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make)
+    assert steps["s"].replays == 28, steps["s"].explain()
+    assert "the replay repeats these Python writes" in steps["s"].explain()

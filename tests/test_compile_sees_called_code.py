@@ -114,13 +114,34 @@ def test_a_submodule_replaced_between_calls_traces_again() -> None:
     assert "submodules['1'] names another object now (a Tanh)" in twin.explain()
 
 
-def test_a_python_counter_in_forward_keeps_it_eager_and_counting() -> None:
+def test_a_python_counter_in_forward_is_repeated_by_the_replay() -> None:
+    """BatchNorm's num_batches_tracked in a hand-written module: `self.batches += 1` in
+    forward, read nowhere else; the replay adds 1 per call of forward."""
     worlds: list = []
     twin = Twin(_sgd_world(CountingNorm, worlds))
+    for _ in range(6):
+        twin(batch())
+    twin.assert_same_state()
+    assert twin.compiled.replays == 4, twin.explain()
+    assert [world["model"].batches for world in worlds] == [6, 6]
+    assert "line 48 of forward (self.batches)" in twin.explain()
+
+
+class ReadCounter(CountingNorm):
+    """The same counter, read by forward to warm up: Python branches on it."""
+
+    def forward(self, x):
+        self.batches += 1
+        scale = 0.5 if self.batches < 3 else 1.0
+        return self.linear(x) * scale
+
+
+def test_a_counter_that_code_reads_keeps_the_step_eager_and_counting() -> None:
+    worlds: list = []
+    twin = Twin(_sgd_world(ReadCounter, worlds))
     assert_stays_eager(twin, "sets the attribute .batches of the argument self", batch(),
                        calls=6)
     assert [world["model"].batches for world in worlds] == [6, 6]
-    assert "in forward (test_compile_sees_called_code.py" in twin.explain()
 
 
 def test_random_numbers_in_a_helper_keep_it_eager() -> None:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.compiler import side_effects
+from minigrad.compiler import side_effects, writes
 from minigrad.compiler.guards import ValueGuard, _guarded, _Same
 from minigrad.compiler.trace import CannotReplayError
 
@@ -65,6 +65,7 @@ class Called:
     receiver: Any = None
     where: str = ""
     function: Any = None  # the function object, when the caller's namespace holds it
+    calls: int = 1  # how many times the traced run called it (on this receiver)
 
 
 @dataclass
@@ -101,6 +102,7 @@ class CallWatcher:
         receiver = _receiver(code, frame)
         key = (code, id(receiver))
         if key in self.called:
+            self.called[key].calls += 1
             return
         where = f"{code.co_name} ({_short(filename)}, line {frame.f_lineno})"
         if filename == "<string>":
@@ -174,11 +176,26 @@ def _short(filename: str) -> str:
     return os.path.basename(filename) if filename.startswith(os.sep) else filename
 
 
-def side_effects_of(watcher: CallWatcher) -> list[str]:
-    """The side effects in the code the step called, as side_effects.find says them."""
+def writes_of(watcher: CallWatcher) -> list[tuple]:
+    """(write, the Called it is in) for each write a replay could repeat in the code the
+    step called (writes.py: a counter on self), once the function object is known."""
     found = []
     for called in watcher.called.values():
-        for effect in side_effects.find_in(called.code, called.names):
+        if called.function is None:
+            continue
+        receiver = called.code.co_varnames[0] if called.receiver is not None else None
+        for write in writes.writes_in(called.function, receiver, appends=False):
+            found.append((write, called))
+    return found
+
+
+def side_effects_of(watcher: CallWatcher, replayed: frozenset = frozenset()) -> list[str]:
+    """The side effects in the code the step called, as side_effects.find says them, but
+    the writes `replayed` ((code, line) of each) that the replay repeats."""
+    found = []
+    for called in watcher.called.values():
+        lines = frozenset(line for code, line in replayed if code is called.code)
+        for effect in side_effects.find_in(called.code, called.names, lines):
             found.append(f"{effect} (in {called.where}, which the step calls)")
     for where in watcher.unreadable:
         found.append(f"the step runs code given to exec() ({where}), which minigrad cannot "
@@ -630,6 +647,10 @@ class ContentGuard:
         """The replay reads this entry at each call: only that it is a float is guarded."""
         self.expected[key] = ("a float",)
 
+    def count(self, key: Any) -> None:
+        """A counter the replay adds to (writes.py): only that it is a number is guarded."""
+        self.expected[key] = ("a number",)
+
     def failure(self) -> str | None:
         entries, expected = self.entries, self.expected
         if type(entries) is list:
@@ -661,6 +682,10 @@ class ContentGuard:
         item = entries[key]
         if token[0] == "a float":
             return None if type(item) is float else f"{self.label}[{key!r}] is no longer a float"
+        if token[0] == "a number":
+            if type(item) in (int, float):
+                return None
+            return f"{self.label}[{key!r}] is no longer a number"
         if token[0] == "same":
             if item is not token[1]:
                 return f"{self.label}[{key!r}] names another object now (a {type(item).__name__})"
@@ -763,7 +788,7 @@ def compose(guards: list) -> list:
     folded, kept = [], []
     for guard in guards:
         plain = isinstance(guard, ContentGuard) and all(
-            token[0] != "a float" for token in guard.expected.values()
+            token[0] not in ("a float", "a number") for token in guard.expected.values()
         ) and all(_empty_set(guard.entries[key]) for key in guard.watched)
         if plain or type(guard) is StateGuard:
             folded.append(guard)

@@ -29,6 +29,7 @@ from minigrad.compiler import (
     replay,
     returned_items,
     side_effects,
+    writes,
 )
 from minigrad.compiler.signature import first_difference, signature
 from minigrad.compiler.trace import (
@@ -68,6 +69,7 @@ class CompiledFunction:
         self._last_key: tuple | None = None
         self._side_effects: list[str] | None = None  # read from the bytecode on first use
         self._returned_only: frozenset | None = None  # read from the source on first use
+        self.step_writes: list = []  # writes.Write in the step's own code, found with those
         self._warned = False
         # Python float arguments are read live by the replays until one turns out to be
         # used in plain Python (a derived constant, a branch): then each value is a variant.
@@ -83,9 +85,15 @@ class CompiledFunction:
         self.strict_floats: set[str] = set()
 
     def side_effects(self) -> list[str]:
-        """The Python side effects in the step's own code (side_effects.py), found once."""
+        """The Python side effects in the step's own code (side_effects.py), found once;
+        but the writes a replay can repeat (writes.py), when the step's code reads them
+        nowhere else (the code it calls is checked while it is traced)."""
         if self._side_effects is None:
-            self._side_effects = side_effects.find(self.fn)
+            code = side_effects.code_of(self.fn)
+            found = writes.writes_in(self.fn, writes.receiver_name(self.fn)) if code else []
+            self.step_writes = [w for w in found if not writes.read_elsewhere(w, [code])]
+            lines = frozenset(write.line for write in self.step_writes)
+            self._side_effects = side_effects.find(self.fn, lines)
         return self._side_effects
 
     def returned_only(self) -> frozenset:
@@ -171,6 +179,39 @@ class CompiledFunction:
             lines.append(f"  variant {number}: {variant.status()}")
         lines.extend(f"  - {text}" for text in self.notes)
         return "\n".join(lines)
+
+
+def _target_words(write: Any) -> str:
+    kind, *rest = write.target
+    if kind == "name":
+        return rest[0]
+    root, key = rest
+    return f"{root}.{key}" if kind == "attr" else f"{root}[{key!r}]"
+
+
+def _relax(python_guards: list, write: Any, holder: tuple) -> None:
+    """The guards on what a repeated write changes: its type only, not its value (a
+    counter) or contents (a list appended to), which the replay keeps up to date."""
+    owner, key, how = holder
+    if write.kind == "append":
+        target = owner[key] if how == "item" else getattr(owner, key)
+        python_guards[:] = [
+            guard for guard in python_guards if getattr(guard, "entries", None) is not target
+        ]
+        return
+    entries = owner if how == "item" else getattr(owner, "__dict__", None)
+    for guard in python_guards:
+        if isinstance(guard, called.ContentGuard) and guard.entries is entries:
+            if key in guard.expected:
+                guard.count(key)
+        elif isinstance(guard, guards.ValueGuard):
+            read = guard.read
+            cell = getattr(read, "args", (None,))[0] if hasattr(read, "args") else None
+            if cell is None and getattr(read, "__defaults__", None):
+                cell = read.__defaults__[0]  # side_effects.name_readers' lambda cell=cell
+            if (how == "item" and getattr(read, "args", None) == (key,)
+                    and getattr(read.func, "__self__", None) is owner) or cell is owner:
+                guard.counted = True
 
 
 def _by_name(fn: Any, args: tuple, kwargs: dict) -> dict:
@@ -303,6 +344,69 @@ class _Variant:
                 if str(failed).startswith(_NOT_KEPT):
                     self.replay = None
         raise first
+
+    def _writes(self) -> list[tuple]:
+        """(write, where it runs) for each write the replay will repeat (writes.py): the
+        step's and those in the code it called, read nowhere else in any of that code.
+        A write of the step's read elsewhere keeps it eager, as other side effects do."""
+        step_code = side_effects.code_of(self.owner.fn)
+        codes = [step_code, *(each.code for each in self.watcher.called.values())]
+        found = [(write, None) for write in self.owner.step_writes]
+        found += called.writes_of(self.watcher)
+        kept = []
+        for write, where in found:
+            if not writes.read_elsewhere(write, codes):
+                kept.append((write, where))
+            elif where is None:
+                raise CannotReplayError(
+                    f"line {write.line} of {write.code.co_name} writes to "
+                    f"{_target_words(write)}, which code the step runs reads too: a Python "
+                    f"side effect a replay would not repeat; move it out of the step"
+                )
+        return kept
+
+    def _repeat_writes(self, repeated: list, python_guards: list) -> None:
+        """Bind each write to what it writes to, have the replay repeat it after its
+        array work, and guard only the type of what it changes."""
+        fn = self.owner.fn
+        function = side_effects.function_of(fn)
+        for write, where in repeated:
+            if where is None:
+                namespace = function.__globals__
+                cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+                receiver, calls = getattr(inspect.unwrap(fn), "__self__", None), 1
+            else:
+                namespace = where.globals
+                function_of = where.function
+                cells = dict(zip(where.code.co_freevars, function_of.__closure__ or ()))
+                receiver, calls = where.receiver, where.calls
+            try:
+                holder = writes.holder_of(write, namespace, cells, receiver)
+            except (KeyError, ValueError, AttributeError):
+                raise CannotReplayError(
+                    f"line {write.line} of {write.code.co_name} writes to "
+                    f"{_target_words(write)}, which could not be found again"
+                ) from None
+            if not writes.yours(holder[0]):
+                raise CannotReplayError(
+                    f"line {write.line} of {write.code.co_name} writes to "
+                    f"{_target_words(write)} of a {type(holder[0]).__name__}, whose own code "
+                    f"may read it: a Python side effect a replay would not repeat"
+                )
+            run = writes.repeat(write, holder, calls, self.replay.items_at)
+            if run is None:
+                raise CannotReplayError(
+                    f"line {write.line} of {write.code.co_name} appends a value the trace "
+                    f"did not read with .item()"
+                )
+            self.replay.after.append(run)
+            _relax(python_guards, write, holder)
+        if repeated:
+            self.owner.note(
+                "the replay repeats these Python writes after its array work: "
+                + ", ".join(f"line {w.line} of {w.code.co_name} ({_target_words(w)})"
+                            for w, _ in repeated)
+            )
 
     def _install(self, other: _Alternative) -> None:
         self.replay, self.guards = other.replay, other.guards
@@ -476,7 +580,9 @@ class _Variant:
         self.owner.traces += 1
         arguments = replay.argument_arrays(args, kwargs)
         try:
-            effects = called.side_effects_of(self.watcher) if watched else []
+            repeated = self._writes() if watched else []
+            replayed = frozenset((write.code, write.line) for write, _ in repeated)
+            effects = called.side_effects_of(self.watcher, replayed) if watched else []
             if effects:  # in the code the step calls: no call that runs it can replay
                 self.owner.eager_for_good = True
                 raise CannotReplayError(effects[0])
@@ -520,8 +626,14 @@ class _Variant:
                     for key, source in called.float_sources(python_guards).items()
                     if source[1] not in self.owner.strict_floats
                 }
+                appended = frozenset(
+                    (w.code.co_filename, w.item_line, w.code.co_name)
+                    for w, _ in repeated if w.kind == "append"
+                )
                 self.replay = replay.build(trace, arguments, returned, match[0],
-                                           self.owner.returned_only, live)
+                                           lambda: self.owner.returned_only() | appended, live,
+                                           appended)
+                self._repeat_writes(repeated, python_guards)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.live = self._read_live(live)
                 live_now = self._live_now()

@@ -250,7 +250,7 @@ class ValueGuard:
     an optimizer, a loss function, a Variable) was bound into the replay: the name must
     still hold that very object."""
 
-    __slots__ = ("read", "label", "raw", "value", "contents", "live")
+    __slots__ = ("read", "label", "raw", "value", "contents", "live", "counted")
 
     def __init__(self, read: Any, label: str, value: Any) -> None:
         self.read = read
@@ -260,6 +260,7 @@ class ValueGuard:
         # A small NumPy array or set of plain values: its contents, which change in place.
         self.contents = _contents(value)
         self.live = False  # a float the replay reads at each call (see float_sources)
+        self.counted = False  # a counter the replay adds to (writes.py): a number, any
 
     def float_sources(self) -> list[tuple]:
         """(the float object, how to read it now, its name, how to stop guarding its value)
@@ -283,6 +284,10 @@ class ValueGuard:
             return None
         if self.live:
             return None if type(current) is float else f"{self.label} is no longer a float"
+        if self.counted:
+            if type(current) in (int, float):
+                return None
+            return f"{self.label} is no longer a number"
         if self.value is None:
             return (
                 f"{self.label} names another object now (a new {type(current).__name__} "

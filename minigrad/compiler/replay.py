@@ -72,6 +72,10 @@ class Replay:
         # The code of the user functions the traced run called (called.py): a checking run
         # that calls others took another Python path
         self.called_code: frozenset = frozenset()
+        # where (file, line, function) -> the buffer of each .item() the trace read
+        self.items_at: dict[tuple, np.ndarray] = {}
+        # Python writes the replay repeats after its array work (writes.py)
+        self.after: list[Callable[[], None]] = []
         # How many references each handed-out buffer had when the last replay returned.
         self.buffer_references: list[int] = []
 
@@ -108,6 +112,8 @@ class Replay:
             grad.release_if_kept()
         for step in self.steps:
             step()
+        for write in self.after:
+            write()
         result = self.result()
         self.buffer_references = [sys.getrefcount(grad.buffer) for grad in self.handed_out]
         return result
@@ -685,6 +691,9 @@ def _over_outside_memory(array: np.ndarray, builder: _Builder) -> bool:
     return any(memory_owner(variable._data) is owner for variable in builder.outside)
 
 
+_CONSUMED = object()  # stands for an .item() value a repeated write takes
+
+
 def _holds_refs(values: tuple) -> bool:
     for value in values:
         if isinstance(value, Ref):
@@ -734,6 +743,7 @@ def build(
     earlier: Trace,
     returned_only: Callable[[], frozenset] = frozenset,
     live: dict[int, tuple] | None = None,
+    consumed: frozenset = frozenset(),
 ) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
     returned `returned`; `earlier` is the run it was compared with; `returned_only()`, the
@@ -765,6 +775,10 @@ def build(
             if place is None:
                 raise
             raise CannotReplayError(f"{reason} (at {describe_place(place)})") from None
+    # The .item() values a repeated write uses (writes.py: history.append) need not be
+    # returned.
+    items = [(value, array) if where not in consumed else (_CONSUMED, array)
+             for value, array, where in items]
     builder.replay.result = _result_reader(returned, items, builder)
     builder.replay.outside = builder.outside
     builder.replay.float_paths = float_paths(arguments)
@@ -789,7 +803,9 @@ def _add_event(builder: _Builder, event: Any, items: list) -> None:
     elif type(event) is Opaque:
         builder.opaque(event)
     elif type(event) is Item:
-        items.append((event.value, builder.array(event.array, ".item()")))
+        array = builder.array(event.array, ".item()")
+        items.append((event.value, array, event.where))
+        builder.replay.items_at[event.where] = array
     elif type(event) is Assume:
         builder.assume(event)
 
@@ -842,6 +858,7 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
         )
 
     read = reader(returned)
+    used += [index for index, (value, _) in enumerate(items) if value is _CONSUMED]
     if len(set(used)) != len(items):
         raise CannotReplayError(
             ".item() reads a value in the middle of the step (Python code could branch on "

@@ -41,6 +41,9 @@ MUTATORS = frozenset(
     "__ior__ __iand__".split()
 )
 _NAME_LOADS = {"LOAD_GLOBAL": "global", "LOAD_DEREF": "closure", "LOAD_NAME": "global"}
+# The instructions by which a replayed write (writes.py) writes: on its line, no effect.
+_WRITES = frozenset(("STORE_ATTR", "STORE_SUBSCR", "STORE_GLOBAL", "STORE_DEREF", "LOAD_METHOD",
+                     "LOAD_ATTR"))
 _RECORDED_ATTRIBUTES = {"grad"}  # the trace records .grad assignments and replays them
 _SIDE_EFFECT = (
     ": a Python side effect, which a replay would not repeat (it would run on the traced "
@@ -57,17 +60,20 @@ def code_of(fn: Callable) -> object | None:
     return None if function is None else function.__code__
 
 
-def find(fn: Callable) -> list[str]:
-    """Each side effect in `fn`'s own code, as "line N of fn does what", and what to do."""
+def find(fn: Callable, replayed: frozenset = frozenset()) -> list[str]:
+    """Each side effect in `fn`'s own code, as "line N of fn does what", and what to do;
+    but the writes on the lines `replayed`, which the replay repeats (writes.py)."""
     code = code_of(fn)
     if code is None:
         return []
-    return find_in(code, _namespace(fn))
+    return find_in(code, _namespace(fn), replayed)
 
 
-def find_in(code: types.CodeType, names: dict[str, Any]) -> list[str]:
+def find_in(
+    code: types.CodeType, names: dict[str, Any], replayed: frozenset = frozenset()
+) -> list[str]:
     """Each side effect in `code`, whose builtins, globals and enclosing values are `names`
-    (a function the step calls: called.py)."""
+    (a function the step calls: called.py); writes on the lines `replayed` aside."""
     instructions = list(dis.get_instructions(code))
     parameters = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     outside_locals: set[str] = set()
@@ -97,6 +103,8 @@ def find_in(code: types.CodeType, names: dict[str, Any]) -> list[str]:
     lines = _lines(instructions)
     for index, ins in enumerate(instructions):
         where = f"line {lines[index]} of {code.co_name}"
+        if lines[index] in replayed and ins.opname in _WRITES:
+            continue  # a write the replay repeats (writes.py)
         mutating = _mutating_callable(instructions, index, names)
         if mutating is not None:
             found.append(f"{where} calls {mutating}, which changes an object outside the "

@@ -746,6 +746,17 @@ class AllAtOnce:
                         tests.append(f"{entries}.get({bind(key)}, _MISSING) is {bind(raw)}")
                     if key in guard.watched:  # an empty set (a Module's): still empty
                         tests.append(f"not {entries}[{bind(key)}]")
+            elif isinstance(guard, ValueGuard):
+                tests.append(f"{_reading(guard.read, bind)} is {bind(guard.raw)}")
+            elif isinstance(guard, PathGuard):  # a method looked up on a root: opt.step
+                owner = guard.raw.__self__
+                name = guard.steps[0][1]
+                kind = bind(type(owner))
+                tests.append(f"{_reading(guard.read, bind)} is {bind(owner)}")
+                tests.append(f"type({bind(owner)}) is {kind}")
+                tests.append(f"getattr({kind}, {name!r}, None) is {bind(guard.raw.__func__)}")
+                if isinstance(getattr(owner, "__dict__", None), dict):
+                    tests.append(f"{name!r} not in {bind(owner.__dict__)}")
             else:  # a StateGuard
                 variable = bind(guard.variable)
                 tests.append(f"{variable}._data is {bind(guard.data)}")
@@ -760,8 +771,11 @@ class AllAtOnce:
         self.check = values["check"]
 
     def failure(self) -> str | None:
-        if self.check():
-            return None
+        try:
+            if self.check():
+                return None
+        except Exception:  # noqa: BLE001 (an emptied cell, a key gone: each guard says)
+            pass
         for guard in self.guards:
             failure = guard.failure()
             if failure is not None:
@@ -776,6 +790,44 @@ def _compiled(source: str) -> types.CodeType:
     return compile(source, "<minigrad.compile guards>", "exec")
 
 
+def _reading(read: Any, bind: Any) -> str | None:
+    """Code that reads what `read` reads, for a generated guard: a dict's item (a global),
+    a cell's contents, or a constant; None for any other reader."""
+    if isinstance(read, functools.partial) and len(read.args) == 1 and not read.keywords:
+        owner = getattr(read.func, "__self__", None)
+        if type(owner) is dict and read.func.__name__ == "__getitem__":
+            return f"{bind(owner)}.get({bind(read.args[0])}, _MISSING)"
+        if read.func is _cell_contents:
+            return f"{bind(read.args[0])}.cell_contents"
+        if read.func is _constant:
+            return bind(read.args[0])
+    defaults = getattr(read, "__defaults__", None)
+    if defaults and type(defaults[0]).__name__ == "cell" and read.__code__.co_names == (
+        "cell_contents",
+    ):
+        return f"{bind(defaults[0])}.cell_contents"  # side_effects.name_readers' lambda
+    return None
+
+
+def _foldable(guard: Any) -> bool:
+    """A guard AllAtOnce can check with `is` tests alone."""
+    from minigrad.compiler.guards import StateGuard
+
+    if type(guard) is StateGuard:
+        return True
+    if isinstance(guard, ContentGuard):
+        return all(
+            token[0] not in ("a float", "a number") for token in guard.expected.values()
+        ) and all(_empty_set(guard.entries[key]) for key in guard.watched)
+    if isinstance(guard, ValueGuard):
+        plain = not guard.live and not guard.counted and guard.contents is None
+        return plain and _reading(guard.read, lambda value: "v") is not None
+    if isinstance(guard, PathGuard):
+        return (guard.token[0] == "method" and len(guard.steps) == 1 and not guard.live
+                and _reading(guard.read, lambda value: "v") is not None)
+    return False
+
+
 def _empty_set(value: Any) -> bool:
     return type(value) in (set, frozenset) and not value
 
@@ -783,15 +835,8 @@ def _empty_set(value: Any) -> bool:
 def compose(guards: list) -> list:
     """The guards, with the ContentGuards that compare identities only (no array or set
     contents, no float read live) and the StateGuards folded into one AllAtOnce first."""
-    from minigrad.compiler.guards import StateGuard
 
     folded, kept = [], []
     for guard in guards:
-        plain = isinstance(guard, ContentGuard) and all(
-            token[0] not in ("a float", "a number") for token in guard.expected.values()
-        ) and all(_empty_set(guard.entries[key]) for key in guard.watched)
-        if plain or type(guard) is StateGuard:
-            folded.append(guard)
-        else:
-            kept.append(guard)
+        (folded if _foldable(guard) else kept).append(guard)
     return ([AllAtOnce(folded)] if folded else []) + kept

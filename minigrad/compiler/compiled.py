@@ -126,11 +126,10 @@ class CompiledFunction:
             # Called inside a step another minigrad.compile is tracing: run the Python, so
             # that the outer trace records what it does (a replay here would hide it).
             return self.fn(*args, **kwargs)
-        reason = guards.anomaly_mode_failure()
-        if reason is not None:
-            self.note(f"eager: {reason}")
+        if state.anomaly_enabled:
+            self.note(f"eager: {guards.anomaly_mode_failure()}")
             return self.fn(*args, **kwargs)
-        if self.int_tests is None and _has_int(args, kwargs):
+        if self.int_tests is None and (args or kwargs) and _has_int(args, kwargs):
             self.int_tests = int_tests.tests_of(self.fn)  # read once, when an int comes
         key = guards.key_of(args, kwargs, self.floats_by_value, self.int_tests)
         variant = self.variants.get(key)

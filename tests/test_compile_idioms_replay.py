@@ -684,3 +684,35 @@ def test_python_writes_the_replay_repeats_a_loss_history_and_counters() -> None:
     steps = run_twice(make)
     assert steps["s"].replays == 28, steps["s"].explain()
     assert "the replay repeats these Python writes" in steps["s"].explain()
+
+
+def test_an_item_passed_straight_to_a_scheduler_step_replays() -> None:
+    """scheduler.step(loss.item()) in the step: the number goes to one call the replay
+    makes again, with the number this call computed."""
+
+    def make() -> tuple:
+        model = nn.Linear(8, 2)
+        opt = optim.SGD(model.parameters(), lr=0.5)
+        plateau = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+        data, labels = batches(3, size=8)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            plateau.step(loss.item())
+            return loss
+
+        def loop(steps, calls):
+            losses, lrs = [], []
+            for i in range(calls):
+                s = slice((i % 3) * 8, (i % 3 + 1) * 8)
+                losses.append(steps["s"](data[s], labels[s]).item())
+                lrs.append(opt.param_groups[0]["lr"])
+            return [losses, lrs, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make, calls=40)
+    assert steps["s"].replays >= 36, steps["s"].explain()

@@ -69,6 +69,7 @@ class CompiledFunction:
         self._last_key: tuple | None = None
         self._side_effects: list[str] | None = None  # read from the bytecode on first use
         self._returned_only: frozenset | None = None  # read from the source on first use
+        self._passed_on: frozenset | None = None  # likewise
         self.step_writes: list = []  # writes.Write in the step's own code, found with those
         self._warned = False
         # Python float arguments are read live by the replays until one turns out to be
@@ -106,6 +107,17 @@ class CompiledFunction:
                 (code.co_filename, line, code.co_name) for line in lines
             ) if code is not None else frozenset()
         return self._returned_only
+
+    def passed_on(self) -> frozenset:
+        """Where the step's own code passes an .item() straight to a call (file, line,
+        function), as user_frame() names places; found once."""
+        if self._passed_on is None:
+            code = getattr(inspect.unwrap(self.fn), "__code__", None)
+            lines = returned_items.passed_on_lines(self.fn)
+            self._passed_on = frozenset(
+                (code.co_filename, line, code.co_name) for line in lines
+            ) if code is not None else frozenset()
+        return self._passed_on
 
     def fall_back(self, reason: str) -> None:
         """Note that a variant runs eagerly for good; warn the first time it happens."""
@@ -631,7 +643,7 @@ class _Variant:
                 )
                 self.replay = replay.build(trace, arguments, returned, match[0],
                                            lambda: self.owner.returned_only() | appended, live,
-                                           appended)
+                                           appended, self.owner.passed_on)
                 self._repeat_writes(repeated, python_guards)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.live = self._read_live(live)

@@ -242,6 +242,8 @@ class _Builder:
         self.changed_outside: str | None = None
         # id(float) -> (read it now, name, ...): floats guards hold, which calls may read live
         self.live: dict[int, tuple] = {}
+        # id(number) -> Item event: .item() values an opaque call takes (_passed_to_opaque)
+        self.passed: dict[int, Any] = {}
 
     def array(self, array: np.ndarray, reader: str) -> np.ndarray:
         """The replay array standing for `array` of the trace, made on first use."""
@@ -632,6 +634,23 @@ class _Builder:
         for value in (*event.arguments, *event.keywords.values()):
             if type(value) is float and id(value) in self.live:
                 self.replay.fixed_used.add(id(value))  # the call is made with it again
+        numbers = {
+            index: self.array(self.passed[id(value)].array, ".item()")
+            for index, value in enumerate(event.arguments)
+            if id(value) in self.passed
+        }
+        if numbers:  # scheduler.step(loss.item()): this call's number, read from its buffer
+            arguments = list(event.arguments)
+
+            def run() -> None:
+                for index, array in numbers.items():
+                    arguments[index] = array.item()
+                call.func(call.args[0], *arguments, **call.keywords)
+
+            self.replay.listing.append(f"{call.func.__qualname__}(), called with this "
+                                       f"call's number")
+            self.replay.steps.append(run)
+            return
         if _holds_refs(event.arguments) or _holds_refs(tuple(event.keywords.values())):
             # A Variable passed in (ReduceLROnPlateau.step(loss)): the same call on a
             # Variable over the replay's array, which holds this call's value.
@@ -694,6 +713,25 @@ def _over_outside_memory(array: np.ndarray, builder: _Builder) -> bool:
 _CONSUMED = object()  # stands for an .item() value a repeated write takes
 
 
+def _passed_to_opaque(trace: Trace, items: list, lines: frozenset) -> dict[int, Any]:
+    """id(value) -> the Item event, for each .item() in the middle of the step written as
+    a call's argument (`lines`: (file, line, function)) whose value, that very object, a
+    later opaque call (a scheduler's step()) took, and no recorded operation did."""
+    candidates = {id(event.value): event for event in items if event.where in lines}
+    if not candidates:
+        return {}
+    found = {}
+    for event in trace.events:
+        if type(event) is Call:
+            for value in (*event.args, *event.kwargs.values()):
+                candidates.pop(id(value), None)  # also a constant of an operation
+        elif type(event) is Opaque:
+            for value in (*event.arguments, *event.keywords.values()):
+                if id(value) in candidates:
+                    found[id(value)] = candidates[id(value)]
+    return found
+
+
 def _holds_refs(values: tuple) -> bool:
     for value in values:
         if isinstance(value, Ref):
@@ -744,6 +782,7 @@ def build(
     returned_only: Callable[[], frozenset] = frozenset,
     live: dict[int, tuple] | None = None,
     consumed: frozenset = frozenset(),
+    passed_on: Callable[[], frozenset] = frozenset,
 ) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
     returned `returned`; `earlier` is the run it was compared with; `returned_only()`, the
@@ -754,8 +793,9 @@ def build(
     last_other = max((i for i, kind in enumerate(kinds) if kind is not Item), default=-1)
     middle = [event for event in trace.events[: last_other + 1] if type(event) is Item]
     allowed = returned_only() if middle else frozenset()
+    passed = _passed_to_opaque(trace, middle, passed_on() if middle else frozenset())
     for event in middle:
-        if event.where not in allowed:
+        if event.where not in allowed and id(event.value) not in passed:
             # Python may branch on the number (a replay would keep the traced path), even
             # when the step also returns it.
             raise CannotReplayError(
@@ -766,6 +806,7 @@ def build(
             )
     builder = _Builder(trace, arguments, returned, earlier)
     builder.live = live or {}
+    builder.passed = passed
     items = []
     for event in trace.events:
         try:
@@ -777,7 +818,8 @@ def build(
             raise CannotReplayError(f"{reason} (at {describe_place(place)})") from None
     # The .item() values a repeated write uses (writes.py: history.append) need not be
     # returned.
-    items = [(value, array) if where not in consumed else (_CONSUMED, array)
+    items = [(value, array) if where not in consumed and id(value) not in passed
+             else (_CONSUMED, array)
              for value, array, where in items]
     builder.replay.result = _result_reader(returned, items, builder)
     builder.replay.outside = builder.outside

@@ -46,6 +46,27 @@ def returned_only_lines(fn: Any) -> set[int]:
     return lines
 
 
+def passed_on_lines(fn: Any) -> set[int]:
+    """The source lines of the `.item()` calls in fn's own code written as an argument of
+    a call and used nowhere else (`scheduler.step(loss.item())`): when the trace shows that
+    call run as a whole (an optimizer's or a scheduler's step()), the replay passes it the
+    number it computes."""
+    read = definition_of(fn)
+    if read is None:
+        return set()
+    code, definition = read
+    first = min([definition.lineno, *(node.lineno for node in definition.decorator_list)])
+    offset = code.co_firstlineno - first
+    parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
+    return {
+        node.lineno + offset
+        for node in ast.walk(definition)
+        if _is_item_call(node)
+        and isinstance(parents.get(node), ast.Call)
+        and node in parents[node].args
+    }
+
+
 def _is_item_call(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Call)

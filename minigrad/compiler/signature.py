@@ -39,6 +39,10 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
     made: dict[int, int] = {}
     floats = getattr(arguments, "floats", {})
     live = live or {}
+    # A number .item() read, passed on as it is (scheduler.step(loss.item())): named by
+    # which .item() it is, not by its value.
+    read = {id(event.value): index for index, event in enumerate(trace.events)
+            if type(event) is Item and type(event.value) is float}
 
     def role(array: np.ndarray) -> tuple:
         key = id(array)
@@ -75,6 +79,8 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
             return ("float argument", floats[id(value)])
         if type(value) is float and id(value) in live:
             return ("read live", live[id(value)])
+        if type(value) is float and id(value) in read:
+            return (".item() value", read[id(value)])
         if type(value) is float and id(value) in made:
             # A float a custom Function's forward kept on its ctx, read by its backward.
             return ("kept float", made[id(value)])

@@ -716,3 +716,62 @@ def test_an_item_passed_straight_to_a_scheduler_step_replays() -> None:
 
     steps = run_twice(make, calls=40)
     assert steps["s"].replays >= 36, steps["s"].explain()
+
+
+def test_a_setting_the_return_reads_is_read_again_by_each_replay() -> None:
+    """return {"loss": ..., "lr": opt.param_groups[0]["lr"]} with a StepLR stepping in
+    the step: the replay reads the lr again as it returns, as the eager return does."""
+
+    def make() -> tuple:
+        model = nn.Linear(8, 2)
+        opt = optim.SGD(model.parameters(), lr=0.5)
+        schedule = optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.5)
+        data, labels = batches(30, size=8)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            schedule.step()
+            return {"loss": loss.item(), "lr": opt.param_groups[0]["lr"]}
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8])
+                   for i in range(calls)]
+            return [[(d["loss"], d["lr"]) for d in out], *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make)
+    assert steps["s"].replays == 28, steps["s"].explain()
+
+
+def test_a_setting_read_before_the_step_changes_it_stays_eager() -> None:
+    """lr = opt.param_groups[0]["lr"] read before the scheduler steps, returned after: the
+    replay could not read that number again, so the step stays eager."""
+
+    def make() -> tuple:
+        model = nn.Linear(8, 2)
+        opt = optim.SGD(model.parameters(), lr=0.5)
+        schedule = optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.5)
+        data, labels = batches(30, size=8)
+
+        def step(x, y):
+            lr = opt.param_groups[0]["lr"]
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            schedule.step()
+            return loss.item(), lr
+
+        def loop(steps, calls):
+            out = [steps["s"](data[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8])
+                   for i in range(calls)]
+            return [out, *params(model)]
+
+        return {"s": step}, loop
+
+    steps = run_twice(make)
+    assert steps["s"].replays == 0

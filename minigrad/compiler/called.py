@@ -438,13 +438,16 @@ class PathGuard:
     value must be equal, a small NumPy array or a set of plain values equal in content, a
     method the same function on the same object, anything else the same object."""
 
-    __slots__ = ("read", "steps", "label", "raw", "token", "live")
+    __slots__ = ("read", "steps", "label", "raw", "token", "live", "returned")
 
     def __init__(self, read: Any, steps: tuple, label: str) -> None:
         self.read, self.steps, self.label = read, steps, label
         self.raw = side_effects.follow(read(), steps)
         self.token = _path_token(self.raw)
         self.live = False
+        # Read by the step's return alone, and read again by the replay as it returns
+        # (compiled.py): any plain value will do.
+        self.returned = False
 
     def _same_method(self) -> bool:
         """A quick check for a method path (`opt.step`): the same object, of the same
@@ -494,6 +497,8 @@ class PathGuard:
             return None  # the same object, not one whose contents change in place
         if self.live:
             return None if type(value) is float else f"{self.label} is no longer a float"
+        if self.returned and isinstance(value, _PLAIN):
+            return None
         if _path_token(value) != self.token:
             shown = repr(value)
             shown = shown if len(shown) <= 60 else f"a {type(value).__name__}"
@@ -824,6 +829,7 @@ def _foldable(guard: Any) -> bool:
         return plain and _reading(guard.read, lambda value: "v") is not None
     if isinstance(guard, PathGuard):
         return (guard.token[0] == "method" and len(guard.steps) == 1 and not guard.live
+                and not guard.returned
                 and _reading(guard.read, lambda value: "v") is not None)
     return False
 

@@ -356,6 +356,22 @@ class _Variant:
                     self.replay = None
         raise first
 
+    def _returned_paths(self, python_guards: list) -> dict:
+        """id(value) -> read it again, for each plain value the step's return reads from an
+        access path (`"lr": opt.param_groups[0]["lr"]`): a replay returns it read again,
+        at the same moment, the end of the step."""
+        written = returned_items.returned_paths(self.owner.fn)
+        if not written:
+            return {}
+        found = {}
+        for guard in python_guards:
+            text = guard.label.split(" (read in")[0] if isinstance(guard, called.PathGuard) else ""
+            if text in written and isinstance(guard.raw, called._PLAIN):
+                found[id(guard.raw)] = guard.value
+                if written[text]:  # read by the return alone: any value, read again
+                    guard.returned = True
+        return found
+
     def _writes(self) -> list[tuple]:
         """(write, where it runs) for each write the replay will repeat (writes.py): the
         step's and those in the code it called, read nowhere else in any of that code.
@@ -643,7 +659,8 @@ class _Variant:
                 )
                 self.replay = replay.build(trace, arguments, returned, match[0],
                                            lambda: self.owner.returned_only() | appended, live,
-                                           appended, self.owner.passed_on)
+                                           appended, self.owner.passed_on,
+                                           self._returned_paths(python_guards))
                 self._repeat_writes(repeated, python_guards)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.live = self._read_live(live)

@@ -244,6 +244,8 @@ class _Builder:
         self.live: dict[int, tuple] = {}
         # id(number) -> Item event: .item() values an opaque call takes (_passed_to_opaque)
         self.passed: dict[int, Any] = {}
+        # id(value) -> read it again: plain values the return reads from a path (compiled.py)
+        self.returned_paths: dict[int, Callable[[], Any]] = {}
 
     def array(self, array: np.ndarray, reader: str) -> np.ndarray:
         """The replay array standing for `array` of the trace, made on first use."""
@@ -713,6 +715,17 @@ def _over_outside_memory(array: np.ndarray, builder: _Builder) -> bool:
 _CONSUMED = object()  # stands for an .item() value a repeated write takes
 
 
+def _occurrences(structure: Any, value: Any) -> int:
+    """How many times `value` itself is in a returned tuple, list or dict (nested)."""
+    if structure is value:
+        return 1
+    if type(structure) in (tuple, list):
+        return sum(_occurrences(item, value) for item in structure)
+    if type(structure) is dict:
+        return sum(_occurrences(item, value) for item in structure.values())
+    return 0
+
+
 def _passed_to_opaque(trace: Trace, items: list, lines: frozenset) -> dict[int, Any]:
     """id(value) -> the Item event, for each .item() in the middle of the step written as
     a call's argument (`lines`: (file, line, function)) whose value, that very object, a
@@ -783,6 +796,7 @@ def build(
     live: dict[int, tuple] | None = None,
     consumed: frozenset = frozenset(),
     passed_on: Callable[[], frozenset] = frozenset,
+    returned_paths: dict | None = None,
 ) -> Replay:
     """The replay of `trace`, whose step was called with arguments at `arguments` and
     returned `returned`; `earlier` is the run it was compared with; `returned_only()`, the
@@ -807,6 +821,7 @@ def build(
     builder = _Builder(trace, arguments, returned, earlier)
     builder.live = live or {}
     builder.passed = passed
+    builder.returned_paths = returned_paths or {}
     items = []
     for event in trace.events:
         try:
@@ -894,6 +909,9 @@ def _result_reader(returned: Any, items: list, builder: _Builder) -> Callable[[]
         if type(value) is dict:
             readers = {key: reader(item) for key, item in value.items()}
             return lambda: {key: read() for key, read in readers.items()}
+        again = builder.returned_paths.get(id(value))
+        if again is not None and _occurrences(returned, value) == 1:
+            return again  # opt.param_groups[0]["lr"], read by the return itself
         raise CannotReplayError(
             f"the step returns a {type(value).__name__}; a replay can return None, numbers "
             f"from .item(), Variables, and tuples, lists and dicts of these"

@@ -67,6 +67,48 @@ def passed_on_lines(fn: Any) -> set[int]:
     }
 
 
+def returned_paths(fn: Any) -> dict[str, bool]:
+    """The access paths fn's own `return` reads as it returns (`opt.param_groups[0]["lr"]`
+    in a returned dict), written as PathGuard labels write them, each with whether the
+    function reads it nowhere else: a replay reads those again when it returns, as the
+    eager step did."""
+    read = definition_of(fn)
+    if read is None:
+        return {}
+    _, definition = read
+    parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
+    in_return: set[str] = set()
+    elsewhere: set[str] = set()
+    for node in ast.walk(definition):
+        if not isinstance(node, (ast.Attribute, ast.Subscript)):
+            continue
+        written = _path_text(node)
+        if written is None:
+            continue
+        whole = not isinstance(parents.get(node), (ast.Attribute, ast.Subscript))
+        if whole and _reaches_return(node, definition, parents):
+            in_return.add(written)
+        else:
+            elsewhere.add(written)  # read for something else too (or a part of a path)
+    return {written: written not in elsewhere for written in in_return}
+
+
+def _path_text(node: ast.AST) -> str | None:
+    """`name.attr[key]...` as PathGuard labels write it; None for anything else."""
+    steps = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            steps.append(f".{node.attr}")
+        elif isinstance(node.slice, ast.Constant):
+            steps.append(f"[{node.slice.value!r}]")
+        else:
+            return None
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return node.id + "".join(reversed(steps))
+
+
 def _is_item_call(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Call)

@@ -12,6 +12,7 @@ import collections
 import functools
 import heapq
 import io
+import math
 import operator
 import os
 import types
@@ -608,3 +609,39 @@ def test_a_returned_view_of_a_parameter_follows_later_updates_as_in_eager() -> N
         return [k.numpy().copy() for k in kept]
 
     assert all(np.array_equal(a, b) for a, b in zip(run(False), run(True)))
+
+
+# ------------------------------------------------------------------ a third reviewer's cases
+
+
+@pytest.mark.parametrize(
+    "loss_of",
+    [
+        lambda d: d.norm(p=math.inf),
+        lambda d: d.clamp(max=1.0).pow(2).mean(),
+        lambda d: d.clamp(min=-0.5).pow(2).mean(),
+    ],
+    ids=["norm_inf", "clamp_max", "clamp_min"],
+)
+def test_masks_a_backward_computes_follow_each_call(loss_of) -> None:
+    """norm(p=inf)'s backward finds the maxima, clamp's the elements inside its bounds:
+    computed from each call's values, never kept from the traced call."""
+
+    def run(compiled: bool) -> list:
+        torch.manual_seed(0)
+        model = nn.Linear(4, 4)
+        opt = optim.SGD(model.parameters(), lr=0.05)
+        x, y = torch.randn(16, 4), torch.randn(16, 4)
+
+        def step(x, y):
+            loss = loss_of(model(x) - y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        if compiled:
+            step = torch.compile(step)
+        return [step(x, y) for _ in range(8)]
+
+    assert run(False) == run(True)

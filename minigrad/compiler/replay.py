@@ -983,7 +983,12 @@ def _forward_again(event: Call, wrapped: list, wrapped_kwargs: dict) -> Any:
             if buffer is not None:
                 np.copyto(buffer, value._data if isinstance(value, Variable) else value)
         for buffer, (kind, key) in zip(extras, places):
-            np.copyto(buffer, ctx.to_save[key] if kind == "saved" else ctx.__dict__[key])
+            if kind == "saved":
+                np.copyto(buffer, ctx.to_save[key])
+            elif type(key) is tuple:  # an array kept in a tuple attribute of ctx
+                np.copyto(buffer, ctx.__dict__[key[0]][key[1]])
+            else:
+                np.copyto(buffer, ctx.__dict__[key])
 
     return run, outputs, extras
 

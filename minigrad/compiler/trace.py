@@ -33,6 +33,12 @@ from minigrad.core.variable import Variable
 from minigrad.optim.optimizer import Optimizer
 
 
+def _rules() -> dict:
+    from minigrad.compiler.rules import RULES  # (rules.py imports this module's names)
+
+    return RULES
+
+
 class CannotReplayError(Exception):
     """The step does something a replay could not reproduce; it stays eager."""
 
@@ -355,6 +361,13 @@ class Recorder(Listener):
             if type(value) is np.ndarray or computed:
                 self._keep(value)
                 extras.append((("attr", name), value))
+            elif type(value) in (tuple, list) and node._function not in _rules():
+                # Arrays kept in a tuple (Clamp's shares), which its backward reads; a
+                # Function with a replay rule (Index's index) makes its own.
+                for index, item in enumerate(value):
+                    if type(item) is np.ndarray:
+                        self._keep(item)
+                        extras.append((("attr", (name, index)), item))
         return extras
 
     def _spec(self, value: Any) -> Any:

@@ -368,9 +368,10 @@ class Norm(Function):
         if p == 1:
             return Sign.apply(x) * grad, None, None, None
         if math.isinf(p):
-            # Share the gradient between the elements that reach the max (or min) of |x|.
-            hits = np.abs(x.data) == norm.data
-            count = np.sum(hits.astype(x.data.dtype), axis=ctx.dims, keepdims=True)
+            # Share the gradient between the elements that reach the max (or min) of |x|,
+            # found with operations (minigrad.compile replays them on each call's values).
+            hits = x.abs() == norm
+            count = hits.to(x.dtype).sum(dim=ctx.dims, keepdim=True)
             return Sign.apply(x) * Where.apply(hits, grad / count, 0.0), None, None, None
         if p < 1:
             # sign(x) |x|^(p-1) is infinite at x == 0, where PyTorch takes 0.

@@ -216,6 +216,9 @@ def guards_of(watcher: CallWatcher, step: Any, arguments: dict | None = None) ->
     for name, value in (arguments or {}).items():
         if _keyed_by_identity(value):
             roots.append((value, f"argument {name}"))
+    receiver = getattr(inspect.unwrap(step), "__self__", None)
+    if receiver is not None and not isinstance(receiver, types.ModuleType):
+        roots.append((receiver, "the object the step is a method of"))
     for called in watcher.called.values():
         global_names, _ = side_effects._names_read(called.code)
         for name in global_names:
@@ -577,17 +580,23 @@ def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> l
                 continue
             seen.add(id(module))
             where = f"{label}.{name}" if name else label
-            found.append(ContentGuard(module.__dict__, where, skip=("training",)))
+            settings = ContentGuard(module.__dict__, where, skip=("training",))
+            settings.module = module  # its train()/eval() mode is guarded too (compiled.py)
+            found.append(settings)
             found.append(ContentGuard(module._modules, f"{where}'s submodules"))
             found.append(ContentGuard(module._parameters, f"{where}'s parameters"))
             seen.update((id(module.__dict__), id(module._modules), id(module._parameters)))
             for key, item in module.__dict__.items():
-                if _is_container(item):
+                if _is_container(item) or _is_module(item):
                     found += _content_guards(item, f"{where}.{key}", seen, depth - 1)
     elif _contents_token(value) is not None:  # a set, a small array: their contents
         found.append(PathGuard(functools.partial(_constant, value), (), label))
     elif type(value).__name__ == "_lru_cache_wrapper":  # functools.lru_cache / cache
         found.append(CacheGuard(value, label))
+    elif type(value) is tuple:  # itself unchangeable; what it holds may change
+        for index, item in enumerate(value):
+            if _is_container(item) or _is_module(item) or type(item) is tuple:
+                found += _content_guards(item, f"{label}[{index}]", seen, depth - 1)
     elif isinstance(value, functools.partial):
         found.append(ContentGuard(value.keywords, f"{label}.keywords"))
         for index, item in enumerate(value.args):
@@ -598,9 +607,15 @@ def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> l
         entries = value.__dict__ if _is_plain_object(value) else value
         items = entries.items() if isinstance(entries, dict) else enumerate(entries)
         for key, item in list(items):
-            if _is_container(item):
+            if _is_container(item) or _is_module(item):  # a model kept in a dict or a box
                 found += _content_guards(item, f"{label}[{key!r}]", seen, depth - 1)
     return found
+
+
+def _is_module(value: Any) -> bool:
+    from minigrad.nn.module import Module
+
+    return isinstance(value, Module)
 
 
 def _is_container(value: Any) -> bool:
@@ -623,7 +638,8 @@ class ContentGuard:
     tuple of them) must be equal, any other object the same one, and none added or
     removed. A guard holds the container itself, so an entry set later is seen."""
 
-    __slots__ = ("entries", "label", "expected", "skip", "floats", "raw", "watched", "size")
+    __slots__ = ("entries", "label", "expected", "skip", "floats", "raw", "watched", "size",
+                 "module")
 
     def __init__(self, container: Any, label: str, skip: tuple = ()) -> None:
         entries = container.__dict__ if _is_plain_object(container) else container
@@ -638,6 +654,7 @@ class ContentGuard:
         self.raw = [(key, entries[key]) for key in self.expected]
         self.watched = [key for key, token in self.expected.items() if token[0] in ("array", "set")]
         self.size = len(entries)
+        self.module = None  # the Module whose __dict__ this is, if any
 
     def float_sources(self) -> list[tuple]:
         """(the float, how to read it now, its name, how to stop guarding its value) for

@@ -675,6 +675,11 @@ class _Variant:
                 self.guards += python_guards
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
                 self.guards += guards.mode_guards(modes_before, trace.events)
+                reached = [  # models reached through containers, arguments, self
+                    (guard.module, guard.module.training, guard.label)
+                    for guard in python_guards if getattr(guard, "module", None) is not None
+                ]
+                self.guards += guards.mode_guards(reached, trace.events)
                 self.guards = called.compose(self.guards)
                 self.pending = []
                 self.tries = 0

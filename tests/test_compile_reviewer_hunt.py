@@ -645,3 +645,211 @@ def test_masks_a_backward_computes_follow_each_call(loss_of) -> None:
         return [step(x, y) for _ in range(8)]
 
     assert run(False) == run(True)
+
+
+def _dropout_model():
+    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.3), nn.Linear(8, 1))
+
+
+@pytest.mark.parametrize("reach", ["dict", "tuple", "box", "argument", "trainer"])
+@pytest.mark.parametrize("change", ["eval", "p"])
+def test_a_models_mode_and_settings_are_guarded_however_the_step_reaches_it(reach, change):
+    def run(compiled: bool) -> list:
+        torch.manual_seed(0)
+        model = _dropout_model()
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        holders = {"dict": {"net": model}, "tuple": (model,),
+                   "box": types.SimpleNamespace(m=model)}
+
+        def through(holder):
+            if reach == "dict":
+                return holder["net"]
+            if reach == "tuple":
+                return holder[0]
+            return holder.m
+
+        class Trainer:
+            def __init__(self) -> None:
+                self.model = model
+
+            def step(self, x, y):
+                loss = F.mse_loss(self.model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                return loss.item()
+
+        if reach == "trainer":
+            step, extra = Trainer().step, ()
+        elif reach == "argument":
+
+            def step(x, y, net):
+                loss = F.mse_loss(net(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                return loss.item()
+
+            extra = (model,)
+        else:
+            holder = holders[reach]
+
+            def step(x, y):
+                loss = F.mse_loss(through(holder)(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                return loss.item()
+
+            extra = ()
+        if compiled:
+            step = torch.compile(step)
+        out = []
+        for i in range(8):
+            if i == 5:
+                if change == "eval":
+                    model.eval()
+                else:
+                    model[2].p = 0.0
+            out.append(step(x, y, *extra))
+        return out
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        assert run(False) == run(True)
+
+
+class _Counted(nn.Module):
+    total = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(4, 1)
+        self.calls = torch.zeros(1)
+
+    def forward(self, x):
+        type(self).total += 1  # a class attribute, through a call
+        self.calls += 1  # a Variable: an in-place operation, not a Python number
+        return self.linear(x)
+
+
+def test_writes_through_a_call_or_to_a_variable_keep_the_step_eager_and_counting() -> None:
+    def run(compiled: bool) -> tuple:
+        torch.manual_seed(0)
+        _Counted.total = 0
+        model = _Counted()
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+
+        def step(x, y):
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        if compiled:
+            step = torch.compile(step)
+        losses = [step(x, y) for _ in range(6)]
+        return losses, _Counted.total, model.calls.item()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        assert run(False) == run(True)
+
+
+def test_a_counter_a_scheduler_lambda_reads_mid_step_keeps_the_step_eager() -> None:
+    def run(compiled: bool) -> list:
+        global _CALLS
+        torch.manual_seed(0)
+        _CALLS = 0
+        model = nn.Linear(4, 1)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        schedule = optim.lr_scheduler.LambdaLR(opt, lambda epoch: 1 / (1 + _CALLS))
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+
+        def step(x, y):
+            global _CALLS
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            schedule.step()
+            _CALLS += 1
+            return loss.item()
+
+        if compiled:
+            step = torch.compile(step)
+        return [(step(x, y), opt.param_groups[0]["lr"]) for _ in range(6)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        assert run(False) == run(True)
+
+
+_CALLS = 0
+
+
+def test_a_forward_given_to_exec_keeps_the_step_eager() -> None:
+    source = (
+        "class Logged(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.linear = nn.Linear(4, 1)\n"
+        "        self.calls = []\n"
+        "    def forward(self, x):\n"
+        "        self.calls.append(1)\n"
+        "        return self.linear(x)\n"
+    )
+    namespace = {"nn": nn}
+    exec(compile(source, "<string>", "exec"), namespace)  # noqa: S102 (the case)
+
+    def run(compiled: bool) -> int:
+        torch.manual_seed(0)
+        model = namespace["Logged"]()
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+
+        def step(x, y):
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        if compiled:
+            step = torch.compile(step)
+        for _ in range(6):
+            step(x, y)
+        return len(model.calls)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        assert run(False) == run(True) == 6
+
+
+def test_a_library_layers_class_swapped_between_calls_traces_again() -> None:
+    def run(compiled: bool) -> list:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+
+        def step(x, y):
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        if compiled:
+            step = torch.compile(step)
+        out = []
+        for i in range(8):
+            if i == 5:
+                model[1].__class__ = nn.Tanh
+            out.append(step(x, y))
+        return out
+
+    assert run(False) == run(True)

@@ -108,9 +108,7 @@ class CallWatcher:
         if filename == "<string>":
             # Code given to exec(): nowhere to read it. Dataclasses and namedtuples make
             # their methods that way too; those only build the object they belong to.
-            if code.co_name not in _GENERATED and not called_by.startswith(
-                (_MINIGRAD, *_LIBRARIES)
-            ):
+            if code.co_name not in _GENERATED:
                 self.unreadable.append(where)
             return
         names = dict(vars(builtins))
@@ -414,6 +412,20 @@ def _written(steps: tuple) -> str:
     return text
 
 
+class TypeGuard:
+    """An object's class: the same one (a layer whose __class__ is swapped runs other code)."""
+
+    __slots__ = ("value", "kind", "label")
+
+    def __init__(self, value: Any, label: str) -> None:
+        self.value, self.kind, self.label = value, type(value), label
+
+    def failure(self) -> str | None:
+        if type(self.value) is not self.kind:
+            return f"{self.label} is a {type(self.value).__name__} now, not a {self.kind.__name__}"
+        return None
+
+
 class CacheGuard:
     """A function under functools.lru_cache the step calls: a call that hits the cache
     runs none of its code, so what that code reads is not seen. Its results stay as
@@ -583,6 +595,7 @@ def _content_guards(value: Any, label: str, seen: set[int], depth: int = 3) -> l
             settings = ContentGuard(module.__dict__, where, skip=("training",))
             settings.module = module  # its train()/eval() mode is guarded too (compiled.py)
             found.append(settings)
+            found.append(TypeGuard(module, where))  # model[1].__class__ = nn.Tanh
             found.append(ContentGuard(module._modules, f"{where}'s submodules"))
             found.append(ContentGuard(module._parameters, f"{where}'s parameters"))
             seen.update((id(module.__dict__), id(module._modules), id(module._parameters)))
@@ -770,6 +783,8 @@ class AllAtOnce:
                         tests.append(f"not {entries}[{bind(key)}]")
             elif isinstance(guard, ValueGuard):
                 tests.append(f"{_reading(guard.read, bind)} is {bind(guard.raw)}")
+            elif isinstance(guard, TypeGuard):
+                tests.append(f"type({bind(guard.value)}) is {bind(guard.kind)}")
             elif isinstance(guard, PathGuard):  # a method looked up on a root: opt.step
                 owner = guard.raw.__self__
                 name = guard.steps[0][1]
@@ -835,7 +850,7 @@ def _foldable(guard: Any) -> bool:
     """A guard AllAtOnce can check with `is` tests alone."""
     from minigrad.compiler.guards import StateGuard
 
-    if type(guard) is StateGuard:
+    if type(guard) in (StateGuard, TypeGuard):
         return True
     if isinstance(guard, ContentGuard):
         return all(

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from minigrad import factories
 from minigrad.compiler import (
     called,
     guards,
@@ -372,17 +373,24 @@ class _Variant:
                     guard.returned = True
         return found
 
-    def _writes(self) -> list[tuple]:
+    def _writes(self, trace: Any) -> list[tuple]:
         """(write, where it runs) for each write the replay will repeat (writes.py): the
         step's and those in the code it called, read nowhere else in any of that code.
-        A write of the step's read elsewhere keeps it eager, as other side effects do."""
+        A write of the step's read elsewhere keeps it eager, as other side effects do; so
+        does any write when the step makes a call run as a whole whose Python is not
+        watched (a scheduler's lr_lambda might read the count mid-step)."""
         step_code = side_effects.code_of(self.owner.fn)
         codes = [step_code, *(each.code for each in self.watcher.called.values())]
         found = [(write, None) for write in self.owner.step_writes]
         found += called.writes_of(self.watcher)
+        unwatched = any(
+            type(event) is Opaque and event.gradients is None
+            and event.call.func is not factories._reseed
+            for event in trace.events
+        )
         kept = []
         for write, where in found:
-            if not writes.read_elsewhere(write, codes):
+            if not unwatched and not writes.read_elsewhere(write, codes):
                 kept.append((write, where))
             elif where is None:
                 raise CannotReplayError(
@@ -419,6 +427,14 @@ class _Variant:
                     f"line {write.line} of {write.code.co_name} writes to "
                     f"{_target_words(write)} of a {type(holder[0]).__name__}, whose own code "
                     f"may read it: a Python side effect a replay would not repeat"
+                )
+            now = holder[0][holder[1]] if holder[2] == "item" else getattr(*holder[:2])
+            plain = type(now) in (int, float) if write.kind == "add" else isinstance(now, list)
+            if not plain:  # a Variable counter: an in-place operation, recorded as such
+                raise CannotReplayError(
+                    f"line {write.line} of {write.code.co_name} writes to "
+                    f"{_target_words(write)}, a {type(now).__name__}: a Python side effect a "
+                    f"replay would not repeat"
                 )
             run = writes.repeat(write, holder, calls, self.replay.items_at)
             if run is None:
@@ -607,7 +623,7 @@ class _Variant:
         self.owner.traces += 1
         arguments = replay.argument_arrays(args, kwargs)
         try:
-            repeated = self._writes() if watched else []
+            repeated = self._writes(trace) if watched else []
             replayed = frozenset((write.code, write.line) for write, _ in repeated)
             effects = called.side_effects_of(self.watcher, replayed) if watched else []
             if effects:  # in the code the step calls: no call that runs it can replay

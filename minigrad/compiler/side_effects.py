@@ -131,7 +131,10 @@ def find_in(
                 outside_locals.add(ins.argval)
         elif ins.opname == "STORE_ATTR" and ins.argval not in _RECORDED_ATTRIBUTES:
             start = _augmented(instructions, index, "COPY", 1)
-            target = origin(start - 1 if start is not None else index - 1)
+            before = start - 1 if start is not None else index - 1
+            target = origin(before)
+            if target is None and instructions[before].opname in ("CALL", "CALL_FUNCTION"):
+                target = "an object a call returned (type(self), a getter)"
             if target is not None:
                 found.append(f"{where} sets the attribute .{ins.argval} of {target}" + _SIDE_EFFECT)
         elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR"):

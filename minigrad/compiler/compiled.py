@@ -27,6 +27,7 @@ from minigrad.compiler import (
     called,
     guards,
     int_tests,
+    reads,
     replay,
     returned_items,
     side_effects,
@@ -213,7 +214,7 @@ def _relax(python_guards: list, write: Any, holder: tuple) -> None:
         return
     entries = owner if how == "item" else getattr(owner, "__dict__", None)
     for guard in python_guards:
-        if isinstance(guard, called.ContentGuard) and guard.entries is entries:
+        if isinstance(guard, reads.ContentGuard) and guard.entries is entries:
             if key in guard.expected:
                 guard.count(key)
         elif isinstance(guard, guards.ValueGuard):
@@ -366,8 +367,8 @@ class _Variant:
             return {}
         found = {}
         for guard in python_guards:
-            text = guard.label.split(" (read in")[0] if isinstance(guard, called.PathGuard) else ""
-            if text in written and isinstance(guard.raw, called._PLAIN):
+            text = guard.label.split(" (read in")[0] if isinstance(guard, reads.PathGuard) else ""
+            if text in written and isinstance(guard.raw, reads._PLAIN):
                 found[id(guard.raw)] = guard.value
                 if written[text]:  # read by the return alone: any value, read again
                     guard.returned = True
@@ -467,13 +468,13 @@ class _Variant:
         return found
 
     def _live_values(self) -> tuple:
-        return tuple(repr(read()) for reads, _ in self.live for read in reads)
+        return tuple(repr(read()) for readers, _ in self.live for read in readers)
 
     def _live_now(self) -> dict[int, str]:
         """id -> name of the floats read live, as they are now (for signature())."""
         now: dict[int, str] = {}
-        for reads, label in self.live:
-            for read in reads:
+        for readers, label in self.live:
+            for read in readers:
                 now.setdefault(id(read()), label)
         return now
 
@@ -662,11 +663,11 @@ class _Variant:
             else:
                 self._stash()
                 python_guards = guards.value_guards(self.owner.fn)
-                python_guards += called.guards_of(self.watcher, self.owner.fn,
+                python_guards += reads.guards_of(self.watcher, self.owner.fn,
                                                   _by_name(self.owner.fn, args, kwargs))
                 live = {
                     key: source
-                    for key, source in called.float_sources(python_guards).items()
+                    for key, source in reads.float_sources(python_guards).items()
                     if source[1] not in self.owner.strict_floats
                 }
                 appended = frozenset(
@@ -696,7 +697,7 @@ class _Variant:
                     for guard in python_guards if getattr(guard, "module", None) is not None
                 ]
                 self.guards += guards.mode_guards(reached, trace.events)
-                self.guards = called.compose(self.guards)
+                self.guards = reads.compose(self.guards)
                 self.pending = []
                 self.tries = 0
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")

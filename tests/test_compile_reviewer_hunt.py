@@ -853,3 +853,39 @@ def test_a_library_layers_class_swapped_between_calls_traces_again() -> None:
         return out
 
     assert run(False) == run(True)
+
+
+@pytest.mark.parametrize("how", ["loop over a captured iterator", "an iterator argument"])
+def test_an_iterator_from_outside_the_step_keeps_it_eager(how: str) -> None:
+    def run(compiled: bool) -> list:
+        torch.manual_seed(0)
+        model = nn.Linear(4, 1)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        scales = iter([1.0, 1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+
+        def step(x, y):
+            for scale in scales:  # noqa: B007 (takes the next one)
+                break
+            loss = F.mse_loss(model(x), y) * scale
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        def step_taking(x, y, it):
+            loss = F.mse_loss(model(x), y) * next(it)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        chosen = step if how.startswith("loop") else step_taking
+        if compiled:
+            chosen = torch.compile(chosen)
+        extra = () if how.startswith("loop") else (scales,)
+        return [chosen(x, y, *extra) for _ in range(8)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileFallbackWarning)
+        assert run(False) == run(True)

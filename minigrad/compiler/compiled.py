@@ -143,6 +143,10 @@ class CompiledFunction:
         if state.anomaly_enabled:
             self.note(f"eager: {guards.anomaly_mode_failure()}")
             return self.fn(*args, **kwargs)
+        if (args or kwargs) and _has_iterator(args, kwargs):
+            self.note("eager: an argument is an iterator, which the step may advance and a "
+                      "replay would not; pass the items it takes instead")
+            return self.fn(*args, **kwargs)
         if self.int_tests is None and (args or kwargs) and _has_int(args, kwargs):
             self.int_tests = int_tests.tests_of(self.fn)  # read once, when an int comes
         key = guards.key_of(args, kwargs, self.floats_by_value, self.int_tests)
@@ -233,6 +237,10 @@ def _by_name(fn: Any, args: tuple, kwargs: dict) -> dict:
         return dict(inspect.signature(fn).bind(*args, **kwargs).arguments)
     except (TypeError, ValueError):
         return {}
+
+
+def _has_iterator(args: tuple, kwargs: dict) -> bool:
+    return any(hasattr(type(value), "__next__") for value in (*args, *kwargs.values()))
 
 
 def _has_int(args: tuple, kwargs: dict) -> bool:

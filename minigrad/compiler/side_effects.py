@@ -149,6 +149,10 @@ def find_in(
                 found.append(f"{where} calls .{ins.argval}() on {target}" + _SIDE_EFFECT)
         elif ins.opname == "LOAD_GLOBAL" and ins.argval == "print":
             found.append(f"{where} prints" + _SIDE_EFFECT)
+        elif ins.opname == "GET_ITER" and index and _is_iterator(instructions[index - 1], names):
+            found.append(f"{where} iterates over {instructions[index - 1].argval}, an iterator "
+                         f"from outside the step, which a replay would not advance"
+                         + _SIDE_EFFECT)
         elif (ins.opname == "LOAD_GLOBAL" and ins.argval == "next" and index + 2 < len(instructions)
               and instructions[index + 2].opname in ("PRECALL", "CALL")):
             target = origin(index + 1)
@@ -185,6 +189,14 @@ def _changing_value(instructions: list, index: int, names: dict[str, Any]) -> st
         value = getattr(value, step.argval, None)
         dotted += f".{step.argval}"
         following += 1
+
+
+def _is_iterator(load: Any, names: dict[str, Any]) -> bool:
+    """Whether the name `load` loads (a global or an enclosing variable) holds an iterator,
+    which a loop over it advances (a list does not change when iterated)."""
+    if load.opname not in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME") or load.argval not in names:
+        return False
+    return hasattr(type(names[load.argval]), "__next__")
 
 
 def _mutating_callable(instructions: list, index: int, names: dict[str, Any]) -> str | None:

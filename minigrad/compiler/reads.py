@@ -30,7 +30,7 @@ import numpy as np
 
 from minigrad.compiler import side_effects
 from minigrad.compiler.called import Called, CallWatcher
-from minigrad.compiler.guards import ValueGuard, _guarded, _Same
+from minigrad.compiler.guards import ModeGuard, OptimizerGuard, ValueGuard, _guarded, _Same
 from minigrad.compiler.trace import CannotReplayError
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None), np.generic)
@@ -620,6 +620,17 @@ class AllAtOnce:
                 tests.append(f"{_reading(guard.read, bind)} is {bind(guard.raw)}")
             elif isinstance(guard, TypeGuard):
                 tests.append(f"type({bind(guard.value)}) is {bind(guard.kind)}")
+            elif isinstance(guard, ModeGuard):
+                tests.append(f"{bind(guard.module)}.training is {guard.training!r}")
+            elif isinstance(guard, OptimizerGuard):
+                groups = bind(guard.group_list)
+                tests.append(f"{bind(guard.optimizer)}.param_groups is {groups}")
+                tests.append(f"len({groups}) == {len(guard.groups)}")
+                for index, (group, params) in enumerate(zip(guard.groups, guard.params)):
+                    tests.append(f"{groups}[{index}] is {bind(group)}")
+                    listed = f"{bind(group)}['params']"
+                    tests.append(f"len({listed}) == {len(params)}")
+                    tests += [f"{listed}[{at}] is {bind(param)}" for at, param in enumerate(params)]
             elif isinstance(guard, PathGuard):  # a method looked up on a root: opt.step
                 owner = guard.raw.__self__
                 name = guard.steps[0][1]
@@ -683,9 +694,9 @@ def _reading(read: Any, bind: Any) -> str | None:
 
 def _foldable(guard: Any) -> bool:
     """A guard AllAtOnce can check with `is` tests alone."""
-    from minigrad.compiler.guards import StateGuard
+    from minigrad.compiler.guards import ModeGuard, OptimizerGuard, StateGuard
 
-    if type(guard) in (StateGuard, TypeGuard):
+    if type(guard) in (StateGuard, TypeGuard, ModeGuard, OptimizerGuard):
         return True
     if isinstance(guard, ContentGuard):
         return all(

@@ -103,23 +103,21 @@ class CompiledFunction:
         """Where the step's own code calls .item() only to return the value (file, line,
         function), as trace.user_frame() names places; found once."""
         if self._returned_only is None:
-            code = getattr(inspect.unwrap(self.fn), "__code__", None)
-            lines = returned_items.returned_only_lines(self.fn)
-            self._returned_only = frozenset(
-                (code.co_filename, line, code.co_name) for line in lines
-            ) if code is not None else frozenset()
+            self._returned_only = self._places(returned_items.returned_only_lines)
         return self._returned_only
 
     def passed_on(self) -> frozenset:
-        """Where the step's own code passes an .item() straight to a call (file, line,
-        function), as user_frame() names places; found once."""
+        """Where the step's own code passes an .item() straight to a call; found once."""
         if self._passed_on is None:
-            code = getattr(inspect.unwrap(self.fn), "__code__", None)
-            lines = returned_items.passed_on_lines(self.fn)
-            self._passed_on = frozenset(
-                (code.co_filename, line, code.co_name) for line in lines
-            ) if code is not None else frozenset()
+            self._passed_on = self._places(returned_items.passed_on_lines)
         return self._passed_on
+
+    def _places(self, lines_of: Callable) -> frozenset:
+        """(file, line, function) of the step's own code for each line lines_of finds."""
+        code = getattr(inspect.unwrap(self.fn), "__code__", None)
+        if code is None:
+            return frozenset()
+        return frozenset((code.co_filename, line, code.co_name) for line in lines_of(self.fn))
 
     def fall_back(self, reason: str) -> None:
         """Note that a variant runs eagerly for good; warn the first time it happens."""

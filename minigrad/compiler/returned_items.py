@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from minigrad.compiler.side_effects import definition_of
+from minigrad.compiler.side_effects import definition_lines, definition_of
 
 _CONTAINERS = (ast.Tuple, ast.List, ast.Dict)
 
@@ -27,13 +27,10 @@ _CONTAINERS = (ast.Tuple, ast.List, ast.Dict)
 def returned_only_lines(fn: Any) -> set[int]:
     """The source lines (as the code object numbers them) of the `.item()` calls in fn's
     own code whose value is only returned; empty when the source cannot be read."""
-    read = definition_of(fn)
+    read = definition_lines(fn)
     if read is None:
         return set()
-    code, definition = read
-    # co_firstlineno is the first decorator's line, when there are decorators.
-    first = min([definition.lineno, *(node.lineno for node in definition.decorator_list)])
-    offset = code.co_firstlineno - first
+    _, definition, offset = read
     parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
     stores: dict[str, int] = {}
     for node in ast.walk(definition):
@@ -51,12 +48,10 @@ def passed_on_lines(fn: Any) -> set[int]:
     a call and used nowhere else (`scheduler.step(loss.item())`): when the trace shows that
     call run as a whole (an optimizer's or a scheduler's step()), the replay passes it the
     number it computes."""
-    read = definition_of(fn)
+    read = definition_lines(fn)
     if read is None:
         return set()
-    code, definition = read
-    first = min([definition.lineno, *(node.lineno for node in definition.decorator_list)])
-    offset = code.co_firstlineno - first
+    _, definition, offset = read
     parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
     return {
         node.lineno + offset

@@ -173,22 +173,26 @@ def _changing_value(instructions: list, index: int, names: dict[str, Any]) -> st
     """When the name loaded at `index`, with the attributes read after it, is a random
     number or clock function (random.random, np.random.rand, rng.normal, time.time): its
     dotted name; else None."""
-    ins = instructions[index]
-    if ins.opname not in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME") or ins.argval not in names:
-        return None
-    value, dotted = names[ins.argval], ins.argval
-    following = index + 1
-    while True:
+    for value, dotted, _ in _dotted_values(instructions, index, names):
         if callable(value) and _is_changing(value):
             return f"{dotted}()"
-        if following >= len(instructions):
-            return None
-        step = instructions[following]
+    return None
+
+
+def _dotted_values(instructions: list, index: int, names: dict[str, Any]) -> Any:
+    """(value, dotted name, whether it is the name itself) for the global or enclosing
+    name loaded at `index` and each attribute read after it (np, np.random, np.random.rand)."""
+    ins = instructions[index]
+    if ins.opname not in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME") or ins.argval not in names:
+        return
+    value, dotted = names[ins.argval], ins.argval
+    yield value, dotted, True
+    for step in instructions[index + 1 :]:
         if step.opname not in ("LOAD_ATTR", "LOAD_METHOD"):
-            return None
+            return
         value = getattr(value, step.argval, None)
         dotted += f".{step.argval}"
-        following += 1
+        yield value, dotted, False
 
 
 def _is_iterator(load: Any, names: dict[str, Any]) -> bool:
@@ -204,24 +208,12 @@ def _mutating_callable(instructions: list, index: int, names: dict[str, Any]) ->
     that writes into its argument (setattr, operator.setitem, heapq.heappush, np.copyto)
     or a list's, dict's or file's writing method kept under another name (`log =
     history.append`): its dotted name; else None."""
-    ins = instructions[index]
-    if ins.opname not in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME") or ins.argval not in names:
-        return None
-    value, dotted = names[ins.argval], ins.argval
-    following = index + 1
-    while True:
+    for value, dotted, itself in _dotted_values(instructions, index, names):
         # A method looked up on an object here (`history.append`) is for the check on
         # calls of mutating methods; a bound one kept under a name (`log`) is not.
-        if _writes(value, aliased=following == index + 1):
+        if _writes(value, aliased=itself):
             return f"{dotted}()"
-        if following >= len(instructions):
-            return None
-        step = instructions[following]
-        if step.opname not in ("LOAD_ATTR", "LOAD_METHOD"):
-            return None
-        value = getattr(value, step.argval, None)
-        dotted += f".{step.argval}"
-        following += 1
+    return None
 
 
 def _writes(value: Any, aliased: bool) -> bool:
@@ -317,6 +309,17 @@ def definition_of(fn: Any) -> tuple[types.CodeType, ast.AST] | None:
         return None
     definition = _parsed(code, fn)
     return None if definition is None else (code, definition)
+
+
+def definition_lines(fn: Any) -> tuple[types.CodeType, ast.AST, int] | None:
+    """definition_of(fn) and the number to add to an AST node's line to get the line the
+    code object numbers it with (co_firstlineno is the first decorator's line)."""
+    read = definition_of(fn)
+    if read is None:
+        return None
+    code, definition = read
+    first = min([definition.lineno, *(node.lineno for node in definition.decorator_list)])
+    return code, definition, code.co_firstlineno - first
 
 
 _DEFINITIONS: dict[types.CodeType, Any] = {}

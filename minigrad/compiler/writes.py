@@ -25,7 +25,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from minigrad.compiler.side_effects import definition_of
+from minigrad.compiler.side_effects import definition_lines
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,10 @@ class Write:
 def writes_in(fn: Any, receiver: str | None = None, appends: bool = True) -> list[Write]:
     """The writes a replay could repeat in fn's own body (appends only when `appends`:
     the step's own code). Empty when the source cannot be read."""
-    read = definition_of(fn)
+    read = definition_lines(fn)
     if read is None:
         return []
-    code, definition = read
-    first = min([definition.lineno, *(node.lineno for node in definition.decorator_list)])
-    offset = code.co_firstlineno - first
+    code, definition, offset = read
     local = set(code.co_varnames)
     declared = {
         name

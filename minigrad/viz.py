@@ -31,7 +31,6 @@ import numpy as np
 from minigrad.autodiff import graph as autodiff_graph
 from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.checks import check_flag, check_iterable
-from minigrad.core.function import BackwardNode
 from minigrad.core.variable import Variable
 
 INSTALL_GRAPHVIZ = (
@@ -513,6 +512,8 @@ class _Graph:
         self.items: dict[Any, _Item] = {}
         self.edges: list[tuple[_Item, _Item, str]] = []
         self.roots = set()
+        # The results still alive, found once: nodes keep no references to their outputs.
+        self.alive = autodiff_graph.live_outputs()
         queue: list[_Item] = []
         for root in roots:
             key = _box_key(root)
@@ -560,7 +561,7 @@ class _Graph:
         node = function.node
         for index, (next_node, output_nr) in enumerate(node.next_functions):
             # A Variable still alive; an input that takes no gradient may be gone.
-            variable = autodiff_graph.input_variable(node, index)
+            variable = autodiff_graph.input_variable(node, index, self.alive)
             if next_node is None:
                 if variable is None:
                     continue  # a constant that is gone: it took no part in backward
@@ -733,7 +734,7 @@ class _Graph:
             # Several nodes can share a name (two MulBackwards): the output's name tells them
             # apart.
             count = autodiff_graph.number_of_outputs(node)
-            outputs = [_output_of(node, nr) for nr in range(count)]
+            outputs = [autodiff_graph.output(node, nr, self.alive) for nr in range(count)]
             names = [name for name in map(self.label, outputs) if name]
             if names:
                 action += f" → {', '.join(names)}"
@@ -872,10 +873,6 @@ def _is_current(key: Any, step: _Step) -> bool:
 def _accumulator_key(node: AccumulateGrad) -> tuple:
     variable = node.variable
     return ("leaf", id(variable)) if variable is not None else ("gone", node)
-
-
-def _output_of(node: BackwardNode, output_nr: int) -> Variable | None:
-    return autodiff_graph.output(node, output_nr)
 
 
 def _box_key(variable: Variable) -> tuple:

@@ -15,7 +15,7 @@ functions here give the rest, without reaching into private attributes:
 
 from __future__ import annotations
 
-import weakref
+import gc
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -65,37 +65,51 @@ def _check_index(index: Any, label: str, caller: str) -> None:
         raise ValueError(f"{caller}(): {label} must be >= 0; got {index}.")
 
 
-def input_variable(node: Any, index: int) -> Variable | None:
+def input_variable(node: Any, index: int, alive: dict | None = None) -> Variable | None:
     """The Variable that input `index` of `node` was, if it is still alive.
 
     An input that requires grad is found through its edge: the leaf of an AccumulateGrad,
-    or the output of the node that made it. An input that takes no gradient has no edge;
-    the node holds it weakly, only for this function."""
+    or the output of the node that made it (see output(); `alive` is a live_outputs()
+    to reuse). An input that takes no gradient has no edge; the node holds it weakly,
+    only for this function."""
     _check_node(node, "input_variable")
     _check_index(index, "index", "input_variable")
-    if type(node) is AccumulateGrad or index >= len(node.next_functions):
+    if type(node) is AccumulateGrad or index >= len(node._next_nodes):
         return None
-    next_node, output_nr = node.next_functions[index]
+    next_node, output_nr = node._next_nodes[index], node._next_nrs[index]
     if next_node is None:
         refs = node._input_refs
         return refs[index]() if refs and refs[index] is not None else None
     if type(next_node) is AccumulateGrad:
         return next_node.variable
-    return output(next_node, output_nr)
+    return output(next_node, output_nr, alive)
 
 
-def output(node: Any, output_nr: int) -> Variable | None:
-    """Output `output_nr` of `node`, while it is alive (the leaf itself for AccumulateGrad)."""
+def live_outputs() -> dict[tuple, Variable]:
+    """(node, output_nr) -> that output, for every result Variable still alive.
+
+    A node keeps no reference to its outputs (each output holds its node; PyTorch's nodes
+    keep none either), so a tool that wants them asks the garbage collector, which tracks
+    every Variable: one pass over the live objects, made for a drawing, never by backward."""
+    found = {}
+    for value in gc.get_objects():
+        # type(), not isinstance(): the latter asks each object its __class__, which some
+        # objects answer with a warning or an error.
+        if issubclass(type(value), Variable) and value._grad_fn is not None:
+            found[value._grad_fn, value._output_nr] = value
+    return found
+
+
+def output(node: Any, output_nr: int, alive: dict | None = None) -> Variable | None:
+    """Output `output_nr` of `node`, while it is alive (the leaf itself for AccumulateGrad).
+    Each call looks through the live objects; pass `alive`, a live_outputs(), for many."""
     _check_node(node, "output")
     _check_index(output_nr, "output_nr", "output")
     if type(node) is AccumulateGrad:
         return node.variable if output_nr == 0 else None
-    refs = node._output_refs
-    if type(refs) is weakref.ref:  # a single output's reference is kept bare
-        return refs() if output_nr == 0 else None
-    if output_nr < len(refs) and refs[output_nr] is not None:
-        return refs[output_nr]()
-    return None
+    if alive is None:
+        alive = live_outputs()
+    return alive.get((node, output_nr))
 
 
 def output_nr(variable: Variable) -> int:
@@ -150,13 +164,14 @@ def saved_values(node: Any) -> list[SavedValue] | None:
     if node._saved is None:
         return None
     values = []
-    for value in node._saved:
-        if type(value) is SavedOutput:
-            values.append(SavedValue(value.data, value.output_nr))
-        elif type(value) is PackedValue:  # what a saved_tensors_hooks pack hook returned
+    for position, value in enumerate(node._saved):
+        if type(value) is PackedValue:  # what a saved_tensors_hooks pack hook returned
             values.append(SavedValue(value.packed, value.output_nr))
-        else:
-            values.append(SavedValue(value, None))
+            continue
+        output_nr = saved_module.output_nr_at(node, position)
+        if type(value) is SavedOutput:
+            value = value.data
+        values.append(SavedValue(value, output_nr))
     return values
 
 
@@ -173,6 +188,7 @@ __all__ = [
     "SavedValue",
     "add_step_observer",
     "input_variable",
+    "live_outputs",
     "number_of_outputs",
     "output",
     "output_info",

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.listener import Listener
+from minigrad.core.saved import output_nr_at as saved_output_nr
 from minigrad.core.state import unheard
 from minigrad.core.variable import Variable
 from minigrad.optim.optimizer import Optimizer
@@ -350,7 +351,8 @@ class Recorder(Listener):
         passed = {id(value) for value in (*args, *(kwargs or {}).values())}
         extras = []
         for index, value in enumerate(node._saved or ()):
-            if type(value) is np.ndarray:
+            # (A node's own output kept as a bare array is no extra: the replay remakes it.)
+            if type(value) is np.ndarray and saved_output_nr(node, index) is None:
                 self._keep(value)
                 extras.append((("saved", index), value))
         own = not node._function.__module__.startswith("minigrad.")

@@ -10,14 +10,17 @@ from typing import Any
 class AccumulateGrad:
     """The graph node of a leaf that requires grad: it adds incoming gradients into `.grad`."""
 
-    __slots__ = ("_variable", "_pre_hooks", "next_functions", "__weakref__")
+    __slots__ = ("_variable", "_pre_hooks", "__weakref__")
     _retained = None  # only non-leaf nodes keep retained gradients
+    # A leaf's node is where the walk ends: no edges.
+    _next_nodes: tuple = ()
+    _next_nrs: tuple = ()
+    next_functions: tuple = ()
 
     def __init__(self, variable: Any) -> None:
         # A weak reference: the leaf holds this node, so a strong one would make a cycle.
         self._variable = weakref.ref(variable)
         self._pre_hooks: dict[int, list[Callable]] | None = None
-        self.next_functions: tuple = ()
 
     @property
     def variable(self) -> Any:

@@ -127,7 +127,8 @@ def _execute(
                 node._saved = None  # free the saved values (saved.free(node), inlined)
             # Send each input's gradient on; the node it feeds has one consumer less, and
             # is ready once its last consumer has sent its gradient.
-            for (next_node, output_nr), input_grad in zip(node.next_functions, input_grads):
+            edges = zip(node._next_nodes, node._next_nrs, input_grads)
+            for next_node, output_nr, input_grad in edges:
                 if next_node is not None:
                     if input_grad is not None:
                         _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
@@ -149,7 +150,7 @@ def _count_dependencies(root_nodes: list, with_consumers: bool) -> tuple[dict, d
     stack = list(seen)
     while stack:
         node = stack.pop()
-        for next_node, _ in node.next_functions:
+        for next_node in node._next_nodes:
             if next_node is None:
                 continue
             dependencies[next_node] = dependencies.get(next_node, 0) + 1
@@ -163,7 +164,7 @@ def _count_dependencies(root_nodes: list, with_consumers: bool) -> tuple[dict, d
 
 def _release_inputs(node: Any, dependencies: dict, ready: list) -> None:
     """`node` is done: each node it feeds has one consumer less; the last one makes it ready."""
-    for next_node, _ in node.next_functions:
+    for next_node in node._next_nodes:
         if next_node is not None:
             dependencies[next_node] -= 1
             if dependencies[next_node] == 0:
@@ -175,7 +176,7 @@ def _run_node(node: BackwardNode, grads: list, assignments: GradAssignments) -> 
     if len(grads) > 1 or grads[0] is None:
         if all(g is None for g in grads):
             # Nothing flows through this node; its inputs get nothing either.
-            return (None,) * len(node.next_functions)
+            return (None,) * len(node._next_nodes)
         if node.materialize_grads:
             grads = [zeros_for(m) if g is None else g for g, m in zip(grads, node._output_metadata)]
 

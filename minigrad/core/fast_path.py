@@ -14,7 +14,6 @@ the profile (benchmarks/profile_eager.py).
 from __future__ import annotations
 
 import operator
-import weakref
 from typing import Any
 
 import numpy as np
@@ -42,18 +41,19 @@ def shared(value: tuple) -> tuple:
 
 # --------------------------------------------------------------------------- inputs
 
-_NO_EDGE = (None, 0)
 _BOTH = (True, True)
-# For n inputs of which only the first is a Variable: its flags, the others' edges, shapes.
+# For n inputs of which only the first is a Variable: its flags, the others' (missing)
+# edges and shapes.
 _FIRST_ONLY = [(), *((True,) + (False,) * (n - 1) for n in range(1, 5))]
-_NO_EDGES = [(), (), *((_NO_EDGE,) * (n - 1) for n in range(2, 5))]
+_NO_NODES = [(), (), *((None,) * (n - 1) for n in range(2, 5))]
 _NO_SHAPES = [(), (), *((None,) * (n - 1) for n in range(2, 5))]
+_ZEROS = [(0,) * n for n in range(5)]  # output numbers: every edge to an output 0
 
 
-def _edge(variable: Variable) -> tuple:
+def _next_node(variable: Variable) -> Any:
     if variable._grad_fn is None:
-        return variable._edge_to_accumulator()
-    return variable._grad_fn, variable._output_nr
+        return variable._accumulator()
+    return variable._grad_fn
 
 
 def record_usual_inputs(node: Any, args: tuple) -> bool:
@@ -71,7 +71,9 @@ def record_usual_inputs(node: Any, args: tuple) -> bool:
             and type(b._data) is np.ndarray
         ):
             node.needs_input_grad = _BOTH
-            node.next_functions = (_edge(a), _edge(b))
+            node._next_nodes = (_next_node(a), _next_node(b))
+            nrs = (a._output_nr, b._output_nr)
+            node._next_nrs = SHARED.get(nrs) or shared(nrs)
             shapes = (a._data.shape, b._data.shape)
             node._input_shapes = SHARED.get(shapes) or shared(shapes)
             return True
@@ -84,7 +86,9 @@ def record_usual_inputs(node: Any, args: tuple) -> bool:
         if isinstance(value, Variable):
             return False
     node.needs_input_grad = _FIRST_ONLY[count]
-    node.next_functions = (_edge(a), *_NO_EDGES[count])
+    node._next_nodes = (_next_node(a), *_NO_NODES[count])
+    nrs = (a._output_nr, *_ZEROS[count - 1])
+    node._next_nrs = SHARED.get(nrs) or shared(nrs)
     shapes = (a._data.shape, *_NO_SHAPES[count])
     node._input_shapes = SHARED.get(shapes) or shared(shapes)
     return True
@@ -135,8 +139,6 @@ def attach_one_float_output(node: Any, outputs: tuple) -> bool:
     output._grad_fn = node
     output._output_nr = 0
     output._requires_grad = True
-    # A single output's weak reference is kept bare, not in a tuple.
-    node._output_refs = weakref.ref(output)
     return True
 
 

@@ -70,16 +70,19 @@ class BackwardNode(FunctionCtx):
     `next_functions[i]` is (node, output_nr) for input i: where its gradient goes next.
     """
 
-    # Slots keep nodes small (and cheap for the garbage collector to walk).
+    # Slots keep nodes small (and cheap for the garbage collector to walk). The edges are
+    # kept as two tuples, the nodes and their output numbers (ints: a tuple of them is not
+    # tracked by the collector), rather than one (node, output_nr) tuple per edge: one
+    # object for the collector per node instead of one per edge and one more.
     __slots__ = (
         "_function",
-        "next_functions",
+        "_next_nodes",
+        "_next_nrs",
         "_input_shapes",
         "_saved",
         "_saved_versions",
         "_output_metadata",
         "_input_refs",
-        "_output_refs",
     )
     # Rarely used, so they live on the class until a node needs its own.
     _pre_hooks: dict | None = None
@@ -97,10 +100,19 @@ class BackwardNode(FunctionCtx):
         self._saved = ()
         self._saved_versions = ()
         self._output_metadata = ()
-        self._output_refs = ()
         # The usual calls (one or two NumPy Variables) take a shortcut: fast_path.py.
         if not fast_path.record_usual_inputs(self, args):
-            record_inputs(self, args)  # needs_input_grad, next_functions, _input_shapes
+            record_inputs(self, args)  # needs_input_grad, the edges, _input_shapes
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's edges: ((node, output_nr), ...), one pair per input."""
+        return tuple(zip(self._next_nodes, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges: tuple) -> None:
+        self._next_nodes = tuple(node for node, _ in edges)
+        self._next_nrs = tuple(output_nr for _, output_nr in edges)
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"
@@ -113,6 +125,7 @@ class BackwardNode(FunctionCtx):
     saved_tensors = property(saved.unpack)
     saved_variables = saved_tensors
     _pack_saved = saved.pack
+    _adopt_counter = saved.adopt_counter
 
     def _call_backward(self, grad_outputs: list) -> tuple:
         """Run the Function's backward and check its answer: one gradient per input."""
@@ -284,7 +297,7 @@ def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) 
     """grad's value, behind a node that raises; it points where ctx's own node points, so
     backward() and grad() meet it on their way to the Function's inputs."""
     node = BackwardNode(_OnceDifferentiableError, ())
-    node.next_functions = ctx.next_functions
+    node._next_nodes, node._next_nrs = ctx._next_nodes, ctx._next_nrs
     node.needs_input_grad = ctx.needs_input_grad
     node._input_shapes = ctx._input_shapes
     # NumPy arithmetic on 0-d arrays gives scalars (np.generic): those are marked too.

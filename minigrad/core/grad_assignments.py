@@ -31,7 +31,7 @@ class GradAssignments:
         if len(self.entries) == since:
             return  # the usual case: the backward set no .grad
         for variable, previous in reversed(self.entries[since:]):
-            for (next_node, _), input_grad in zip(node.next_functions, input_grads):
+            for next_node, input_grad in zip(node._next_nodes, input_grads):
                 if (
                     type(next_node) is AccumulateGrad
                     and next_node.variable is variable

@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import kinds
+from minigrad.core.fast_path import shared
 from minigrad.core.variable import Variable
 
 
 def record_inputs(node: Any, args: tuple) -> None:
     """Fill needs_input_grad, next_functions and the input shapes of `node`."""
-    needs_input_grad, edges, shapes = [], [], []
+    needs_input_grad, next_nodes, next_nrs, shapes = [], [], [], []
     # Inputs that take no gradient have no edge; drawings still want to show them
     # (data, constants), so the node keeps weak references that never extend a lifetime.
     for index, value in enumerate(args):
@@ -27,18 +28,23 @@ def record_inputs(node: Any, args: tuple) -> None:
             shapes.append(data.shape if type(data) is np.ndarray else kinds.shape_of(data))
             if value._requires_grad:
                 if value._grad_fn is not None:
-                    edges.append((value._grad_fn, value._output_nr))
+                    next_nodes.append(value._grad_fn)
+                    next_nrs.append(value._output_nr)
                 else:
-                    edges.append(value._edge_to_accumulator())
+                    next_nodes.append(value._accumulator())
+                    next_nrs.append(0)
                 continue
-            edges.append((None, 0))
+            next_nodes.append(None)
+            next_nrs.append(0)
             if not node._input_refs:
                 node._input_refs = [None] * len(args)
             node._input_refs[index] = weakref.ref(value)
         else:
             needs_input_grad.append(False)
-            edges.append((None, 0))
+            next_nodes.append(None)
+            next_nrs.append(0)
             shapes.append(None)
     node.needs_input_grad = tuple(needs_input_grad)
-    node.next_functions = tuple(edges)
+    node._next_nodes = tuple(next_nodes)
+    node._next_nrs = shared(tuple(next_nrs))
     node._input_shapes = tuple(shapes)

@@ -8,7 +8,6 @@ PyTorch gives it.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import numpy as np
@@ -113,11 +112,10 @@ def attach_outputs(node: Any, outputs: tuple) -> None:
     """Make each differentiable output a non-leaf whose gradient goes to `node`."""
     if fast_path.attach_one_float_output(node, outputs):
         return  # the usual case, one float array: fast_path.py
-    metadata, refs = [], []
+    metadata = []
     for index, output in enumerate(outputs):
         if not isinstance(output, Variable):
             metadata.append(None)
-            refs.append(None)
             continue
         data = output._data
         # Shape and dtype (and the kind, if not NumPy's) let the engine hand backward zeros
@@ -133,15 +131,13 @@ def attach_outputs(node: Any, outputs: tuple) -> None:
             or is_input(output, node.non_differentiable)
         ):
             output._requires_grad = False
-            refs.append(None)
             continue
+        # The node keeps no reference to its outputs (each output holds the node): a
+        # drawing finds those still alive through the garbage collector (autodiff/graph.py).
         output._grad_fn = node
         output._output_nr = index
         output._requires_grad = True
-        # Weak, because the output holds the node: drawings use it while the output lives.
-        refs.append(weakref.ref(output))
     node._output_metadata = tuple(metadata)
-    node._output_refs = tuple(refs)
 
 
 def zeros_for(metadata: Any) -> Variable | None:

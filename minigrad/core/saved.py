@@ -3,13 +3,14 @@
 Each saved Variable's version is remembered; `ctx.saved_tensors` refuses one changed in
 place since (InplaceModifiedError), or read after backward freed it (BackwardTwiceError).
 An output saved by its own Function is kept without its grad_fn (the node itself), so
-the node and the output never form a reference cycle.
+the node and the output never form a reference cycle: as its bare array while it has no
+version counter (it was never changed in place nor viewed; `tanh` saving its result), so
+that the garbage collector has nothing more to track, or as a SavedOutput with the counter.
 """
 
 from __future__ import annotations
 
 import inspect
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -135,6 +136,11 @@ def unpack(node: Any) -> tuple:
             if unpacked is None:
                 unpacked = list(saved)
             unpacked[index] = value = value.unpack(node)
+        elif type(version) is tuple:  # ("output", nr): the node's own output, a bare array
+            if unpacked is None:
+                unpacked = list(saved)
+            unpacked[index] = _as_output(value, node, version[1])
+            continue  # no counter was ever made for it: never changed in place
         if isinstance(value, Variable):
             counter = value._version_counter
             if (0 if counter is None else counter.value) != version:
@@ -152,6 +158,10 @@ def pack(node: Any, outputs: tuple) -> None:
                 # Saved without its grad_fn (the node itself): no reference cycle.
                 if saved is None:
                     saved = list(to_save)
+                if value._version_counter is None and not state.saved_tensors_hooks:
+                    saved[index] = value._data
+                    versions.append(shared(("output", value._output_nr)))
+                    continue
                 saved[index] = value = SavedOutput(value)
                 versions.append(value.version_counter.value)
             else:
@@ -166,6 +176,32 @@ def pack(node: Any, outputs: tuple) -> None:
     versions = tuple(versions)
     node._saved_versions = SHARED.get(versions) or shared(versions)
     node.to_save = ()
+
+
+def _as_output(data: Any, node: Any, output_nr: int) -> Variable:
+    variable = Variable._make(data)
+    variable._grad_fn = node
+    variable._output_nr = output_nr
+    variable._requires_grad = True
+    return variable
+
+
+def adopt_counter(node: Any, output: Variable) -> None:
+    """`output` of `node` was just given a version counter: if the node saved it as a bare
+    array, keep it as a SavedOutput with that counter, which unpack checks."""
+    saved, versions = node._saved, node._saved_versions
+    if not saved:
+        return
+    for index, version in enumerate(versions):
+        if type(version) is tuple and saved[index] is output._data:
+            if version[1] == output._output_nr:
+                kept = list(saved)
+                kept[index] = SavedOutput(output)
+                node._saved = tuple(kept)
+                versions = list(versions)
+                versions[index] = output._version_counter.value
+                node._saved_versions = shared(tuple(versions))
+                return
 
 
 def free(node: Any) -> None:
@@ -226,7 +262,7 @@ def attribute(node: Any, name: str) -> Variable:
         )
     wanted = name[len(prefix) :]
     if wanted in ("result", "result0"):
-        position = _saved_output_position(saved)
+        position = _saved_output_position(node, saved)
     else:
         position = _saved_input_position(node, saved, _input_index(node, wanted))
     if position is None:
@@ -259,9 +295,18 @@ def _input_index(node: Any, wanted: str) -> int | None:
     return names.index(wanted) if wanted in names else None
 
 
-def _saved_output_position(saved: tuple) -> int | None:
-    for position, value in enumerate(saved):
-        if getattr(value, "output_nr", None) == 0:
+def output_nr_at(node: Any, position: int) -> int | None:
+    """Which of its own outputs `node` saved at `position` of its saved values (None when
+    the value there is not one of them)."""
+    version = node._saved_versions[position]
+    if type(version) is tuple:  # ("output", nr): kept as a bare array
+        return version[1]
+    return getattr(node._saved[position], "output_nr", None)  # SavedOutput, PackedValue
+
+
+def _saved_output_position(node: Any, saved: tuple) -> int | None:
+    for position in range(len(saved)):
+        if output_nr_at(node, position) == 0:
             return position
     return None
 
@@ -269,27 +314,31 @@ def _saved_output_position(saved: tuple) -> int | None:
 def _saved_input_position(node: Any, saved: tuple, index: int | None) -> int | None:
     if index is None:
         return None
-    inputs = [value for value in saved if getattr(value, "output_nr", None) is None]
+    inputs = [
+        value for position, value in enumerate(saved) if output_nr_at(node, position) is None
+    ]
     variable = _input_variable(node, index)
     for position, value in enumerate(saved):
         if variable is not None and value is variable:
             return position
     # Kept by saved_tensors_hooks, a value is no longer the input itself: when forward
     # saved each input in order, input `index` is the `index`-th value saved.
-    if len(inputs) == len(node.next_functions) and index < len(inputs):
+    if len(inputs) == len(node._next_nodes) and index < len(inputs):
         return saved.index(inputs[index])
     return None
 
 
 def _input_variable(node: Any, index: int) -> Variable | None:
-    """The Variable that input `index` of `node` was, while it lives (graph.input_variable)."""
-    next_node, output_nr = node.next_functions[index]
+    """The Variable that input `index` of `node` was, when the node can tell: a leaf (its
+    AccumulateGrad holds it), a constant (held weakly), or a value the node saved."""
+    next_node, output_nr = node._next_nodes[index], node._next_nrs[index]
     if next_node is None:
         refs = node._input_refs
         return refs[index]() if refs and refs[index] is not None else None
     if type(next_node) is AccumulateGrad:  # the leaf itself
         return next_node.variable
-    refs = next_node._output_refs
-    if type(refs) is weakref.ref:  # a single output's reference is kept bare
-        return refs() if output_nr == 0 else None
-    return refs[output_nr]() if refs[output_nr] is not None else None
+    for value in node._saved:
+        if isinstance(value, Variable) and value._grad_fn is next_node:
+            if value._output_nr == output_nr:
+                return value
+    return None

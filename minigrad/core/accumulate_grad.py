@@ -12,10 +12,7 @@ class AccumulateGrad:
 
     __slots__ = ("_variable", "_pre_hooks", "__weakref__")
     _retained = None  # only non-leaf nodes keep retained gradients
-    # A leaf's node is where the walk ends: no edges.
-    _next_nodes: tuple = ()
-    _next_nrs: tuple = ()
-    next_functions: tuple = ()
+    _next_nodes = _next_nrs = next_functions = ()  # where the walk ends: no edges
 
     def __init__(self, variable: Any) -> None:
         # A weak reference: the leaf holds this node, so a strong one would make a cycle.

@@ -18,7 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.variable import Variable
+from minigrad.core.variable import Parameter, Variable
+
+# A model's weights are Parameters: the usual cases take them as Variables.
+PLAIN = frozenset((Variable, Parameter))
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -63,8 +66,8 @@ def record_usual_inputs(node: Any, args: tuple) -> bool:
     if count == 2:
         a, b = args
         if (
-            type(a) is Variable
-            and type(b) is Variable
+            type(a) in PLAIN
+            and type(b) in PLAIN
             and a._requires_grad
             and b._requires_grad
             and type(a._data) is np.ndarray
@@ -80,7 +83,7 @@ def record_usual_inputs(node: Any, args: tuple) -> bool:
     if not 0 < count < 5:
         return False
     a = args[0]
-    if type(a) is not Variable or not a._requires_grad or type(a._data) is not np.ndarray:
+    if type(a) not in PLAIN or not a._requires_grad or type(a._data) is not np.ndarray:
         return False
     for value in args[1:]:
         if isinstance(value, Variable):
@@ -204,7 +207,7 @@ def on_floats(compute: Any, a: Any, b: Any) -> np.ndarray | None:
     python = _ON_FLOATS.get(compute)
     if python is None:
         return None
-    if type(a) is Variable and type(b) is Variable:  # the usual pair, checked in one go
+    if type(a) in PLAIN and type(b) in PLAIN:  # the usual pair, checked in one go
         x, y = a._data, b._data
         if type(x) is np.ndarray and type(y) is np.ndarray and not (x.shape or y.shape):
             if x.dtype is _FLOAT64 and y.dtype is _FLOAT64:
@@ -219,7 +222,7 @@ def on_floats(compute: Any, a: Any, b: Any) -> np.ndarray | None:
 def _as_float(value: Any) -> float | int | None:
     """A 0-d float64 Variable's value as a Python float (small ints pass); else None."""
     kind = type(value)
-    if kind is Variable:
+    if kind in PLAIN:
         data = value._data
         if type(data) is np.ndarray and data.dtype is _FLOAT64 and not data.shape:
             return data.item()

@@ -70,10 +70,8 @@ class BackwardNode(FunctionCtx):
     `next_functions[i]` is (node, output_nr) for input i: where its gradient goes next.
     """
 
-    # Slots keep nodes small (and cheap for the garbage collector to walk). The edges are
-    # kept as two tuples, the nodes and their output numbers (ints: a tuple of them is not
-    # tracked by the collector), rather than one (node, output_nr) tuple per edge: one
-    # object for the collector per node instead of one per edge and one more.
+    # Slots keep nodes small and cheap for the garbage collector. The edges are two tuples,
+    # nodes and output numbers (ints: untracked), not a tracked (node, nr) pair per edge.
     __slots__ = (
         "_function",
         "_next_nodes",
@@ -108,11 +106,6 @@ class BackwardNode(FunctionCtx):
     def next_functions(self) -> tuple:
         """PyTorch's edges: ((node, output_nr), ...), one pair per input."""
         return tuple(zip(self._next_nodes, self._next_nrs))
-
-    @next_functions.setter
-    def next_functions(self, edges: tuple) -> None:
-        self._next_nodes = tuple(node for node, _ in edges)
-        self._next_nrs = tuple(output_nr for _, output_nr in edges)
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"

@@ -18,7 +18,7 @@ from minigrad.core.variable import Variable
 
 def record_inputs(node: Any, args: tuple) -> None:
     """Fill needs_input_grad, next_functions and the input shapes of `node`."""
-    needs_input_grad, next_nodes, next_nrs, shapes = [], [], [], []
+    needs_input_grad, edges, shapes = [], [], []
     # Inputs that take no gradient have no edge; drawings still want to show them
     # (data, constants), so the node keeps weak references that never extend a lifetime.
     for index, value in enumerate(args):
@@ -28,23 +28,19 @@ def record_inputs(node: Any, args: tuple) -> None:
             shapes.append(data.shape if type(data) is np.ndarray else kinds.shape_of(data))
             if value._requires_grad:
                 if value._grad_fn is not None:
-                    next_nodes.append(value._grad_fn)
-                    next_nrs.append(value._output_nr)
+                    edges.append((value._grad_fn, value._output_nr))
                 else:
-                    next_nodes.append(value._accumulator())
-                    next_nrs.append(0)
+                    edges.append(value._edge_to_accumulator())
                 continue
-            next_nodes.append(None)
-            next_nrs.append(0)
+            edges.append((None, 0))
             if not node._input_refs:
                 node._input_refs = [None] * len(args)
             node._input_refs[index] = weakref.ref(value)
         else:
             needs_input_grad.append(False)
-            next_nodes.append(None)
-            next_nrs.append(0)
+            edges.append((None, 0))
             shapes.append(None)
     node.needs_input_grad = tuple(needs_input_grad)
-    node._next_nodes = tuple(next_nodes)
-    node._next_nrs = shared(tuple(next_nrs))
+    node._next_nodes, next_nrs = tuple(zip(*edges)) or ((), ())
+    node._next_nrs = shared(next_nrs)  # a pair per edge would be one more object each
     node._input_shapes = tuple(shapes)

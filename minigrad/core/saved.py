@@ -3,9 +3,8 @@
 Each saved Variable's version is remembered; `ctx.saved_tensors` refuses one changed in
 place since (InplaceModifiedError), or read after backward freed it (BackwardTwiceError).
 An output saved by its own Function is kept without its grad_fn (the node itself), so
-the node and the output never form a reference cycle: as its bare array while it has no
-version counter (it was never changed in place nor viewed; `tanh` saving its result), so
-that the garbage collector has nothing more to track, or as a SavedOutput with the counter.
+the node and the output never form a reference cycle: as its bare array (nothing for the
+garbage collector to track) until it gets a version counter, then as a SavedOutput.
 """
 
 from __future__ import annotations
@@ -34,11 +33,7 @@ class SavedOutput:
         self.output_nr = output._output_nr
 
     def unpack(self, node: Any) -> Variable:
-        variable = Variable._make(self.data, self.version_counter)
-        variable._grad_fn = node
-        variable._output_nr = self.output_nr
-        variable._requires_grad = True
-        return variable
+        return _as_output(self.data, node, self.output_nr, self.version_counter)
 
 
 class PackedValue:
@@ -178,11 +173,10 @@ def pack(node: Any, outputs: tuple) -> None:
     node.to_save = ()
 
 
-def _as_output(data: Any, node: Any, output_nr: int) -> Variable:
-    variable = Variable._make(data)
-    variable._grad_fn = node
-    variable._output_nr = output_nr
-    variable._requires_grad = True
+def _as_output(data: Any, node: Any, output_nr: int, counter: Any = None) -> Variable:
+    """Output `output_nr` of `node` again, from its saved data."""
+    variable = Variable._make(data, counter)
+    variable._grad_fn, variable._output_nr, variable._requires_grad = node, output_nr, True
     return variable
 
 
@@ -190,18 +184,12 @@ def adopt_counter(node: Any, output: Variable) -> None:
     """`output` of `node` was just given a version counter: if the node saved it as a bare
     array, keep it as a SavedOutput with that counter, which unpack checks."""
     saved, versions = node._saved, node._saved_versions
-    if not saved:
-        return
-    for index, version in enumerate(versions):
-        if type(version) is tuple and saved[index] is output._data:
-            if version[1] == output._output_nr:
-                kept = list(saved)
-                kept[index] = SavedOutput(output)
-                node._saved = tuple(kept)
-                versions = list(versions)
-                versions[index] = output._version_counter.value
-                node._saved_versions = shared(tuple(versions))
-                return
+    marker = ("output", output._output_nr)
+    if saved and marker in versions and saved[versions.index(marker)] is output._data:
+        index = versions.index(marker)
+        node._saved = (*saved[:index], SavedOutput(output), *saved[index + 1 :])
+        versions = (*versions[:index], output._version_counter.value, *versions[index + 1 :])
+        node._saved_versions = shared(versions)
 
 
 def free(node: Any) -> None:

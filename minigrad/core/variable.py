@@ -198,9 +198,7 @@ class Variable:
     def _shared_version_counter(self) -> VersionCounter:
         if self._version_counter is None:
             self._version_counter = VersionCounter()
-            if self._grad_fn is not None:
-                # Its node may have saved it as a bare array (no counter then): from now on
-                # that saved value is checked against this counter (core/saved.py).
+            if self._grad_fn is not None:  # its node may have saved it bare: see saved.py
                 self._grad_fn._adopt_counter(self)
         return self._version_counter
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.state import state
+from minigrad.core.fast_path import PLAIN
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
@@ -21,7 +22,7 @@ def numeric_metadata(value: Any, op: str) -> Any:
     """numeric(value, op), for code that reads only its shape and dtype, never its values:
     minigrad.compile must not take that for NumPy work on the values (a reshape, a norm's
     dtype check)."""
-    if type(value) is Variable and type(value._data) is np.ndarray:
+    if type(value) in PLAIN and type(value._data) is np.ndarray:
         return value._data
     return numeric(value, op)
 
@@ -30,7 +31,7 @@ def numeric(value: Any, op: str) -> Any:
     """The NumPy value behind an operand; Python numbers stay numbers so dtypes don't widen."""
     # outside a forward: minigrad.compile cannot replay it
     state.listener.raw_read(op)
-    if type(value) is Variable and type(value._data) is np.ndarray:
+    if type(value) in PLAIN and type(value._data) is np.ndarray:
         return value._data
     if isinstance(value, Variable):
         if isinstance(value.data, str):

@@ -26,6 +26,15 @@ from minigrad.core.errors import (
 from minigrad.core.variable import Variable
 
 
+def summed_to(data: Any, shape: tuple) -> Any:
+    """`data` with its broadcast dimensions summed away, back to `shape` (NumPy's work of
+    sum_to_size: the gradient of an input that broadcasting made bigger)."""
+    leading = data.ndim - len(shape)
+    summed = data.sum(axis=tuple(range(leading))) if leading else data
+    ones = tuple(axis for axis, size in enumerate(shape) if size == 1 and summed.shape[axis] != 1)
+    return summed.sum(axis=ones, keepdims=True) if ones else summed
+
+
 def broadcasts_to(shape: tuple, target: tuple) -> bool:
     """Whether an array of `shape` broadcasts to `target` (NumPy's rules, right-aligned)."""
     if len(shape) > len(target):
@@ -76,6 +85,20 @@ def gradient(node: Any, index: int, grad: Any, shape: Any) -> Variable | None:
         if not broadcasts_to(shape, grad.data.shape):
             raise GradientShapeError(node.name(), index, shape, grad.data.shape)
         grad = grad.sum_to_size(shape)
+    return grad
+
+
+def array_gradient(node: Any, index: int, grad: Any, shape: tuple) -> np.ndarray | None:
+    """checks.gradient for a backward run on arrays: an array of the input's shape, or None."""
+    if grad is None or not node.needs_input_grad[index]:
+        return None
+    if isinstance(grad, Variable):  # a formula step that went through Function.apply
+        grad = grad._data
+    grad = np.asarray(grad)  # NumPy's 0-d results are scalars
+    if grad.shape != shape:
+        if not broadcasts_to(shape, grad.shape):
+            return gradient(node, index, Variable._make(grad), shape)  # raises, with its words
+        grad = np.asarray(summed_to(grad, shape))
     return grad
 
 

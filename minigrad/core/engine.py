@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minigrad.core import anomaly, checks, hooks
+from minigrad.core import anomaly, checks, fast_path, hooks
 from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.buffers import add_to_buffer as _add_to_buffer
 from minigrad.core.fast_path import finished as _finished
@@ -180,6 +180,12 @@ def _run_node(node: BackwardNode, grads: list, assignments: GradAssignments) -> 
         if node.materialize_grads:
             grads = [zeros_for(m) if g is None else g for g, m in zip(grads, node._output_metadata)]
 
+    # A built-in op's formula runs on bare arrays when nobody wants a graph of it, no tool
+    # watches the operations (minigrad.compile records them) and anomaly mode is off.
+    if node._function.backward_on_arrays and not state.grad_enabled and not state.anomaly_enabled:
+        arrays = None if state.listener.watching else fast_path.arrays_of(grads)
+        if arrays is not None:  # None: some gradient is not a NumPy array (a device's)
+            return node._call_backward(arrays, on_arrays=True)
     # afnio's backward may set `x.grad = g` and return g: undo the logged set, add g once.
     logged = assignments.mark()
     input_grads = node._call_backward(grads)

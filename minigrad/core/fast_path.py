@@ -188,6 +188,17 @@ def as_variable(held: Any) -> Any:
     return held
 
 
+def arrays_of(grads: list) -> list | None:
+    """The NumPy arrays of a node's gradients, for a backward run on arrays; None when one
+    is not a NumPy Variable (missing, or on a device): then the backward gets Variables."""
+    arrays = []
+    for g in grads:
+        if type(g) is not Variable or type(g._data) is not np.ndarray:
+            return None
+        arrays.append(g._data)
+    return arrays
+
+
 def finished(grads: list) -> list:
     """A node's gradients, the engine's raw sums wrapped as Variables again."""
     for index, g in enumerate(grads):

@@ -120,18 +120,25 @@ class BackwardNode(FunctionCtx):
     _pack_saved = saved.pack
     _adopt_counter = saved.adopt_counter
 
-    def _call_backward(self, grad_outputs: list) -> tuple:
-        """Run the Function's backward and check its answer: one gradient per input."""
+    def _call_backward(self, grad_outputs: list, on_arrays: bool = False) -> list:
+        """Run the Function's backward and check its answer: one gradient per input. With
+        `on_arrays` (see Function.backward_on_arrays) gradients and saved values go in,
+        and gradients come out, as NumPy arrays: no step of the formula makes a node."""
+        state.saved_as_arrays = on_arrays
         try:
             grads = self._function.backward(self, *grad_outputs)
         except (TypeError, ValueError) as error:
             mistakes.explain_backward_error(self, grad_outputs, error)
             raise
+        finally:
+            state.saved_as_arrays = False
         if type(grads) is not tuple:
             grads = (grads,)
         shapes = self._input_shapes
         if len(grads) != len(shapes):
             grads = checks.gradient_count(self.name(), grads, len(shapes))
+        if on_arrays:
+            return [checks.array_gradient(self, i, g, shapes[i]) for i, g in enumerate(grads)]
         checked = fast_path.usual_gradients(self, grads)  # NumPy, of the inputs' shapes
         if checked is None:
             checked = []
@@ -150,6 +157,10 @@ class Function:
     """
 
     _uses_setup_context = False
+    # True for a built-in op whose backward is written with operators and op functions
+    # that mean the same on NumPy arrays (ops/table.py): with create_graph=False the engine
+    # runs it on the arrays themselves. A Function you write gets Variables, as in PyTorch.
+    backward_on_arrays = False
     # True for operations whose output is a view of their first input's memory (reshape,
     # transpose, ...): the two then share a version counter, so changing one in place is
     # seen by the saved values of the other.

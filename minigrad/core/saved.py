@@ -140,7 +140,10 @@ def unpack(node: Any) -> tuple:
             counter = value._version_counter
             if (0 if counter is None else counter.value) != version:
                 raise InplaceModifiedError(node.name(), value.shape, value._version, version)
-    return saved if unpacked is None else tuple(unpacked)
+    saved = saved if unpacked is None else tuple(unpacked)
+    if state.saved_as_arrays:  # a backward running on arrays (function.py)
+        return tuple(value._data if isinstance(value, Variable) else value for value in saved)
+    return saved
 
 
 def pack(node: Any, outputs: tuple) -> None:

@@ -28,6 +28,9 @@ class ThreadState(threading.local):
     # saved.py: the (pack_hook, unpack_hook) pairs of open saved_tensors_hooks, innermost
     # last; a tuple, so that threads never share one
     saved_tensors_hooks: tuple = ()
+    # function.py: a backward runs on NumPy arrays (Function.backward_on_arrays): saved
+    # values are read as their arrays
+    saved_as_arrays: bool = False
 
 
 state = ThreadState()

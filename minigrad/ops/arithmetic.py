@@ -62,6 +62,8 @@ _FLOAT64 = np.dtype(np.float64)
 class Add(Function):
     """z = a + b;  dz/da = 1, dz/db = 1."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
         return _broadcast("add", np.add, a, b)
@@ -75,6 +77,8 @@ class Add(Function):
 class Sub(Function):
     """z = a - b;  dz/da = 1, dz/db = -1."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
         return _broadcast("sub", np.subtract, a, b)
@@ -87,6 +91,8 @@ class Sub(Function):
 
 class Mul(Function):
     """z = a * b;  dz/da = b, dz/db = a."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
@@ -103,6 +109,8 @@ class Mul(Function):
 
 class Div(Function):
     """z = a / b;  dz/da = 1 / b, dz/db = -a / b**2."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
@@ -122,6 +130,8 @@ class Pow(Function):
 
     At the edges, as in PyTorch: dz/da is 0 where a == b == 0, and dz/db is 0 where a == 0.
     """
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
@@ -170,6 +180,8 @@ class RoundedDiv(Function):
 
 class Neg(Function):
     """z = -a;  dz/da = -1."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Variable) -> np.ndarray:

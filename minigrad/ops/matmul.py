@@ -14,11 +14,14 @@ from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of
+from minigrad.ops.shape import unsqueeze
 from minigrad.ops.table import register
 
 
 class MatMul(Function):
     """C = A @ B;  dA = dC @ B^T, dB = A^T @ dC (batch dimensions summed back by apply)."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
@@ -50,15 +53,16 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         a, b = ctx.saved_tensors
-        a = a if isinstance(a, Variable) else Variable._make(np.asarray(a))
-        b = b if isinstance(b, Variable) else Variable._make(np.asarray(b))
+        # Variables and arrays alike (a list passed in becomes an array): .ndim, .mT, @.
+        a = a if isinstance(a, (Variable, np.ndarray)) else np.asarray(a)
+        b = b if isinstance(b, (Variable, np.ndarray)) else np.asarray(b)
         # Give 1-D operands (and the gradient) their missing matrix dimension back.
-        a_matrix = a.unsqueeze(0) if a.ndim == 1 else a
-        b_matrix = b.unsqueeze(-1) if b.ndim == 1 else b
+        a_matrix = unsqueeze(a, 0) if a.ndim == 1 else a
+        b_matrix = unsqueeze(b, -1) if b.ndim == 1 else b
         if b.ndim == 1:
-            grad = grad.unsqueeze(-1)
+            grad = unsqueeze(grad, -1)
         if a.ndim == 1:
-            grad = grad.unsqueeze(-2)
+            grad = unsqueeze(grad, -2)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             grad_a = grad @ b_matrix.mT

@@ -17,6 +17,7 @@ from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import normalize_dims, numeric, single_dim
+from minigrad.ops.shape import broadcast_to
 from minigrad.ops.table import register
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
@@ -36,6 +37,8 @@ def _reduced_shape(shape: tuple, dims: tuple) -> tuple:
 class Sum(Function):
     """y = sum of x over `dim`;  dy/dx = 1 for every element that was summed."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(
         ctx: FunctionCtx, x: Variable, dim: Any = None, keepdim: bool = False
@@ -48,11 +51,13 @@ class Sum(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         kept = grad.reshape(_kept_shape(ctx.input_shape, ctx.dims))
-        return kept.expand(ctx.input_shape), None, None
+        return broadcast_to(kept, ctx.input_shape), None, None
 
 
 class Mean(Function):
     """y = mean of x over `dim`;  dy/dx = 1 / (number of elements averaged)."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(
@@ -69,7 +74,7 @@ class Mean(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         kept = grad.reshape(_kept_shape(ctx.input_shape, ctx.dims))
-        return kept.expand(ctx.input_shape) / ctx.count, None, None
+        return broadcast_to(kept, ctx.input_shape) / ctx.count, None, None
 
 
 def arg_extreme(data: Any, axis: int | None, kind: str, keepdims: bool = False) -> Any:
@@ -260,7 +265,11 @@ def _dim_or_axis(dim: Any, axis: Any, op: str) -> Any:
     return dim if axis is None else axis
 
 
-@register("sum")
+def _numpy_sum(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    return np.sum(x, axis=tuple(dim) if isinstance(dim, list) else dim, keepdims=keepdim)
+
+
+@register("sum", numpy=_numpy_sum)
 def reduce_sum(
     x: Variable, dim: Any = None, keepdim: bool = False, *, axis: Any = None
 ) -> Variable:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.checks import broadcasts_to
+from minigrad.core.checks import broadcasts_to, summed_to
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
@@ -28,6 +28,8 @@ def _check_sizes(shape: tuple, op: str) -> tuple:
 
 class Reshape(Function):
     """Same elements in a new shape (one size may be -1);  backward reshapes back."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     _output_is_view = True
 
@@ -56,6 +58,8 @@ class Reshape(Function):
 class Transpose(Function):
     """Swap two dimensions;  backward swaps them back."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     _output_is_view = True
 
     @staticmethod
@@ -66,7 +70,8 @@ class Transpose(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        return grad.transpose(ctx.dim0, ctx.dim1), None, None
+        # swapaxes: NumPy's transpose would read (dim0, dim1) as a whole new order
+        return (grad.swapaxes(ctx.dim0, ctx.dim1) if grad.ndim else grad), None, None
 
 
 class Permute(Function):
@@ -209,12 +214,7 @@ class SumToSize(Function):
             raise RuntimeError(
                 f"sum_to_size: size {shape} is not expandable to the Variable's size {data.shape}."
             )
-        leading = data.ndim - len(shape)
-        summed = data.sum(axis=tuple(range(leading))) if leading else data
-        ones = tuple(
-            axis for axis, size in enumerate(shape) if size == 1 and summed.shape[axis] != 1
-        )
-        return summed.sum(axis=ones, keepdims=True) if ones else summed
+        return summed_to(data, shape)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -337,7 +337,7 @@ def permute(x: Variable, *dims: Any) -> Variable:
     return Permute.apply(x, shape_arguments(dims))
 
 
-@register("unsqueeze")
+@register("unsqueeze", numpy=np.expand_dims)
 def unsqueeze(x: Variable, dim: int) -> Variable:
     return Unsqueeze.apply(x, dim)
 
@@ -422,10 +422,15 @@ def element_size(x: Variable) -> int:
     return int(numeric(x, "element_size").itemsize)
 
 
-@register("broadcast_to")
+@register("broadcast_to", numpy=lambda x, *shape: np.broadcast_to(x, _numpy_shape(shape)))
 def broadcast_to(x: Variable, *shape: Any) -> Variable:
     """x expanded to `shape` by NumPy's broadcasting rules (the same as x.expand(shape))."""
     return Expand.apply(x, shape_arguments(shape))
+
+
+def _numpy_shape(shape: tuple) -> tuple:
+    """(2, 3) from f(x, 2, 3) or f(x, (2, 3))."""
+    return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
 @register("sum_to_size", function=False)

@@ -13,11 +13,15 @@ import numpy as np
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.ops.operand import numeric, single_dim
+from minigrad.ops.reduction import reduce_sum
 from minigrad.ops.table import register
+from minigrad.ops.unary import exp
 
 
 class Softmax(Function):
     """y = exp(x) / sum(exp(x)) along `dim`;  dx = y * (dy - sum(dy * y))."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
@@ -38,11 +42,13 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         (y,) = ctx.saved_tensors
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        return y * (grad - reduce_sum(grad * y, ctx.dim, keepdim=True)), None
 
 
 class LogSoftmax(Function):
     """y = x - log(sum(exp(x))) along `dim`;  dx = dy - exp(y) * sum(dy)."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
@@ -63,7 +69,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         (y,) = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return grad - exp(y) * reduce_sum(grad, ctx.dim, keepdim=True), None
 
 
 # --------------------------------------------------------------------------- the op table

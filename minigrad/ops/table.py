@@ -18,12 +18,21 @@ From that one entry the table attaches
 
 `method=` and `function=` take False (PyTorch has no such spelling) or another callable
 (the spellings differ, e.g. `x.where(cond, y)` beside `minigrad.where(cond, x, y)`).
+
+`numpy=` gives what the op is on a bare NumPy array. The function register() gives back
+(the one op files call, `exp(y)` in a backward formula) then goes straight to NumPy for
+an array: a formula written with operators and such functions means the same on arrays
+and on Variables, and the engine runs it on arrays when no graph of the backward is
+wanted (Function.backward_on_arrays).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
 
 from minigrad.core.variable import Variable
 from minigrad.ops.arguments import checked
@@ -52,6 +61,7 @@ def register(
     function: Callable | bool = True,
     inplace: bool = False,
     aliases: tuple[str, ...] = (),
+    numpy: Callable | None = None,
 ) -> Callable[[Run], Run]:
     """Declare the op `name`: attach the decorated function as method, function and variant."""
 
@@ -72,9 +82,21 @@ def register(
                 setattr(Variable, spelling, as_method)
             if inplace:
                 setattr(Variable, spelling + "_", _inplace_variant(spelling, as_method))
-        return run
+        return run if numpy is None else _also_on_arrays(run, numpy)
 
     return declare
+
+
+def _also_on_arrays(run: Run, numpy: Callable) -> Run:
+    """`run`, but NumPy's `numpy` for a NumPy array (or scalar) first argument."""
+
+    @functools.wraps(run)
+    def run_or_numpy(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(x) is np.ndarray or isinstance(x, np.generic):
+            return numpy(x, *args, **kwargs)
+        return run(x, *args, **kwargs)
+
+    return run_or_numpy  # type: ignore[return-value]
 
 
 # Operators whose meaning depends on the kind of value: minigrad.text registers here what

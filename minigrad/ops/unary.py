@@ -19,6 +19,8 @@ from minigrad.ops.table import register
 class Exp(Function):
     """y = exp(x);  dy/dx = y."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
         return np.exp(numeric(x, "exp"))
@@ -36,6 +38,8 @@ class Exp(Function):
 class Log(Function):
     """y = log(x);  dy/dx = 1 / x."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         ctx.save_for_backward(x)
@@ -49,6 +53,8 @@ class Log(Function):
 
 class Tanh(Function):
     """y = tanh(x);  dy/dx = 1 - y**2."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
@@ -67,6 +73,8 @@ class Tanh(Function):
 class Sigmoid(Function):
     """y = 1 / (1 + exp(-x));  dy/dx = y * (1 - y)."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
         # The tanh form of the same function never overflows exp for large |x|.
@@ -84,6 +92,8 @@ class Sigmoid(Function):
 
 class Relu(Function):
     """y = max(x, 0);  dy/dx = 1 where x > 0, else 0."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
@@ -120,6 +130,8 @@ class ReluBackward(Function):
 class Sqrt(Function):
     """y = sqrt(x);  dy/dx = 1 / (2 y)."""
 
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
         return np.sqrt(numeric(x, "sqrt"))
@@ -136,6 +148,8 @@ class Sqrt(Function):
 
 class Abs(Function):
     """y = |x|;  dy/dx = sign(x) (0 at 0, as in PyTorch)."""
+
+    backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
@@ -169,7 +183,7 @@ class Clone(Function):
 # --------------------------------------------------------------------------- the op table
 
 
-@register("exp", inplace=True)
+@register("exp", inplace=True, numpy=np.exp)
 def exp(x: Variable) -> Variable:
     return Exp.apply(x)
 

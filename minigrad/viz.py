@@ -29,9 +29,8 @@ import graphviz
 import numpy as np
 
 from minigrad.autodiff import graph as autodiff_graph
-from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.checks import check_flag, check_iterable
-from minigrad.core.variable import Variable
+from minigrad.core.variable import AccumulateGrad, Variable
 
 INSTALL_GRAPHVIZ = (
     "Graphviz's `dot` program was not found on PATH, so this drawing cannot be rendered "

@@ -29,8 +29,7 @@ import numpy as np
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.grad_mode import enable_grad
 from minigrad.core.gradients import grad
-from minigrad.core.listener import QUIET, Listener
-from minigrad.core.state import state, unheard
+from minigrad.core.state import QUIET, Listener, state, unheard
 from minigrad.core.variable import Variable
 
 # Function class -> rule(args, tangents, output) -> the output's tangent (or a tuple).

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 
 from minigrad.core import engine, kinds
 from minigrad.core import saved as saved_module
-from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.function import BackwardNode
 from minigrad.core.saved import (
     PackedValue,
@@ -29,7 +28,7 @@ from minigrad.core.saved import (
     save_on_cpu,
     saved_tensors_hooks,
 )
-from minigrad.core.variable import Variable
+from minigrad.core.variable import AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
 

@@ -46,8 +46,7 @@ from minigrad.compiler.trace import (
     settings_of,
 )
 from minigrad.core import engine
-from minigrad.core.listener import QUIET
-from minigrad.core.state import state
+from minigrad.core.state import QUIET, state
 
 
 class CompileFallbackWarning(RuntimeWarning):

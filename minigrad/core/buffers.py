@@ -11,9 +11,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import fast_path, kinds
-from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.state import state
-from minigrad.core.variable import Variable
+from minigrad.core.variable import AccumulateGrad, Variable
 
 
 def _number_of_outputs(node: Any) -> int:

@@ -14,15 +14,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minigrad.core import anomaly, checks, fast_path, hooks
-from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.buffers import add_to_buffer as _add_to_buffer
 from minigrad.core.fast_path import finished as _finished
-from minigrad.core.function import BackwardNode
+from minigrad.core.function import BackwardNode, zeros_for
 from minigrad.core.grad_assignments import GradAssignments
 from minigrad.core.hooks import accumulate_into as _accumulate_into_leaf
-from minigrad.core.outputs import zeros_for
 from minigrad.core.state import state
-from minigrad.core.variable import Variable
+from minigrad.core.variable import AccumulateGrad, Variable
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
 # minigrad/autodiff/graph.py (graph drawings use it).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.core.accumulate_grad import AccumulateGrad
+from minigrad.core.variable import AccumulateGrad
 
 
 class GradAssignments:

@@ -13,13 +13,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.core.accumulate_grad import AccumulateGrad
 from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError
 from minigrad.core.fast_path import SHARED, shared
 from minigrad.core.missing import missing_name
-from minigrad.core.outputs import is_input
 from minigrad.core.state import state
-from minigrad.core.variable import Variable
+from minigrad.core.variable import AccumulateGrad, Variable
 
 
 class SavedOutput:
@@ -152,7 +150,7 @@ def pack(node: Any, outputs: tuple) -> None:
     saved, versions = None, []
     for index, value in enumerate(to_save):
         if isinstance(value, Variable):
-            if is_input(value, outputs):
+            if any(value is output for output in outputs):  # one of its own outputs
                 # Saved without its grad_fn (the node itself): no reference cycle.
                 if saved is None:
                     saved = list(to_save)

@@ -17,10 +17,7 @@ import numpy as np
 # Tensor.backward reaches torch.autograd: the engine imports this file, not the reverse.
 from minigrad import core, devices
 from minigrad.core import mistakes, variable_checks
-from minigrad.core.accumulate_grad import AccumulateGrad
-from minigrad.core.removable_handle import RemovableHandle
 from minigrad.core.state import state
-from minigrad.core.version_counter import VersionCounter
 
 # How repr() previews values: a few digits, and the ends of a long array.
 _PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
@@ -447,4 +444,102 @@ class Parameter(Variable):
 
 
 Tensor = Variable
+
+
+# ------------------------------------------------------------------------- version counter
+#
+# VersionCounter: how many times a Variable's data was changed in place.
+#
+# Saved values remember the count when forward ran; backward compares, and refuses a value
+# changed since. Variables sharing memory (views, detach()) share one counter.
+
+class VersionCounter:
+    """How many times the data was changed in place; shared by Variables sharing data.
+
+    Made only when first needed (an in-place change, a view, a saved output): most
+    Variables are never changed, and an object less per Variable is time and memory saved.
+    """
+
+    __slots__ = ("value", "views", "_prune_at")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.views: list[weakref.ref] | None = None  # Variables that view this data
+        self._prune_at = 8
+
+    def add_view(self, view: Any) -> None:
+        """Remember a view; dead ones are dropped each time the list doubles (amortised
+        O(1) per view, where pruning on every call would make n views cost O(n^2))."""
+        if self.views is None:
+            self.views = []
+        elif len(self.views) >= self._prune_at:
+            self.views = [ref for ref in self.views if ref() is not None]
+            self._prune_at = max(8, 2 * len(self.views))
+        self.views.append(weakref.ref(view))
+
+    def has_live_view_besides(self, variable: Any) -> bool:
+        for ref in self.views or ():
+            view = ref()
+            if view is not None and view is not variable:
+                return True
+        return False
+
+
+# ------------------------------------------------------------------------- accumulate grad
+#
+# AccumulateGrad: the graph node of a leaf, where the engine's walk ends.
+
+class AccumulateGrad:
+    """The graph node of a leaf that requires grad: it adds incoming gradients into `.grad`."""
+
+    __slots__ = ("_variable", "_pre_hooks", "__weakref__")
+    _retained = None  # only non-leaf nodes keep retained gradients
+    _next_nodes = _next_nrs = next_functions = ()  # where the walk ends: no edges
+
+    def __init__(self, variable: Any) -> None:
+        # A weak reference: the leaf holds this node, so a strong one would make a cycle.
+        self._variable = weakref.ref(variable)
+        self._pre_hooks: dict[int, list[Callable]] | None = None
+
+    @property
+    def variable(self) -> Any:
+        return self._variable()
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+# ------------------------------------------------------------------------- removable handle
+#
+# RemovableHandle: what `register_hook` returns (PyTorch's torch.utils.hooks name).
+
+class RemovableHandle:
+    """Returned by `register_hook`; `.remove()` takes the hook away again."""
+
+    def __init__(self, hooks: list, hook: Callable, table: dict | None = None,
+                 key: Any = None) -> None:
+        self._hooks = hooks
+        self._hook = hook
+        # The dict `hooks` is an entry of, if any: an emptied list leaves it, so that the
+        # engine (and minigrad.compile) see no hooks there once the last one is removed.
+        self._table = table
+        self._key = key
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+        table = self._table
+        if table is not None and not self._hooks and table.get(self._key) is self._hooks:
+            del table[self._key]
+
+    # `with x.register_hook(f):` keeps the hook for the block only, as PyTorch's handle does.
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
+
 

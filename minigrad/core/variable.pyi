@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.core.removable_handle import RemovableHandle
+from minigrad.core.variable import RemovableHandle
 
 class Variable:
     """A value in a computation graph: `Variable(data, requires_grad=False, role=None, name=None)`."""

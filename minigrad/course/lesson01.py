@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.accumulate_grad import AccumulateGrad
-from minigrad.core.variable import Variable
+from minigrad.core.variable import AccumulateGrad, Variable
 from minigrad.course import check
 
 # --------------------------------------------------------------------------- shared helpers

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.core.removable_handle import RemovableHandle
+from minigrad.core.variable import RemovableHandle
 '''
 
 

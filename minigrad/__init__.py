@@ -10,7 +10,7 @@ Names follow PyTorch (`import minigrad as torch`) and afnio for text.
 
 import importlib as _importlib
 
-from minigrad.core.missing import missing_name as _missing_name
+from minigrad.core.errors import missing_name as _missing_name
 
 # Variable first: the autodiff core and the operations all build on it.
 from minigrad.core.variable import Parameter, Tensor, Variable

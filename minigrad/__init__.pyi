@@ -28,8 +28,8 @@ from minigrad.autodiff.gradcheck import GradcheckError as GradcheckError
 from minigrad.autodiff.gradcheck import gradcheck as gradcheck
 from minigrad.autodiff.gradcheck import gradgradcheck as gradgradcheck
 from minigrad.compiler import compile as compile
-from minigrad.core.anomaly import detect_anomaly as detect_anomaly
 from minigrad.core.engine import backward as backward
+from minigrad.core.engine import grad as grad
 from minigrad.core.errors import BackwardTwiceError as BackwardTwiceError
 from minigrad.core.errors import GradientCountError as GradientCountError
 from minigrad.core.errors import GradientShapeError as GradientShapeError
@@ -39,12 +39,12 @@ from minigrad.core.function import BackwardNode as BackwardNode
 from minigrad.core.function import Function as Function
 from minigrad.core.function import FunctionCtx as FunctionCtx
 from minigrad.core.function import once_differentiable as once_differentiable
+from minigrad.core.grad_mode import detect_anomaly as detect_anomaly
 from minigrad.core.grad_mode import enable_grad as enable_grad
+from minigrad.core.grad_mode import inference_mode as inference_mode
 from minigrad.core.grad_mode import is_grad_enabled as is_grad_enabled
 from minigrad.core.grad_mode import no_grad as no_grad
 from minigrad.core.grad_mode import set_grad_enabled as set_grad_enabled
-from minigrad.core.gradients import grad as grad
-from minigrad.core.inference import inference_mode as inference_mode
 from minigrad.core.variable import Parameter as Parameter
 from minigrad.core.variable import Tensor as Tensor
 from minigrad.core.variable import Variable as Variable

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.core import anomaly
+from minigrad.core import grad_mode
 from minigrad.core.state import state
 
 
@@ -26,9 +26,9 @@ def test_anomaly_detection_is_per_thread() -> None:
 def test_a_learners_frames_in_a_folder_named_minigrad_are_kept(tmp_path) -> None:
     learner = tmp_path / "minigrad" / "my_lesson.py"
     learner.parent.mkdir()
-    ours = anomaly.__file__
-    assert not anomaly._in_package(f'  File "{learner}", line 3, in step\n')
-    assert anomaly._in_package(f'  File "{ours}", line 3, in apply\n')
+    ours = grad_mode.__file__
+    assert not grad_mode._in_package(f'  File "{learner}", line 3, in step\n')
+    assert grad_mode._in_package(f'  File "{ours}", line 3, in apply\n')
 
 
 def test_a_nan_gradient_names_the_learners_line() -> None:

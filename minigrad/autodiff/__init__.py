@@ -11,27 +11,31 @@ from typing import Any
 from minigrad.autodiff import forward_ad, graph
 from minigrad.autodiff.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minigrad.autodiff.package_alias import alias_submodule
-from minigrad.core import anomaly, function, grad_mode
-from minigrad.core.anomaly import detect_anomaly
-from minigrad.core.engine import backward
+from minigrad.core import function, grad_mode
+from minigrad.core.engine import backward, grad
 from minigrad.core.errors import (
     BackwardTwiceError,
     GradientCountError,
     GradientShapeError,
     InplaceModifiedError,
     NoGradFnError,
+    missing_name,
 )
 from minigrad.core.function import BackwardNode, Function, FunctionCtx, once_differentiable
-from minigrad.core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.core.gradients import grad
-from minigrad.core.inference import inference_mode
-from minigrad.core.missing import missing_name
+from minigrad.core.grad_mode import (
+    detect_anomaly,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.core.variable import Variable  # torch.autograd.Variable, PyTorch's old name
 
 # PyTorch's module paths into the core: torch.autograd.function, .grad_mode, .anomaly_mode.
 alias_submodule(sys.modules[__name__], "function", function)
 alias_submodule(sys.modules[__name__], "grad_mode", grad_mode)
-alias_submodule(sys.modules[__name__], "anomaly_mode", anomaly)
+alias_submodule(sys.modules[__name__], "anomaly_mode", grad_mode)
 
 
 def __getattr__(name: str) -> Any:

@@ -26,9 +26,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minigrad.core.engine import grad
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.grad_mode import enable_grad
-from minigrad.core.gradients import grad
 from minigrad.core.state import QUIET, Listener, state, unheard
 from minigrad.core.variable import Variable
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import forward_ad
-from minigrad.core.gradients import grad
+from minigrad.core.engine import grad
 from minigrad.core.variable import Variable
 from minigrad.ops.shape import stack
 

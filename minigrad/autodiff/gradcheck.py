@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import forward_ad
-from minigrad.core import gradients
+from minigrad.core import engine
 from minigrad.core.checks import check_callable, check_flag
 from minigrad.core.grad_mode import enable_grad, no_grad
 from minigrad.core.variable import Variable
@@ -208,7 +208,7 @@ def gradgradcheck(
             results = fn(*values[:count])
             results = results if isinstance(results, (tuple, list)) else (results,)
             wanted = [r for r in results if isinstance(r, Variable) and r.requires_grad]
-            grads = gradients.grad(
+            grads = engine.grad(
                 wanted,
                 [v for v in values[:count] if isinstance(v, Variable) and v.requires_grad],
                 list(values[count:]),
@@ -249,8 +249,8 @@ def _check_backward_itself(
 ) -> str | None:
     """What is wrong with backward apart from its values, or None."""
     seed = np.ones_like(output.data)
-    first = gradients.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
-    second = gradients.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+    first = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+    second = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
     for k, (a, b) in enumerate(zip(first, second)):
         if a is None or b is None:
             continue
@@ -266,7 +266,7 @@ def _check_backward_itself(
                 f"{inputs[k].data.dtype}; cast the gradient in backward."
             )
     if check_undefined_grad:
-        zeros = gradients.grad(
+        zeros = engine.grad(
             output, inputs, np.zeros_like(output.data), retain_graph=True, allow_unused=True
         )
         for k, g in enumerate(zeros):
@@ -296,7 +296,7 @@ def _analytical_jacobian(output: Variable, inputs: list[Variable]) -> list[np.nd
     for j in range(output.data.size):
         seed = np.zeros_like(output.data)
         seed.flat[j] = 1.0
-        grads = gradients.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
+        grads = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
         for k, g in enumerate(grads):
             if g is not None:
                 jacobians[k][j] = g.data.reshape(-1)

@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minigrad.core import anomaly, checks, fast_path, hooks
-from minigrad.core.buffers import add_to_buffer as _add_to_buffer
+import numpy as np
+
+from minigrad.core import checks, fast_path, grad_mode, kinds
 from minigrad.core.fast_path import finished as _finished
 from minigrad.core.function import BackwardNode, zeros_for
-from minigrad.core.grad_assignments import GradAssignments
-from minigrad.core.hooks import accumulate_into as _accumulate_into_leaf
 from minigrad.core.state import state
 from minigrad.core.variable import AccumulateGrad, Variable
 
@@ -67,7 +66,7 @@ def run_backward(
     if input_list is not None:
         if not input_list:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        targets = hooks.targets_of(input_list)
+        targets = targets_of(input_list)
     if retain_graph is None:
         retain_graph = create_graph
     _execute(roots, seeds, retain_graph, create_graph, targets, accumulate=True)
@@ -88,13 +87,13 @@ def _execute(
     root_nodes = []
     for root, seed in zip(roots, seeds):
         node, output_nr = _edge_of(root)
-        _add_to_buffer(buffers, node, output_nr, seed, True)
+        add_to_buffer(buffers, node, output_nr, seed, True)
         root_nodes.append(node)
     dependencies, consumers = _count_dependencies(root_nodes, targets is not None)
     ready = [node for node in dict.fromkeys(root_nodes) if dependencies.get(node, 0) == 0]
     captured: dict[int, Variable] = {}
     # With targets (grad(), backward(inputs=...)) only the nodes that lead to them run.
-    needed = None if targets is None else hooks.leading_to(targets, consumers)
+    needed = None if targets is None else leading_to(targets, consumers)
 
     previous_mode, previous_log = state.grad_enabled, state.grad_assignments
     # Backward formulas are Variable operations: recorded only when create_graph asks.
@@ -113,12 +112,12 @@ def _execute(
                 _release_inputs(node, dependencies, ready)
                 continue
             if node._pre_hooks or node._retained or targets is not None:
-                hooks.before_node(node, grads, targets, captured, accumulate)
+                before_node(node, grads, targets, captured, accumulate)
             for observer in _step_observers:
                 observer(node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or (node, 0) in targets):
-                    _accumulate_into_leaf(node.variable, grads[0], create_graph)
+                    accumulate_into(node.variable, grads[0], create_graph)
                 continue
             input_grads = _run_node(node, grads, assignments)
             if not retain_graph and node._saved:
@@ -129,7 +128,7 @@ def _execute(
             for next_node, output_nr, input_grad in edges:
                 if next_node is not None:
                     if input_grad is not None:
-                        _add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
+                        add_to_buffer(buffers, next_node, output_nr, input_grad, create_graph)
                     dependencies[next_node] -= 1
                     if not dependencies[next_node]:
                         ready.append(next_node)
@@ -190,7 +189,7 @@ def _run_node(node: BackwardNode, grads: list, assignments: GradAssignments) -> 
     assignments.undo_returned(node, input_grads, since=logged)
 
     if state.anomaly_enabled:
-        anomaly.check_gradients(node, input_grads)
+        grad_mode.check_gradients(node, input_grads)
     return input_grads
 
 
@@ -201,6 +200,202 @@ def _edge_of(variable: Variable) -> tuple:
     if variable._grad_fn is not None:
         return variable._grad_fn, variable._output_nr
     return variable._accumulator(), 0
+
+
+# ------------------------------------------------------------------------- buffers
+#
+# The engine's gradient buffers: where the gradients flowing into one node add up.
+#
+# A node runs once all of its consumers have sent their gradients; until then they add up
+# here, one slot per output of the node.
+
+def _number_of_outputs(node: Any) -> int:
+    return 1 if type(node) is AccumulateGrad else len(node._output_metadata)
+
+
+def add_to_buffer(
+    buffers: dict, node: Any, output_nr: int, g: Variable, create_graph: bool
+) -> None:
+    """Add `g` into the gradient `node` will receive for its output `output_nr`.
+
+    The sums are Variable additions, recorded like any op when create_graph asks."""
+    if type(g) is np.ndarray:  # from a backward run on arrays; not the engine's to change
+        g = Variable._make(g)
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * _number_of_outputs(node)
+    held = slots[output_nr]
+    if held is None:
+        slots[output_nr] = g
+        return
+    # Without create_graph nobody differentiates the sum: it may add raw arrays
+    # (fast_path.py). A watching listener (minigrad.compile) must see it as an Add.
+    if not create_graph and not state.listener.watching:
+        if fast_path.add_raw(slots, output_nr, held, g):
+            return
+    held = fast_path.as_variable(held)
+    if type(g._data) is np.ndarray:
+        slots[output_nr] = held + g
+    else:  # another kind of value (feedback text, ...) adds up its own way
+        slots[output_nr] = kinds.kind_of(g._data).add(held, g)
+
+
+# ------------------------------------------------------------------------- grad assignments
+#
+# afnio's textual backward sets `x.grad = feedback` and also returns it: add it once.
+#
+# While the engine runs backward formulas, `state.grad_assignments` is a GradAssignments
+# log and Variable's `.grad` setter notes each assignment in it. After a node's backward,
+# a leaf input whose .grad was set to exactly the gradient the backward also returned gets
+# its previous .grad back; the engine then accumulates the returned gradient, once.
+
+class GradAssignments:
+    """The (variable, previous .grad) of each `.grad = ...` made during one backward pass."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Any, Any]] = []
+
+    def note(self, variable: Any, previous: Any) -> None:
+        self.entries.append((variable, previous))
+
+    def mark(self) -> int:
+        """Where the log stands before a node's backward runs."""
+        return len(self.entries)
+
+    def undo_returned(self, node: Any, input_grads: list, since: int) -> None:
+        """Undo the assignments made since `since` whose gradient the node also returned."""
+        if len(self.entries) == since:
+            return  # the usual case: the backward set no .grad
+        for variable, previous in reversed(self.entries[since:]):
+            for next_node, input_grad in zip(node._next_nodes, input_grads):
+                if (
+                    type(next_node) is AccumulateGrad
+                    and next_node.variable is variable
+                    and input_grad is not None
+                    and variable._grad is input_grad
+                ):
+                    variable._grad = previous
+        del self.entries[since:]
+
+
+# ------------------------------------------------------------------------- hooks
+#
+# What the engine does around a node beyond calling its backward.
+#
+# Before a node runs: its gradient hooks (`register_hook`), the gradients of non-leaves
+# that called `retain_grad()`, and the gradients `grad()` or `backward(inputs=...)` asked
+# for.
+
+def before_node(
+    node: Any, grads: list, targets: dict | None, captured: dict, accumulate: bool
+) -> None:
+    """Run hooks, keep retained gradients, and catch the gradients `grad()` asked for."""
+    if node._pre_hooks or node._retained:
+        # A hook is Python code a replay would not run; grad() and backward(inputs=) only
+        # pick gradients the recorded formulas made, which a replay makes too.
+        state.listener.unsupported(
+            "gradient hooks or retain_grad(): a replay would not call the hooks or keep "
+            "those gradients; take them out of the compiled step"
+        )
+    for output_nr, hooks in (node._pre_hooks or {}).items():
+        for hook in list(hooks):
+            if grads[output_nr] is None:
+                break
+            replaced = hook(grads[output_nr])
+            if replaced is not None:
+                grads[output_nr] = checks.hook_result(hook, grads[output_nr], replaced)
+    if node._retained:
+        for output_nr, reference in node._retained.items():
+            variable = reference()
+            if variable is not None and grads[output_nr] is not None:
+                accumulate_into(variable, grads[output_nr], state.grad_enabled)
+    if targets is None:
+        return
+    for output_nr, g in enumerate(grads):
+        for index, variable in targets.get((node, output_nr), ()):
+            if accumulate and type(node) is BackwardNode:
+                # backward(inputs=[non_leaf]) fills that Variable's .grad.
+                if g is not None and not variable._retains_grad:
+                    accumulate_into(variable, g, state.grad_enabled)
+            elif not accumulate:
+                captured[index] = g
+
+
+def accumulate_into(variable: Variable | None, g: Variable | None, create_graph: bool) -> None:
+    """Add `g` into `variable.grad`, the way gradients of its kind add up."""
+    if variable is None or g is None:
+        return
+    previous = variable._grad
+    # Numbers: a sum; feedback texts: joined.
+    variable._grad = kinds.kind_of(variable._data).accumulate(variable, g, create_graph)
+    # minigrad.compile replays this accumulation
+    state.listener.accumulate(variable, previous, g)
+
+
+def targets_of(inputs: list[Variable]) -> dict:
+    """Map each input's place in the graph, (node, output_nr), to [(index, input)]."""
+    targets: dict = {}
+    for index, variable in enumerate(inputs):
+        checks.target(variable, index)
+        if variable._grad_fn is not None:
+            edge = (variable._grad_fn, variable._output_nr)
+        else:
+            edge = (variable._accumulator(), 0)
+        targets.setdefault(edge, []).append((index, variable))
+    return targets
+
+
+def leading_to(targets: dict, consumers: dict) -> set:
+    """The nodes from which some target can be reached: walk the edges backwards."""
+    needed = {node for node, _ in targets}
+    stack = list(needed)
+    while stack:
+        node = stack.pop()
+        for consumer in consumers.get(node, ()):
+            if consumer not in needed:
+                needed.add(consumer)
+                stack.append(consumer)
+    return needed
+
+
+# ------------------------------------------------------------------------- gradients
+#
+# grad(): the gradients of outputs with respect to chosen inputs, without touching `.grad`.
+#
+# It runs the engine's walk (minigrad/core/engine.py) with the inputs as targets: only
+# the nodes that lead to them run, and their gradients are caught instead of accumulated.
+
+def grad(
+    outputs: Variable | Sequence[Variable],
+    inputs: Variable | Sequence[Variable],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Variable | None, ...]:
+    """Return d(outputs)/d(input) for each input, without touching any `.grad`."""
+    checks.modes("grad", retain_graph, create_graph, allow_unused)
+    roots = checks.variables(outputs, "outputs")
+    if not roots:
+        raise RuntimeError(
+            "grad requires non-empty outputs: pass the Variable(s) to differentiate."
+        )
+    input_list = checks.variables(inputs, "inputs")
+    seeds = checks.seed_gradients(roots, grad_outputs, "grad_outputs")
+    state.listener.constants(seeds)  # minigrad.compile keeps the seeds as constants
+    checks.grad_inputs(input_list)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = _execute(
+        roots, seeds, retain_graph, create_graph, targets_of(input_list), accumulate=False
+    )
+    results = []
+    for index in range(len(input_list)):
+        found = captured.get(index)
+        if found is None and not allow_unused:
+            raise checks.unused(index)
+        results.append(found)
+    return tuple(results)
 
 
 __all__ = ["backward"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import checks, fast_path, kinds, mistakes, saved
+from minigrad.core import checks, errors, fast_path, kinds, saved
 from minigrad.core.fast_path import shared
 from minigrad.core.state import state
 from minigrad.core.variable import Variable
@@ -128,7 +128,7 @@ class BackwardNode(FunctionCtx):
         try:
             grads = self._function.backward(self, *grad_outputs)
         except (TypeError, ValueError) as error:
-            mistakes.explain_backward_error(self, grad_outputs, error)
+            errors.explain_backward_error(self, grad_outputs, error)
             raise
         finally:
             state.saved_as_arrays = False
@@ -167,7 +167,7 @@ class Function:
     _output_is_view = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise mistakes.function_instantiated(type(self))
+        raise errors.function_instantiated(type(self))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -175,7 +175,7 @@ class Function:
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
         # apply calls the forward you wrote as `_forward`; `forward` itself gets a guard
         # that explains a direct call, Square.forward(x), meant as Square.apply(x).
-        mistakes.guard_forward(cls)
+        errors.guard_forward(cls)
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
@@ -249,7 +249,7 @@ def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dic
             raw = cls._forward(ctx, *args, **kwargs)
             outputs = None
     except (DeviceMismatchError, TypeError) as error:
-        mistakes.raise_clearer_forward_error(cls, args, kwargs, error)
+        errors.raise_clearer_forward_error(cls, args, kwargs, error)
         raise
     finally:
         state.grad_enabled = previous

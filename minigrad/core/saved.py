@@ -13,9 +13,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError
+from minigrad.core.errors import BackwardTwiceError, InplaceModifiedError, missing_name
 from minigrad.core.fast_path import SHARED, shared
-from minigrad.core.missing import missing_name
 from minigrad.core.state import state
 from minigrad.core.variable import AccumulateGrad, Variable
 

@@ -16,7 +16,7 @@ import numpy as np
 # The engine, reached at call time (`core.engine.run_backward(...)`), as PyTorch's
 # Tensor.backward reaches torch.autograd: the engine imports this file, not the reverse.
 from minigrad import core, devices
-from minigrad.core import mistakes, variable_checks
+from minigrad.core import errors, variable_checks
 from minigrad.core.state import state
 
 # How repr() previews values: a few digits, and the ends of a long array.
@@ -357,7 +357,7 @@ class Variable:
         say, would drop the graph, so it raises and says what to write."""
         names = _OPERATORS.get(ufunc) if method == "__call__" and not kwargs else None
         if names is None:
-            raise mistakes.numpy_on_variable(ufunc, method, inputs, kwargs)
+            raise errors.numpy_on_variable(ufunc, method, inputs, kwargs)
         left, right = inputs
         if isinstance(left, Variable):
             return getattr(left, names[0])(right)

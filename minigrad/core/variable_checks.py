@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minigrad import devices
-from minigrad.core.missing import missing_name
+from minigrad.core.errors import missing_name
 
 # Variables whose data is a NumPy array of one of these kinds may require grad.
 DIFFERENTIABLE_KINDS = "f"

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.engine import grad
 from minigrad.core.errors import NoGradFnError
-from minigrad.core.gradients import grad
 from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.course import function_checks as run

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.autodiff import forward_ad
+from minigrad.core.engine import grad
 from minigrad.core.function import Function, FunctionCtx
-from minigrad.core.gradients import grad
 from minigrad.core.variable import Variable
 from minigrad.course import check
 

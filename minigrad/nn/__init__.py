@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from minigrad.core.missing import missing_name
+from minigrad.core.errors import missing_name
 from minigrad.core.variable import Parameter
 from minigrad.nn import functional, init, utils
 from minigrad.nn.activation import (

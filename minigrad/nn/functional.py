@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.missing import missing_name
+from minigrad.core.errors import missing_name
 from minigrad.core.state import state
 from minigrad.core.variable import Variable
 from minigrad.nn._functions import (

@@ -3,7 +3,7 @@ learning-rate schedulers (minigrad.optim.lr_scheduler)."""
 
 from typing import Any
 
-from minigrad.core.missing import missing_name
+from minigrad.core.errors import missing_name
 from minigrad.optim import lr_scheduler
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numba import cuda
 
-from minigrad.core import kinds
+from minigrad.core.variable import NUMBERS, register_kind
 
 from . import elementwise, matmul, numpy_api, reduce
 from .buffers import StridedBuffer, allocate, check_dtype, require_device
@@ -489,4 +489,4 @@ def from_host(array: Any) -> DeviceArray:
 
 # The engine's table of kinds of data: a DeviceArray is numbers, as an ndarray is, but the
 # zeros for an output that received no gradient must be made on the device.
-kinds.register(DeviceArray, kinds.NUMBERS._replace(zeros=zeros))
+register_kind(DeviceArray, NUMBERS._replace(zeros=zeros))

@@ -17,7 +17,7 @@ import numpy as np
 from minigrad import devices
 from minigrad.core.checks import check_flag
 from minigrad.core.function import Function, FunctionCtx
-from minigrad.core.state import state
+from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
 from minigrad.ops.table import register

@@ -9,7 +9,7 @@ import pytest
 
 import minigrad
 from minigrad.core import grad_mode
-from minigrad.core.state import state
+from minigrad.core.grad_mode import state
 
 
 def test_anomaly_detection_is_per_thread() -> None:

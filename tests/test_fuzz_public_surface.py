@@ -584,12 +584,12 @@ class GlobalState:
 
     def __init__(self) -> None:
         from minigrad import devices
-        from minigrad.core import engine, grad_mode, saved
-        from minigrad.core.state import state
+        from minigrad.core import engine, grad_mode
+        from minigrad.core.grad_mode import state
         from minigrad.text import feedback_engine
 
         self.grad_mode, self.text_engine, self.state = grad_mode, feedback_engine, state
-        self.engine, self.saved, self.devices = engine, saved, devices
+        self.engine, self.devices = engine, devices
         self.default_device = dict(devices._default)
         self.enabled = grad_mode.is_grad_enabled()
         self.default_engine = feedback_engine._default

@@ -28,8 +28,7 @@ import numpy as np
 
 from minigrad.core.engine import grad
 from minigrad.core.function import Function, FunctionCtx
-from minigrad.core.grad_mode import enable_grad
-from minigrad.core.state import QUIET, Listener, state, unheard
+from minigrad.core.grad_mode import QUIET, Listener, enable_grad, state, unheard
 from minigrad.core.variable import Variable
 
 # Function class -> rule(args, tangents, output) -> the output's tangent (or a tuple).

@@ -19,16 +19,16 @@ import gc
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from minigrad.core import engine, kinds
-from minigrad.core import saved as saved_module
-from minigrad.core.function import BackwardNode
-from minigrad.core.saved import (
+from minigrad.core import engine
+from minigrad.core import function as saved_module
+from minigrad.core.function import (
+    BackwardNode,
     PackedValue,
     SavedOutput,
     save_on_cpu,
     saved_tensors_hooks,
 )
-from minigrad.core.variable import AccumulateGrad, Variable
+from minigrad.core.variable import NUMBERS, AccumulateGrad, Variable
 
 StepObserver = Callable[[Any, list], None]
 
@@ -142,7 +142,7 @@ def output_info(node: Any, output_nr: int) -> OutputInfo | None:
     if output_nr >= len(metadata) or metadata[output_nr] is None:
         return None
     entry = metadata[output_nr]
-    kind = entry[2].name if len(entry) == 3 else kinds.NUMBERS.name
+    kind = entry[2].name if len(entry) == 3 else NUMBERS.name
     return OutputInfo(entry[0], entry[1], kind)
 
 

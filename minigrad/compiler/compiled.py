@@ -46,7 +46,7 @@ from minigrad.compiler.trace import (
     settings_of,
 )
 from minigrad.core import engine
-from minigrad.core.state import QUIET, state
+from minigrad.core.grad_mode import QUIET, state
 
 
 class CompileFallbackWarning(RuntimeWarning):

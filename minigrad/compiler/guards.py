@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.grad_mode import is_grad_enabled
-from minigrad.core.state import state
+from minigrad.core.grad_mode import is_grad_enabled, state
 from minigrad.core.variable import Variable
 
 

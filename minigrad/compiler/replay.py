@@ -40,7 +40,7 @@ from minigrad.compiler.trace import (
     Trace,
     describe_place,
 )
-from minigrad.core import saved
+from minigrad.core import function
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.grad_mode import enable_grad
 from minigrad.core.variable import Variable
@@ -947,7 +947,7 @@ def _spent_node(array: np.ndarray) -> Any:
     """One SpentGraph node, its saved values freed: every replayed loss can point at it."""
     with enable_grad():
         loss = SpentGraph.apply(Variable(np.zeros(()), True), array)
-    saved.free(loss.grad_fn)
+    function.free(loss.grad_fn)
     return loss.grad_fn
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core.saved import output_nr_at as saved_output_nr
-from minigrad.core.state import Listener, unheard
+from minigrad.core.function import output_nr_at as saved_output_nr
+from minigrad.core.grad_mode import Listener, unheard
 from minigrad.core.variable import Variable
 from minigrad.optim.optimizer import Optimizer
 

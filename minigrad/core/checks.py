@@ -16,14 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import kinds
 from minigrad.core.errors import (
     GradientCountError,
     GradientForNonVariableError,
     GradientShapeError,
     NoGradFnError,
 )
-from minigrad.core.variable import Variable
+from minigrad.core.variable import NUMBERS, Variable, describe, kind_of
 
 
 def summed_to(data: Any, shape: tuple) -> Any:
@@ -48,7 +47,7 @@ def as_gradient(value: Any, source: str) -> Variable:
         return value
     if isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
         return Variable._make(np.asarray(value))
-    if kinds.kind_of(value) is not None:
+    if kind_of(value) is not None:
         return Variable._make(value)
     raise TypeError(
         f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
@@ -71,10 +70,10 @@ def gradient(node: Any, index: int, grad: Any, shape: Any) -> Variable | None:
     if not node.needs_input_grad[index]:
         return None
     grad = as_gradient(grad, f"function {node.name()} (input {index})")
-    kind = kinds.kind_of(grad._data)
+    kind = kind_of(grad._data)
     if isinstance(shape, str) or not kind.has_shape:
         got = kind.name
-        expected = shape if isinstance(shape, str) else kinds.NUMBERS.name
+        expected = shape if isinstance(shape, str) else NUMBERS.name
         if got != expected:
             raise TypeError(
                 f"function {node.name()} returned a {got} gradient for input {index}, "
@@ -106,7 +105,7 @@ def hook_result(hook: Callable, grad: Variable, replaced: Any) -> Variable:
     """A hook may replace a gradient, but not change its kind or its shape."""
     name = getattr(hook, "__name__", type(hook).__name__)
     replaced = as_gradient(replaced, f"hook {name!r}")
-    got, expected = kinds.describe(replaced._data), kinds.describe(grad._data)
+    got, expected = describe(replaced._data), describe(grad._data)
     if got != expected:
         raise TypeError(f"hook {name!r} returned a {got} gradient for a {expected} Variable.")
     if replaced.shape != grad.shape:
@@ -154,7 +153,7 @@ def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variab
     for index, (root, seed) in enumerate(zip(roots, given)):
         if seed is None:
             continue
-        got, expected = kinds.describe(seed._data), kinds.describe(root._data)
+        got, expected = describe(seed._data), describe(root._data)
         if got != expected:
             raise TypeError(f"{label}[{index}] is {got} but output {index} is {expected}.")
     seeds = []
@@ -162,9 +161,9 @@ def seed_gradients(roots: list[Variable], given: Any, label: str) -> list[Variab
         if not root.requires_grad:
             raise NoGradFnError(index)
         if seed is None:
-            seeds.append(Variable._make(kinds.kind_of(root._data).seed(root, index)))
+            seeds.append(Variable._make(kind_of(root._data).seed(root, index)))
             continue
-        if kinds.kind_of(root._data).has_shape and seed.shape != root.shape:
+        if kind_of(root._data).has_shape and seed.shape != root.shape:
             raise RuntimeError(
                 f"Mismatch in shape: {label}[{index}] has a shape of {seed.shape} and "
                 f"output[{index}] has a shape of {root.shape}."

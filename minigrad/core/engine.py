@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import checks, fast_path, grad_mode, kinds
+from minigrad.core import checks, fast_path, grad_mode
 from minigrad.core.fast_path import finished as _finished
 from minigrad.core.function import BackwardNode, zeros_for
-from minigrad.core.state import state
-from minigrad.core.variable import AccumulateGrad, Variable
+from minigrad.core.grad_mode import state
+from minigrad.core.variable import AccumulateGrad, Variable, kind_of
 
 # Called as observer(node, grads) before each node runs: see add_step_observer in
 # minigrad/autodiff/graph.py (graph drawings use it).
@@ -237,7 +237,7 @@ def add_to_buffer(
     if type(g._data) is np.ndarray:
         slots[output_nr] = held + g
     else:  # another kind of value (feedback text, ...) adds up its own way
-        slots[output_nr] = kinds.kind_of(g._data).add(held, g)
+        slots[output_nr] = kind_of(g._data).add(held, g)
 
 
 # ------------------------------------------------------------------------- grad assignments
@@ -327,7 +327,7 @@ def accumulate_into(variable: Variable | None, g: Variable | None, create_graph:
         return
     previous = variable._grad
     # Numbers: a sum; feedback texts: joined.
-    variable._grad = kinds.kind_of(variable._data).accumulate(variable, g, create_graph)
+    variable._grad = kind_of(variable._data).accumulate(variable, g, create_graph)
     # minigrad.compile replays this accumulation
     state.listener.accumulate(variable, previous, g)
 

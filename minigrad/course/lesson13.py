@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.errors import BackwardTwiceError, GradientCountError, NoGradFnError
-from minigrad.core.saved import saved_tensors_hooks
+from minigrad.core.function import saved_tensors_hooks
 from minigrad.core.variable import Parameter, Variable
 from minigrad.course import check
 

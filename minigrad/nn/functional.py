@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.errors import missing_name
-from minigrad.core.state import state
+from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.nn._functions import (
     BinaryCrossEntropy,

@@ -16,8 +16,7 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.core.checks import check_callable, check_flag
-from minigrad.core.grad_mode import no_grad
-from minigrad.core.state import traced_as_one_call
+from minigrad.core.grad_mode import no_grad, traced_as_one_call
 from minigrad.core.variable import Parameter, Variable
 from minigrad.dtypes import as_dtype
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.function import Function, FunctionCtx
-from minigrad.core.state import state
+from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError

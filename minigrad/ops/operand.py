@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.fast_path import PLAIN
-from minigrad.core.state import state
+from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import grad_mode
-from minigrad.core.state import state
+from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.core.checks import check_iterable, check_state_dict
-from minigrad.core.state import traced_as_one_call
+from minigrad.core.grad_mode import traced_as_one_call
 from minigrad.optim.optimizer import Optimizer
 
 

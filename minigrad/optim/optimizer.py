@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core.checks import check_callable, check_iterable
-from minigrad.core.grad_mode import enable_grad, no_grad
-from minigrad.core.state import traced_as_one_call
+from minigrad.core.grad_mode import enable_grad, no_grad, traced_as_one_call
 from minigrad.core.variable import Variable
 
 

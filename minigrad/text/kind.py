@@ -1,7 +1,7 @@
 """Text as a kind of value: how the engine handles text Variables and their feedback.
 
-The engine knows values only through the table in minigrad/core/kinds.py. This module
-adds the row for `str`: the gradient of a text is feedback (a text too), two pieces of
+The engine knows values only through the table of value kinds (minigrad/core/variable.py).
+This module adds the row for `str`: the gradient of a text is feedback (a text too), two pieces of
 feedback for the same text are joined with a blank line, and an evaluator's explanation is
 its own feedback. It also registers what `+` and `[]` do on text (Concat, Slice).
 """
@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.core import kinds
-from minigrad.core.variable import Variable
+from minigrad.core.variable import Kind, Variable, register_kind
 from minigrad.ops.table import TEXT_OPERATORS
 from minigrad.text.concat import Concat, Slice
 
@@ -49,9 +48,9 @@ def _zeros(shape: Any, dtype: Any) -> str:
     return ""  # no feedback
 
 
-TEXT = kinds.Kind(
+TEXT = Kind(
     "text", zeros=_zeros, add=join_feedback, accumulate=_accumulate, seed=_seed, has_shape=False
 )
-kinds.register(str, TEXT)
+register_kind(str, TEXT)
 TEXT_OPERATORS["__add__"] = Concat.apply
 TEXT_OPERATORS["__getitem__"] = Slice.apply

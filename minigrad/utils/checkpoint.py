@@ -29,9 +29,8 @@ from typing import Any
 from minigrad import factories
 from minigrad.core.checks import check_callable, check_flag, check_iterable
 from minigrad.core.engine import backward
-from minigrad.core.function import Function, FunctionCtx, once_differentiable
+from minigrad.core.function import Function, FunctionCtx, once_differentiable, saved_tensors_hooks
 from minigrad.core.grad_mode import enable_grad, is_grad_enabled
-from minigrad.core.saved import saved_tensors_hooks
 from minigrad.core.variable import Variable
 
 

@@ -219,8 +219,6 @@ def add_to_buffer(
     """Add `g` into the gradient `node` will receive for its output `output_nr`.
 
     The sums are Variable additions, recorded like any op when create_graph asks."""
-    if type(g) is np.ndarray:  # from a backward run on arrays; not the engine's to change
-        g = Variable._make(g)
     slots = buffers.get(node)
     if slots is None:
         slots = buffers[node] = [None] * _number_of_outputs(node)

@@ -199,6 +199,18 @@ def arrays_of(grads: list) -> list | None:
     return arrays
 
 
+def as_variables(arrays: list) -> list:
+    """A backward's array results as Variables again, one per array: the same array given
+    to two inputs (a + b's) is the same Variable for both, as on the Variable path."""
+    made: dict[int, Variable] = {}
+    variables = []
+    for array in arrays:
+        if array is not None and id(array) not in made:
+            made[id(array)] = Variable._make(array)
+        variables.append(None if array is None else made[id(array)])
+    return variables
+
+
 def finished(grads: list) -> list:
     """A node's gradients, the engine's raw sums wrapped as Variables again."""
     for index, g in enumerate(grads):

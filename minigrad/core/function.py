@@ -463,7 +463,8 @@ class BackwardNode(FunctionCtx):
         if len(grads) != len(shapes):
             grads = checks.gradient_count(self.name(), grads, len(shapes))
         if on_arrays:
-            return [checks.array_gradient(self, i, g, shapes[i]) for i, g in enumerate(grads)]
+            arrays = [checks.array_gradient(self, i, g, shapes[i]) for i, g in enumerate(grads)]
+            return fast_path.as_variables(arrays)
         checked = fast_path.usual_gradients(self, grads)  # NumPy, of the inputs' shapes
         if checked is None:
             checked = []

@@ -211,7 +211,7 @@ grade: setup $(INSTRUCTOR) sandbox
 # Editors' stubs: minigrad/core/variable.pyi and minigrad/__init__.pyi (a test fails when
 # they are stale; run after adding an op).
 stubs: setup
-	$(BIN)/python -m minigrad.ops.stub
+	$(BIN)/python -m minigrad.ops.tooling.stub
 
 # Student versions of the lessons into lessons/exercises/ (a test fails when they are stale).
 exercises: setup

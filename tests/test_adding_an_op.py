@@ -59,7 +59,7 @@ y = minigrad.tensor([2.0, 3.0])
 y.cube_()                                               # the in-place variant
 assert y.tolist() == [8.0, 27.0]
 out = minigrad.empty(3, dtype=minigrad.float64)
-minigrad.cube(x.detach(), out=out)                      # out=, from ops/arguments.py
+minigrad.cube(x.detach(), out=out)                      # out=, from ops/tooling/arguments.py
 assert np.allclose(out.data, x.data**3)
 try:
     minigrad.cube("three")
@@ -84,7 +84,7 @@ def _section() -> str:
 
 def test_readme_names_every_place_an_op_touches():
     section = _section()
-    for place in ("register(", "ops/__init__.py", "ops/arguments.py", "make stubs",
+    for place in ("register(", "ops/__init__.py", "ops/tooling/arguments.py", "make stubs",
                   "compiler/rules.py", "gradcheck", "cuda"):
         assert place in section, place
 
@@ -113,8 +113,8 @@ def test_a_toy_op_added_by_following_the_readme_works_everywhere(tmp_path: Path)
 
     env = {"PYTHONPATH": str(tmp_path), "NUMBA_ENABLE_CUDASIM": "1", "PATH": "/usr/bin:/bin"}
     # Step 2's last sentence: make stubs (the Makefile runs this module).
-    subprocess.run([sys.executable, "-m", "minigrad.ops.stub"], cwd=tmp_path, env=env, check=True,
-                   capture_output=True)
+    stubs = [sys.executable, "-m", "minigrad.ops.tooling.stub"]
+    subprocess.run(stubs, cwd=tmp_path, env=env, check=True, capture_output=True)
     result = subprocess.run([sys.executable, "-c", CHECKS], cwd=tmp_path, env=env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]

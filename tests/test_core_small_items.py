@@ -76,7 +76,7 @@ def test_a_compiled_step_that_reads_values_through_numpy_is_never_replayed_wrong
 
 
 def test_inference_mode_false_turns_recording_on_as_pytorchs_does():
-    """inference.py's docstring says what the code does: inference_mode() records nothing,
+    """inference_mode's docstring says what the code does: inference_mode() records nothing,
     inference_mode(False) records, even inside no_grad (checked against torch 2.13)."""
     x = minigrad.ones(2, requires_grad=True)
     with minigrad.inference_mode():

@@ -35,7 +35,7 @@ The rules (issue 22, item 4):
 
 The surface is split into groups, one test each, so `pytest -n 2` runs them side by side.
 The op table and nn.functional have their own tests (their argument checks live in
-minigrad/ops/arguments.py). A failing test lists its findings grouped by API, with a
+minigrad/ops/tooling/arguments.py). A failing test lists its findings grouped by API, with a
 repro for each.
 """
 

@@ -1,5 +1,5 @@
 """The arguments of the op table's functions and methods, and of nn.functional
-(minigrad/ops/arguments.py): PyTorch's `input=`/`other=` keywords, `out=`, and the
+(minigrad/ops/tooling/arguments.py): PyTorch's `input=`/`other=` keywords, `out=`, and the
 TypeError naming a bad argument. Compared with PyTorch where it is installed."""
 
 import linecache

@@ -1,4 +1,4 @@
-"""The pointwise ops of minigrad/ops/pointwise.py: sin, cos, square, rsqrt, log1p, expm1, erf,
+"""The elementwise ops of minigrad/ops/elementwise.py: sin, cos, square, rsqrt, log1p, expm1, erf,
 sign, floor, ceil, round, clamp (clip), maximum, minimum, where and masked_fill.
 
 Each case is written once as `fn(lib, *xs)`, with lib either minigrad or torch, and checked

@@ -172,7 +172,7 @@ def test_scatter_add_in_place_and_0d() -> None:
     [
         (lambda x: x.gather(0, Variable([[1.0]])), RuntimeError, "integers.*float64.*long"),
         (lambda x: x.gather(0, np.array([[True]])), RuntimeError, "integers.*bool"),
-        # A list or a number is no index, as in PyTorch (ops/arguments.py names it).
+        # A list or a number is no index, as in PyTorch (ops/tooling/arguments.py names it).
         (lambda x: x.gather(0, [[True]]), TypeError, "argument 'index' .* got list"),
         (lambda x: x.gather(0, 1), TypeError, "argument 'index' .* must be a Variable"),
         (lambda x: x.gather(0, index([[3]])), RuntimeError, "index 3 is out of bounds.*size 3"),

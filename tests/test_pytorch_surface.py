@@ -35,7 +35,7 @@ def test_registering_an_op_attaches_method_function_and_inplace_variant() -> Non
         table.register("cube_for_test", inplace=True)(cube_it)
         x = Variable([1.0, 2.0])
         assert x.cube_for_test().tolist() == [1.0, 8.0]
-        # The table attaches cube_it wrapped in its argument checks (ops/arguments.py).
+        # The table attaches cube_it wrapped in its argument checks (ops/tooling/arguments.py).
         assert table.functions()["cube_for_test"].__wrapped__ is cube_it
         x.cube_for_test_()
         assert x.tolist() == [1.0, 8.0]

@@ -7,7 +7,7 @@ import ast
 
 import minigrad
 from minigrad.core.variable import Variable
-from minigrad.ops import stub
+from minigrad.ops.tooling import stub
 
 
 def test_the_stubs_are_what_make_stubs_writes_now():

@@ -10,10 +10,10 @@ scalar loss in one pass. Forward mode gives J·v, one input direction per pass, 
 graph to keep: it wins when a function has few inputs and many outputs. Both are exact.
 
 While a dual level is open it listens to every `Function.apply` (through the hook in
-minigrad/core/listener.py): after an operation runs, the tangents of its inputs give the
+minigrad/core/grad_mode.py): after an operation runs, the tangents of its inputs give the
 tangent of its output by the operation's JVP rule, which is, in order of preference, the
 Function's own `jvp(ctx, *tangents)` staticmethod (as in PyTorch; forward may keep values
-for it with `ctx.save_for_forward`), a built-in rule (minigrad/ops/jvp.py registers them
+for it with `ctx.save_for_forward`), a built-in rule (minigrad/ops/tooling/jvp.py registers them
 in JVP_RULES), or, for any other operation, the JVP read off its backward: J·t is the
 gradient with respect to u of <vjp(u), t>, which is linear in u.
 """

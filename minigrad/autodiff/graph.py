@@ -176,7 +176,7 @@ def saved_values(node: Any) -> list[SavedValue] | None:
 
 def saved_attribute(node: Any, name: str) -> Variable:
     """PyTorch's `node._saved_self`, `_saved_other`, `_saved_<argument>`, `_saved_result`
-    (minigrad/core/saved.py), for a node and a name given as arguments."""
+    (minigrad/core/function.py), for a node and a name given as arguments."""
     if not isinstance(node, BackwardNode) or not isinstance(name, str):
         raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
     return saved_module.attribute(node, name)

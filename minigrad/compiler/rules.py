@@ -19,15 +19,14 @@ import numpy as np
 
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import Compare
+from minigrad.ops.elementwise import Exp, Log, Relu, ReluBackward, Sigmoid, Tanh, Where
 from minigrad.ops.indexing import Index, ScatterAdd
 from minigrad.ops.linalg import Norm
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.operand import normalize_dims, single_dim
-from minigrad.ops.pointwise import Where
 from minigrad.ops.reduction import Mean, Sum
 from minigrad.ops.shape import Reshape, Stack, SumToSize
 from minigrad.ops.softmax import LogSoftmax
-from minigrad.ops.unary import Exp, Log, Relu, ReluBackward, Sigmoid, Tanh
 
 Rule = Callable[[list, dict, list, list], Any]
 # np.sum and np.max are Python wrappers around these; calling them directly (arguments by

@@ -1,9 +1,9 @@
 """Recorder: what one eager run of a step did, written down as events on arrays.
 
 minigrad.compile runs the step eagerly, through the ordinary Functions and the ordinary
-engine, with a Recorder listening (minigrad/core/listener.py). Each event names the arrays it
-read and wrote; arrays are told apart by identity, and the Recorder keeps every one alive
-so that no identity is reused while it records.
+engine, with a Recorder listening (a Listener: minigrad/core/grad_mode.py). Each event
+names the arrays it read and wrote; arrays are told apart by identity, and the Recorder
+keeps every one alive so that no identity is reused while it records.
 
 - Call: one `Function.apply` made by the step or by the engine (a backward formula),
   with its arguments (arrays as Ref, everything else a constant), its output arrays and
@@ -204,7 +204,7 @@ _ACCESSORS = ("minigrad.core.variable",)  # where .data and .numpy() live
 
 
 class Recorder(Listener):
-    """Listens to the hooks in minigrad/core/listener.py while one step runs eagerly."""
+    """Listens to the hooks of Listener (minigrad/core/grad_mode.py) while one step runs eagerly."""
 
     watching = True
 

@@ -6,7 +6,7 @@ None of this runs on the usual path (a backward that returned a Variable of the 
 shape); it turns an unusual answer into a Variable of the right shape, or into an error
 that says what was expected, what was received, and what to write instead. Variable's own
 attributes are checked in variable_checks.py (which variable.py imports, so it cannot
-import Variable); the op table's arguments in minigrad/ops/arguments.py.
+import Variable); the op table's arguments in minigrad/ops/tooling/arguments.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The fast paths: the usual cases of apply and backward, done in fewer steps.
 
 Every function here is a shortcut for a case the plain code also handles (function.py,
-inputs.py, outputs.py, buffers.py, ops/arithmetic.py). Each either finishes its case or
+record_inputs, attach_outputs, add_to_buffer, ops/arithmetic.py). Each either finishes its case or
 answers False/None, and then the plain code runs: read the plain code first, this file
 later. tests/test_fast_path.py checks that both give the same graphs and gradients.
 

@@ -412,7 +412,7 @@ class BackwardNode(FunctionCtx):
     _retained: dict | None = None
     _forward_trace: list | None = None
 
-    def __getattr__(self, name: str) -> Any:  # PyTorch's node._saved_self: see saved.py
+    def __getattr__(self, name: str) -> Any:  # PyTorch's node._saved_self: see attribute()
         return attribute(self, name)
 
     def __init__(self, function: type[Function], args: tuple) -> None:
@@ -439,7 +439,7 @@ class BackwardNode(FunctionCtx):
         return f"<{self.name()}>"
 
     # Saved values are packed after forward and checked when backward reads them, in
-    # minigrad/core/saved.py.
+    # "saved values", above.
     saved_tensors = property(unpack)
     saved_variables = saved_tensors
     _pack_saved = pack

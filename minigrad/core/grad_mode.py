@@ -79,14 +79,14 @@ class ThreadState(threading.local):
 
     # grad_mode.py: record a graph for backward? (no_grad turns it off)
     grad_enabled: bool = True
-    # anomaly.py: keep each node's forward stack and check each gradient for NaN?
+    # detect_anomaly (below): keep each node's forward stack and check each gradient for NaN?
     anomaly_enabled: bool = False
-    # listener.py: who else hears each operation (minigrad.compile, forward_ad); QUIET if none
+    # Listener (above): who else hears each operation (minigrad.compile, forward_ad); QUIET if none
     listener: Listener = QUIET
-    # grad_assignments.py: the `x.grad = g` made by the backward formulas now running
+    # engine.GradAssignments: the `x.grad = g` made by the backward formulas now running
     grad_assignments: Any = None
-    # saved.py: the (pack_hook, unpack_hook) pairs of open saved_tensors_hooks, innermost
-    # last; a tuple, so that threads never share one
+    # function.saved_tensors_hooks: the (pack_hook, unpack_hook) pairs of the open ones,
+    # innermost last; a tuple, so that threads never share one
     saved_tensors_hooks: tuple = ()
     # function.py: a backward runs on NumPy arrays (Function.backward_on_arrays): saved
     # values are read as their arrays

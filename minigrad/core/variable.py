@@ -195,7 +195,7 @@ class Variable:
     def _shared_version_counter(self) -> VersionCounter:
         if self._version_counter is None:
             self._version_counter = VersionCounter()
-            if self._grad_fn is not None:  # its node may have saved it bare: see saved.py
+            if self._grad_fn is not None:  # its node may have saved it bare: function.adopt_counter
                 self._grad_fn._adopt_counter(self)
         return self._version_counter
 

@@ -29,7 +29,7 @@ from minigrad.nn._functions import (
     LogSigmoid,
     OneHot,
 )
-from minigrad.ops.arguments import checks
+from minigrad.ops.tooling.arguments import checks
 
 REDUCTIONS = ("mean", "sum", "none")
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -37,7 +37,7 @@ SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 # --------------------------------------------------------------------------- checks
 
 # Each public function names a bad argument (function, argument, what it got, what it
-# needs) when a call fails, and takes PyTorch's input= keyword: see ops/arguments.py.
+# needs) when a call fails, and takes PyTorch's input= keyword: see ops/tooling/arguments.py.
 checked_function = checks("minigrad.nn.functional")
 
 

@@ -18,10 +18,10 @@ from minigrad.core.checks import broadcasts_to
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
+from minigrad.ops.elementwise import Sign, Where
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import normalize_dims, numeric, numeric_metadata, shape_of
-from minigrad.ops.pointwise import Sign, Where
 from minigrad.ops.shape import Transpose, Unsqueeze
 from minigrad.ops.table import register
 

@@ -20,12 +20,12 @@ from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from minigrad.ops.comparison import compare
+from minigrad.ops.elementwise import Abs, Clone
 from minigrad.ops.indexing import Copy, Index, IndexPut
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.operand import single_dim
 from minigrad.ops.shape import Permute, Transpose
 from minigrad.ops.table import TEXT_OPERATORS, operator
-from minigrad.ops.unary import Abs, Clone
 
 
 def _is_text(value: Any) -> bool:

@@ -1,12 +1,13 @@
 """Reductions: sum, mean, max, min, amax, amin, argmax, argmin, all and any, over all
-elements or along dimensions.
+elements or along dimensions. A new op that reduces (or sorts) along a dimension goes here.
 
 Backward puts the removed dimensions back (size 1) and expands the gradient over them.
-More reductions (var, std, prod, logsumexp, ...) are in statistics.py.
+More reductions (var, std, prod, logsumexp, ...), running sums and ordering follow them.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 from typing import Any
 
@@ -15,9 +16,10 @@ import numpy as np
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
+from minigrad.ops.indexing import ScatterAddAlong
 from minigrad.ops.op_error import OpError
-from minigrad.ops.operand import normalize_dims, numeric, single_dim
-from minigrad.ops.shape import broadcast_to
+from minigrad.ops.operand import cpu_only, normalize_dims, numeric, single_dim
+from minigrad.ops.shape import broadcast_to, cat
 from minigrad.ops.table import register
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
@@ -321,3 +323,351 @@ def all_true(x: Variable, dim: Any = None, keepdim: bool = False) -> Variable:
 def any_true(x: Variable, dim: Any = None, keepdim: bool = False) -> Variable:
     """Whether some element (over dim: None, an int or a tuple) is nonzero; bool."""
     return ReduceAny.apply(x, dim, keepdim)
+
+
+# ------------------------------------------------------------------------- statistics
+#
+# Reductions beyond sum, mean, max and min: var, std, prod, logsumexp; running sums (cumsum);
+# ordering (sort, argsort, topk).
+#
+# Each backward is written with Variable operations, so second derivatives work too.
+
+SortResult = namedtuple("SortResult", ["values", "indices"])
+TopkResult = namedtuple("TopkResult", ["values", "indices"])
+
+
+def _flip(x: Variable, dim: int) -> Variable:
+    """x in reverse order along dim (a slice with step -1)."""
+    return x[(slice(None),) * dim + (slice(None, None, -1),)]
+
+
+# --------------------------------------------------------------------------- var and std
+
+
+def _require_float(data: Any) -> None:
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"std and var only support floating point dtypes; got {data.dtype}. Convert the "
+            f"Variable first: x.double() or x.float()."
+        )
+
+
+class Var(Function):
+    """y = sum((x - mean(x))²) / (N - correction) over dim, N the number of elements reduced;
+    dy/dx = 2 (x - mean(x)) / (N - correction)."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Variable, dim: Any, correction: float, keepdim: bool
+    ) -> np.ndarray:
+        data = numeric(x, "var")
+        _require_float(data)
+        ctx.dims = normalize_dims(dim, data.ndim)
+        ctx.input_shape = data.shape
+        count = int(np.prod([data.shape[d] for d in ctx.dims]))
+        ctx.divisor = max(count - correction, 0)
+        if ctx.divisor == 0:
+            warnings.warn(
+                f"var()/std(): degrees of freedom is <= 0 ({count} elements, correction "
+                f"{correction}): the result is inf or nan. Reduce more elements or lower the "
+                f"correction.",
+                stacklevel=4,
+            )
+        ctx.save_for_backward(x)
+        centered = data - np.mean(data, axis=ctx.dims, keepdims=True)
+        squares = np.sum(centered * centered, axis=ctx.dims, keepdims=keepdim)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return squares / ctx.divisor
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        (x,) = ctx.saved_tensors
+        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        scale = 2.0 / ctx.divisor if ctx.divisor else np.inf
+        kept = grad.reshape(_kept_shape(ctx.input_shape, ctx.dims))
+        return kept * centered * scale, None, None, None
+
+
+def _correction(dim: Any, unbiased: Any, correction: Any, op: str) -> tuple:
+    """(dim, correction) from PyTorch's spellings: correction=..., or the older unbiased
+    (True: correction 1, Bessel's; False: 0), which may also come first: x.var(False)."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError(f"{op}(): unbiased was given twice ({dim} and {unbiased}).")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{op}(): give either unbiased or correction, not both; got unbiased={unbiased} "
+            f"and correction={correction}. correction=0 is unbiased=False."
+        )
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+class Std(Function):
+    """y = sqrt(var(x)) over dim;  dy/dx = (x - mean(x)) / ((N - correction) y), and 0 where
+    y = 0 (x constant along dim), as in PyTorch."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Variable, dim: Any, correction: float, keepdim: bool
+    ) -> np.ndarray:
+        ctx.correction = correction
+        return np.sqrt(Var.forward(ctx, x, dim, correction, keepdim))  # Var's ctx too
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        (x,) = ctx.saved_tensors
+        y = Std.apply(x, ctx.dims, ctx.correction, True)
+        is_zero = Variable._make((y.data == 0).astype(y.data.dtype))
+        # d std = d var / (2 std): the chain rule through Var's backward, 0 where std is 0.
+        grad_var = grad.reshape(y.shape) * (1 - is_zero) / (2 * (y + is_zero))
+        return Var.backward(ctx, grad_var)
+
+
+@register("var")
+def variance(
+    x: Variable,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> Variable:
+    """The variance over dim (None, an int or a tuple): the mean squared distance to the mean,
+    with sum / (N - correction); correction=1 (unbiased=True) by default."""
+    dim, correction = _correction(dim, unbiased, correction, "var")
+    return Var.apply(x, dim, correction, keepdim)
+
+
+@register("std")
+def standard_deviation(
+    x: Variable,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> Variable:
+    """The standard deviation, sqrt(var(x)), with var's arguments; see Std."""
+    dim, correction = _correction(dim, unbiased, correction, "std")
+    return Std.apply(x, dim, correction, keepdim)
+
+
+# --------------------------------------------------------------------------- prod
+
+
+def _shifted(x: Variable, dim: int, by: int) -> Variable:
+    """x moved `by` places along dim, ones filling in: out[i] = x[i - by], 1 for i < by."""
+    size = x.shape[dim]
+    by = min(by, size)
+    ones_shape = x.shape[:dim] + (by,) + x.shape[dim + 1 :]
+    ones = Variable._make(np.ones(ones_shape, x.data.dtype))
+    return cat([ones, x.narrow(dim, 0, size - by)], dim)
+
+
+def _products_before(x: Variable, dim: int) -> Variable:
+    """out[i] = x[0] * ... * x[i-1] along dim (1 for i = 0), a cumulative product.
+
+    A doubling scan (Hillis-Steele): start from x shifted by one; each step multiplies every
+    element by the one `step` places before it, which doubles how far back each product
+    reaches. log2(n) steps of Variable operations, no division.
+    """
+    product, step = _shifted(x, dim, 1), 1
+    while step < x.shape[dim]:
+        product = product * _shifted(product, dim, step)
+        step *= 2
+    return product
+
+
+def _products_of_others(x: Variable, dim: int) -> Variable:
+    """out[i] = the product of every x[j], j != i, along dim: (product before i) times
+    (product after i). Zeros in x are fine: nothing is divided by x[i]."""
+    after = _flip(_products_before(_flip(x, dim), dim), dim)
+    return _products_before(x, dim) * after
+
+
+class Prod(Function):
+    """y = x[0] * x[1] * ... along dim (all elements for dim None);
+    dy/dx[i] = the product of the other elements, computed without dividing by x[i]."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, dim: Any, keepdim: bool) -> np.ndarray:
+        data = numeric(x, "prod")
+        cpu_only(data, "prod")
+        ctx.input_shape = data.shape
+        ctx.dim = None if dim is None else single_dim(dim, data.ndim)
+        ctx.save_for_backward(x)
+        if ctx.dim is None or data.ndim == 0:
+            return np.prod(data)
+        return np.prod(data, axis=ctx.dim, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        (x,) = ctx.saved_tensors
+        if ctx.dim is None or x.ndim == 0:  # every element in one line
+            others = _products_of_others(x.reshape(-1), 0).reshape(ctx.input_shape)
+            return grad * others, None, None
+        kept = grad.reshape(_kept_shape(ctx.input_shape, (ctx.dim,)))
+        return kept * _products_of_others(x, ctx.dim), None, None
+
+
+@register("prod")
+def product(
+    x: Variable, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+) -> Variable:
+    """The product of the elements (along dim, an int, when given); see Prod."""
+    if dtype is not None:
+        x = x.to(dtype)
+    return Prod.apply(x, dim, keepdim)
+
+
+# --------------------------------------------------------------------------- cumsum
+
+
+class Cumsum(Function):
+    """y[i] = x[0] + ... + x[i] along dim;  dx[j] = grad[j] + ... + grad[n-1], the running sum
+    of the gradient taken from the end (flip, cumsum, flip back)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, dim: int) -> np.ndarray:
+        data = numeric(x, "cumsum")
+        cpu_only(data, "cumsum")
+        ctx.dim = single_dim(dim, data.ndim)
+        if data.ndim == 0:
+            return np.cumsum(data).reshape(())
+        return np.cumsum(data, axis=ctx.dim)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        if grad.ndim == 0:
+            return grad, None
+        return _flip(_flip(grad, ctx.dim).cumsum(ctx.dim), ctx.dim), None
+
+
+@register("cumsum", inplace=True)
+def cumsum(x: Variable, dim: int, *, dtype: Any = None) -> Variable:
+    """Running sums along dim: y[i] = x[0] + ... + x[i]; see Cumsum."""
+    if dtype is not None:
+        x = x.to(dtype)
+    return Cumsum.apply(x, dim)
+
+
+# --------------------------------------------------------------------------- logsumexp
+
+
+class LogSumExp(Function):
+    """y = log(sum(exp(x))) over dim, computed as m + log(sum(exp(x - m))) with m = max(x),
+    so exp never overflows;  dy/dx = exp(x - y), the softmax of x."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, dim: Any, keepdim: bool) -> np.ndarray:
+        data = numeric(x, "logsumexp")
+        if data.dtype.kind != "f":
+            data = data.astype(np.float64)  # integers give a float result, as in PyTorch
+        ctx.dims = normalize_dims(dim, data.ndim)
+        ctx.input_shape = data.shape
+        ctx.save_for_backward(x)
+        if data.size == 0:  # nothing to add up: log 0 = -inf, as PyTorch gives
+            kept = _kept_shape(data.shape, ctx.dims)
+            return np.full(kept if keepdim else _reduced_shape(data.shape, ctx.dims), -np.inf)
+        biggest = np.max(data, axis=ctx.dims, keepdims=True)
+        # An infinite max (+inf, or every element -inf) would give inf - inf = nan: shift by 0.
+        biggest = np.where(np.abs(biggest) == np.inf, 0.0, biggest)
+        total = np.sum(np.exp(data - biggest), axis=ctx.dims, keepdims=True)
+        with np.errstate(divide="ignore"):  # log(0) = -inf when every element is -inf
+            out = np.log(total) + biggest
+        return out if keepdim else out.reshape(_reduced_shape(data.shape, ctx.dims))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        (x,) = ctx.saved_tensors
+        y = LogSumExp.apply(x, ctx.dims, True)
+        kept = grad.reshape(_kept_shape(ctx.input_shape, ctx.dims))
+        return kept * (x - y).exp(), None, None
+
+
+@register("logsumexp")
+def logsumexp(x: Variable, dim: Any, keepdim: bool = False) -> Variable:
+    """log(sum(exp(x))) over dim (an int or a tuple), without overflow; see LogSumExp."""
+    return LogSumExp.apply(x, dim, keepdim)
+
+
+# --------------------------------------------------------------------------- sort and topk
+
+
+def _sorting_positions(data: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """The positions that sort data along axis; equal elements keep their order (stable)."""
+    if not descending:
+        return np.argsort(data, axis=axis, kind="stable")
+    # Sort the reversed line ascending and read the result backwards: equal elements then
+    # come in their original order, and NaN (sorted last) comes first, as in PyTorch.
+    reversed_positions = np.argsort(np.flip(data, axis), axis=axis, kind="stable")
+    return np.flip(data.shape[axis] - 1 - reversed_positions, axis)
+
+
+class Sort(Function):
+    """values = x sorted along dim, indices = where each value was in x;
+    dx = the gradient of values sent back to those places (scatter_add)."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Variable, dim: int, descending: bool, count: Any = None
+    ) -> tuple:
+        """The first `count` sorted elements (all when None): topk uses that."""
+        data = numeric(x, "sort" if count is None else "topk")
+        cpu_only(data, "sort" if count is None else "topk")
+        ctx.dim, ctx.input_shape = single_dim(dim, data.ndim), data.shape
+        line = np.atleast_1d(data)  # a 0-d x sorts as shape (1,)
+        indices = _sorting_positions(line, ctx.dim, descending)
+        if count is not None:
+            indices = indices[(slice(None),) * ctx.dim + (slice(0, count),)]
+        values = np.take_along_axis(line, indices, axis=ctx.dim)
+        if data.ndim == 0 and values.size == 1:
+            values, indices = values.reshape(()), indices.reshape(())
+        ctx.indices = indices
+        return values, indices
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable, grad_indices: Any) -> tuple:
+        zeros = Variable._make(np.zeros(ctx.input_shape, grad.data.dtype))
+        return ScatterAddAlong.apply(zeros, ctx.dim, ctx.indices, grad), None, None, None
+
+
+@register("sort")
+def sort(
+    x: Variable, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> SortResult:
+    """(values, indices): x sorted along dim, and where each value came from. The sort is
+    always stable (equal elements keep their order), so stable=False changes nothing."""
+    return SortResult(*Sort.apply(x, dim, descending))
+
+
+@register("argsort")
+def argsort(
+    x: Variable, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Variable:
+    """The positions that sort x along dim (sort(...).indices)."""
+    return Sort.apply(x, dim, descending)[1]
+
+
+@register("topk")
+def topk(
+    x: Variable,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,  # noqa: A002 (PyTorch's keyword)
+) -> TopkResult:
+    """(values, indices) of the k largest elements along dim (smallest for largest=False),
+    best first. They always come sorted, which sorted=False allows too."""
+    size = x.shape[single_dim(dim, x.ndim)] if x.ndim else 1
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
+        raise RuntimeError(
+            f"selected index k out of range: topk needs 0 <= k <= {size} (the size of "
+            f"dimension {dim}); got k={k!r}."
+        )
+    return TopkResult(*Sort.apply(x, dim, largest, int(k)))
+
+

@@ -12,10 +12,10 @@ import numpy as np
 
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
+from minigrad.ops.elementwise import exp
 from minigrad.ops.operand import numeric, single_dim
 from minigrad.ops.reduction import reduce_sum
 from minigrad.ops.table import register
-from minigrad.ops.unary import exp
 
 
 class Softmax(Function):

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from minigrad.core.variable import Variable
-from minigrad.ops.arguments import checked
+from minigrad.ops.tooling.arguments import checked
 
 # The function an op entry declares: register() gives it back unchanged (typed as it is).
 Run = TypeVar("Run", bound=Callable[..., Any])
@@ -71,7 +71,7 @@ def register(
         as_method = run if method is True else (method or None)
         as_function = run if function is True else (function or None)
         # Both spellings check their arguments when a call fails, and take PyTorch's
-        # keywords (input=, other=; out= on the function): see ops/arguments.py.
+        # keywords (input=, other=; out= on the function): see ops/tooling/arguments.py.
         if as_method is not None:
             as_method = checked(as_method, f"Variable.{name}()", is_method=True)
         if as_function is not None:

@@ -16,12 +16,11 @@ import numpy as np
 from minigrad.autodiff.forward_ad import JVP_RULES
 from minigrad.core.variable import Variable
 from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
+from minigrad.ops.elementwise import Cos, Exp, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
 from minigrad.ops.indexing import Index
 from minigrad.ops.matmul import MatMul
-from minigrad.ops.pointwise import Cos, Sin
 from minigrad.ops.reduction import Mean, Sum
 from minigrad.ops.shape import Expand, Permute, Reshape, Squeeze, Transpose, Unsqueeze
-from minigrad.ops.unary import Exp, Log, Relu, Sigmoid, Sqrt, Tanh
 
 
 def _add_tangents(first: Any, second: Any) -> Any:

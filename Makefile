@@ -141,6 +141,10 @@ test: setup $(INSTRUCTOR) sandbox browser
 	$(if $(EXERCISES),$(BIN)/python -m pytest -q -n auto --dist loadfile $(EXERCISES) \
 	  --nbval-lax --nbval-current-env $(PYTEST_ARGS))
 
+# NumPy's BLAS on one thread, as PyTorch is (benchmarks/mlp.py), so that the ratios compare
+# one core with one core.
+bench: export OPENBLAS_NUM_THREADS = 1
+bench: export OMP_NUM_THREADS = 1
 bench: setup
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/real_loops.py

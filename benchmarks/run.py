@@ -11,6 +11,7 @@ rotating from one repeat to the next), so they all see the same machine load.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import subprocess
@@ -483,7 +484,9 @@ def header(settings: Settings, quick: bool) -> str:
         "repeat minigrad, NumPy by hand and PyTorch run in turn, so they see the same "
         "machine load. (c) rows: minigrad vs NumPy is the median over repeats of minigrad's "
         "time minus the NumPy call's time, in µs; garbage collector on unless the row says "
-        "gc off; PyTorch on one thread."
+        "gc off; PyTorch on one thread; NumPy's BLAS on "
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'its default number of')} thread(s) "
+        "(make bench sets OPENBLAS_NUM_THREADS=1)."
     )
 
 

@@ -183,3 +183,24 @@ def test_grad_fn_is_read_only_and_a_hook_handle_is_a_context_manager():
         (x * 3).sum().backward()
     (x * 3).sum().backward()
     assert seen == [[3.0, 3.0]]  # the hook ran inside the block only
+
+
+def test_saved_other_is_an_attribute_error_or_the_number_as_in_pytorch():
+    """A one-input node has no _saved_other (hasattr is False, not an IndexError); x * 2
+    and x ** 2 saved the number 2 (PyTorch's _saved_other for a scalar)."""
+    x = minigrad.tensor([0.5, 1.5], requires_grad=True)
+    assert not hasattr(x.tanh().grad_fn, "_saved_other")
+    assert (x * 2).grad_fn._saved_other == 2
+    assert (x**2).grad_fn._saved_other == 2
+    assert (x * x).grad_fn._saved_other is x
+
+
+def test_a_gradient_has_its_inputs_dtype_on_every_path():
+    """float32 weights times a float64 constant: PyTorch gives float32 gradients, through
+    backward(), backward(create_graph=True) and autograd.grad alike."""
+    x = minigrad.tensor([2.0, 3.0], dtype=minigrad.float32, requires_grad=True)
+    c = minigrad.tensor([3.0, 1.0], dtype=minigrad.float64)
+    assert minigrad.autograd.grad((2.0**x).sum(), x)[0].dtype == minigrad.float32
+    assert minigrad.autograd.grad((x * c).sum(), x, create_graph=True)[0].dtype == minigrad.float32
+    (x * c).sum().backward(create_graph=True)
+    assert x.grad.dtype == minigrad.float32

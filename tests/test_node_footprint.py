@@ -97,3 +97,31 @@ def test_a_drawing_still_finds_results_the_caller_holds() -> None:
     del hidden
     gc.collect()
     assert graph.output(y.grad_fn.next_functions[0][0], 0) is None
+
+
+# What a fresh reviewer found after nodes stopped holding their outputs (each failed before).
+
+
+def test_a_drawing_keeps_the_users_result_after_a_create_graph_backward() -> None:
+    """A create_graph backward rebuilds tanh's saved output as a second Variable of the
+    same node: drawings and graph.output still take the one the user holds."""
+    x = minigrad.Variable(np.array([1.0, 2.0]), requires_grad=True)
+    y = x.tanh()
+    y.name = "y"
+    y.retain_grad()
+    loss = (y * 3).sum()
+    (g,) = minigrad.autograd.grad(loss, x, create_graph=True)
+    loss.backward()
+    assert graph.output(y.grad_fn, 0) is y
+    source = minigrad.viz.draw(loss).source
+    assert "<b>y</b>" in source and "grad [6, 6]" in source
+    assert g.grad_fn is not None
+
+
+def test_reading_saved_result_does_not_replace_the_output_in_drawings() -> None:
+    x = minigrad.Variable(np.array([1.0, 2.0]), requires_grad=True)
+    y = x.exp()
+    y.name = "y2"
+    assert y.grad_fn._saved_result is not y
+    assert graph.output(y.grad_fn, 0) is y
+    assert "<b>y2</b>" in minigrad.viz.draw(y.sum()).source

@@ -19,8 +19,7 @@ import gc
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from minigrad.core import engine
-from minigrad.core import function as saved_module
+from minigrad.core import engine, function
 from minigrad.core.function import (
     BackwardNode,
     PackedValue,
@@ -90,13 +89,20 @@ def live_outputs() -> dict[tuple, Variable]:
     A node keeps no reference to its outputs (each output holds its node; PyTorch's nodes
     keep none either), so a tool that wants them asks the garbage collector, which tracks
     every Variable: one pass over the live objects, made for a drawing, never by backward."""
-    found = {}
+    found: dict[tuple, Variable] = {}
     for value in gc.get_objects():
         # type(), not isinstance(): the latter asks each object its __class__, which some
         # objects answer with a warning or an error.
         if issubclass(type(value), Variable) and value._grad_fn is not None:
-            found[value._grad_fn, value._output_nr] = value
+            key = (value._grad_fn, value._output_nr)
+            # A saved output rebuilt for a backward stands in only once the output is gone.
+            if key not in found or _rebuilt(found[key]) and not _rebuilt(value):
+                found[key] = value
     return found
+
+
+def _rebuilt(variable: Variable) -> bool:
+    return function.REBUILT.get(id(variable)) is variable
 
 
 def output(node: Any, output_nr: int, alive: dict | None = None) -> Variable | None:
@@ -167,7 +173,7 @@ def saved_values(node: Any) -> list[SavedValue] | None:
         if type(value) is PackedValue:  # what a saved_tensors_hooks pack hook returned
             values.append(SavedValue(value.packed, value.output_nr))
             continue
-        output_nr = saved_module.output_nr_at(node, position)
+        output_nr = function.output_nr_at(node, position)
         if type(value) is SavedOutput:
             value = value.data
         values.append(SavedValue(value, output_nr))
@@ -179,7 +185,7 @@ def saved_attribute(node: Any, name: str) -> Variable:
     (minigrad/core/function.py), for a node and a name given as arguments."""
     if not isinstance(node, BackwardNode) or not isinstance(name, str):
         raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
-    return saved_module.attribute(node, name)
+    return function.attribute(node, name)
 
 
 __all__ = [

@@ -388,12 +388,22 @@ def grad(
         roots, seeds, retain_graph, create_graph, targets_of(input_list), accumulate=False
     )
     results = []
-    for index in range(len(input_list)):
+    for index, variable in enumerate(input_list):
         found = captured.get(index)
         if found is None and not allow_unused:
             raise checks.unused(index)
-        results.append(found)
+        results.append(_of_dtype(found, variable))
     return tuple(results)
+
+
+def _of_dtype(gradient: Variable | None, variable: Variable) -> Variable | None:
+    """A gradient in its Variable's own float dtype, as PyTorch gives it (float32 weights
+    times a float64 constant promote on the way back)."""
+    if gradient is None or not variable.is_floating_point():
+        return gradient
+    if type(gradient._data) is np.ndarray and gradient._data.dtype != variable._data.dtype:
+        return gradient.to(variable._data.dtype)
+    return gradient
 
 
 __all__ = ["backward"]

@@ -78,8 +78,7 @@ class PackedValue:
                 f"it kept."
             )
         if self.output_nr is not None:  # the node's own output: its history is the node
-            value = Variable._make(value._data, value._version_counter)
-            value._grad_fn, value._output_nr, value._requires_grad = node, self.output_nr, True
+            value = _as_output(value._data, node, self.output_nr, value._version_counter)
         return value
 
 
@@ -144,9 +143,10 @@ def unpack(node: Any) -> tuple:
                 unpacked = list(saved)
             unpacked[index] = value = value.unpack(node)
         elif type(version) is tuple:  # ("output", nr): the node's own output, a bare array
-            if unpacked is None:
-                unpacked = list(saved)
-            unpacked[index] = _as_output(value, node, version[1])
+            if not state.saved_as_arrays:  # (a backward run on arrays takes the array)
+                if unpacked is None:
+                    unpacked = list(saved)
+                unpacked[index] = _as_output(value, node, version[1])
             continue  # no counter was ever made for it: never changed in place
         if isinstance(value, Variable):
             counter = value._version_counter
@@ -189,10 +189,16 @@ def pack(node: Any, outputs: tuple) -> None:
 
 
 def _as_output(data: Any, node: Any, output_nr: int, counter: Any = None) -> Variable:
-    """Output `output_nr` of `node` again, from its saved data."""
+    """Output `output_nr` of `node` again, from its saved data (a second Variable for it)."""
     variable = Variable._make(data, counter)
     variable._grad_fn, variable._output_nr, variable._requires_grad = node, output_nr, True
+    REBUILT[id(variable)] = variable  # drawings prefer the output itself (autodiff/graph.py)
     return variable
+
+
+# id -> each saved output rebuilt as a Variable, while it lives: tools that look for a
+# node's output (graph.live_outputs) take the one forward made when it is still alive.
+REBUILT: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def adopt_counter(node: Any, output: Variable) -> None:
@@ -315,7 +321,7 @@ def _saved_output_position(node: Any, saved: tuple) -> int | None:
 
 
 def _saved_input_position(node: Any, saved: tuple, index: int | None) -> int | None:
-    if index is None:
+    if index is None or index >= len(node._next_nodes):  # _saved_other of a one-input op
         return None
     inputs = [
         value for position, value in enumerate(saved) if output_nr_at(node, position) is None
@@ -327,7 +333,8 @@ def _saved_input_position(node: Any, saved: tuple, index: int | None) -> int | N
     # Kept by saved_tensors_hooks, a value is no longer the input itself: when forward
     # saved each input in order, input `index` is the `index`-th value saved.
     if len(inputs) == len(node._next_nodes) and index < len(inputs):
-        return saved.index(inputs[index])
+        # by identity: == on Variables compares elementwise
+        return next(position for position, value in enumerate(saved) if value is inputs[index])
     return None
 
 

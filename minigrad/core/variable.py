@@ -581,8 +581,8 @@ def _accumulate_numbers(leaf: Variable, grad: Variable, create_graph: bool) -> V
         if grad.dtype != leaf._grad.dtype:
             grad = grad.to(leaf._grad.dtype)
         return leaf._grad + grad
-    if create_graph:
-        return grad.clone()  # recorded, so higher derivatives still flow through it
+    if create_graph:  # recorded, so higher derivatives still flow through it
+        return grad.clone() if grad.dtype == leaf.dtype else grad.to(leaf.dtype)
     return type(grad)._make(grad._data.astype(leaf._data.dtype))
 
 

@@ -125,3 +125,11 @@ def test_reading_saved_result_does_not_replace_the_output_in_drawings() -> None:
     assert y.grad_fn._saved_result is not y
     assert graph.output(y.grad_fn, 0) is y
     assert "<b>y2</b>" in minigrad.viz.draw(y.sum()).source
+
+
+def test_a_drawing_notes_a_result_overwritten_in_place() -> None:
+    x = minigrad.Variable(np.array([2.0, 3.0]), requires_grad=True)
+    y = x * 2
+    y.add_(1)
+    assert "overwritten in place" in minigrad.viz.draw(y).source
+    assert graph.output(y.grad_fn, 0) is y

@@ -114,7 +114,11 @@ def output(node: Any, output_nr: int, alive: dict | None = None) -> Variable | N
         return node.variable if output_nr == 0 else None
     if alive is None:
         alive = live_outputs()
-    return alive.get((node, output_nr))
+    found = alive.get((node, output_nr))
+    overwritten = node._overwritten
+    if found is None and overwritten is not None and overwritten[0] == output_nr:
+        return overwritten[1]()  # changed in place since: its grad_fn is a later node now
+    return found
 
 
 def output_nr(variable: Variable) -> int:

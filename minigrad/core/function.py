@@ -418,6 +418,7 @@ class BackwardNode(FunctionCtx):
     _pre_hooks: dict | None = None
     _retained: dict | None = None
     _forward_trace: list | None = None
+    _overwritten: tuple | None = None  # (nr, weakref) of an output changed in place since
 
     def __getattr__(self, name: str) -> Any:  # PyTorch's node._saved_self: see attribute()
         return attribute(self, name)

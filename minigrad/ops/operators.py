@@ -9,6 +9,7 @@ Functions of minigrad.text, which registers them in the table (TEXT_OPERATORS).
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -246,6 +247,8 @@ def _assign_inplace(self, result: Variable) -> Variable:
     data[...] = new
     self._shared_version_counter().value += 1
     if result.grad_fn is not None:
+        if self._grad_fn is not None:  # this node's output is overwritten: see BackwardNode
+            self._grad_fn._overwritten = (self._output_nr, weakref.ref(self))
         retained = self._retains_grad
         if retained:  # .grad follows the Variable's latest value, as in PyTorch
             self.grad_fn._retained.pop(self._output_nr, None)

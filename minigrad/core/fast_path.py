@@ -200,15 +200,10 @@ def arrays_of(grads: list) -> list | None:
 
 
 def as_variables(arrays: list) -> list:
-    """A backward's array results as Variables again, one per array: the same array given
-    to two inputs (a + b's) is the same Variable for both, as on the Variable path."""
-    made: dict[int, Variable] = {}
-    variables = []
-    for array in arrays:
-        if array is not None and id(array) not in made:
-            made[id(array)] = Variable._make(array)
-        variables.append(None if array is None else made[id(array)])
-    return variables
+    """A backward's arrays as Variables, one per array: the same array given to two inputs
+    (a + b's) is the same Variable for both, as on the Variable path."""
+    made = {id(array): Variable._make(array) for array in arrays if array is not None}
+    return [None if array is None else made[id(array)] for array in arrays]
 
 
 def finished(grads: list) -> list:

@@ -20,6 +20,8 @@ def _without_fast_paths(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(fast_path, "attach_one_float_output", lambda node, outputs: False)
     patch.setattr(fast_path, "add_raw", lambda slots, output_nr, held, g: False)
     patch.setattr(fast_path, "on_floats", lambda compute, a, b: None)
+    patch.setattr(fast_path, "arrays_of", lambda grads: None)  # backward on Variables
+    patch.setattr(fast_path, "in_place", lambda compute, x, other: False)
 
 
 def _graph(root: minigrad.Variable) -> list:
@@ -77,6 +79,13 @@ def _run_everything() -> dict:
     (first,) = minigrad.autograd.grad((z * z * z).sum(), z, create_graph=True)
     first.sum().backward()
     results["double backward"] = z.grad.data.copy()
+    # An optimizer's update by hand: in place, under no_grad.
+    with minigrad.no_grad():
+        w -= 0.1 * w.grad
+        w *= 2
+        w /= 3.0
+        w += 1
+    results["updated"] = (w.data.copy(), w._version)
     return results
 
 
@@ -100,7 +109,8 @@ def test_fast_paths_change_nothing_but_speed(monkeypatch: pytest.MonkeyPatch):
 def test_the_fast_paths_are_taken(monkeypatch: pytest.MonkeyPatch):
     """Each shortcut finishes the usual case (else the test above compares nothing)."""
     taken = {}
-    for name in ("record_usual_inputs", "attach_one_float_output", "add_raw"):
+    names = ("record_usual_inputs", "attach_one_float_output", "add_raw", "in_place")
+    for name in names:
         original = getattr(fast_path, name)
 
         def spy(*args, _original=original, _name=name):
@@ -110,7 +120,7 @@ def test_the_fast_paths_are_taken(monkeypatch: pytest.MonkeyPatch):
 
         monkeypatch.setattr(fast_path, name, spy)
     _run_everything()
-    assert all(taken.get(name, 0) > 0 for name in taken) and len(taken) == 3, taken
+    assert all(taken.get(name, 0) > 0 for name in taken) and len(taken) == 4, taken
     x = minigrad.tensor(2.0)
     assert fast_path.on_floats(np.add, x, 0.5) is not None
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.core.grad_mode import state
 from minigrad.core.variable import Parameter, Variable
 
 # A model's weights are Parameters: the usual cases take them as Variables.
@@ -235,6 +236,31 @@ def on_floats(compute: Any, a: Any, b: Any) -> np.ndarray | None:
     if x is None or y is None or (type(x) is not float and type(y) is not float):
         return None
     return np.array(python(x, y))
+
+
+def in_place(compute: Any, x: Any, other: Any) -> bool:
+    """x += other (-=, *=, /=) with no graph to record and no tool watching, as an
+    optimizer's update runs: NumPy writes straight into x's array, no new array and no
+    Function. False when any condition fails (the plain in-place path then runs): a dtype
+    the result would need casting to, a shape the result would not keep, a read-only view."""
+    if state.grad_enabled or state.listener.watching or type(x) not in PLAIN:
+        return False
+    data = x._data
+    if type(data) is not np.ndarray or not data.flags.writeable:
+        return False
+    if type(other) in PLAIN and type(other._data) is np.ndarray:
+        value = other._data
+    elif type(other) is float or type(other) is int:
+        value = other
+    else:
+        return False
+    if np.result_type(data, value) != data.dtype or np.broadcast_shapes(
+        data.shape, np.shape(value)
+    ) != data.shape:
+        return False
+    compute(data, value, out=data)
+    x._shared_version_counter().value += 1
+    return True
 
 
 def _as_float(value: Any) -> float | int | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import grad_mode
+from minigrad.core import fast_path, grad_mode
 from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
@@ -331,21 +331,29 @@ def _is_operand(value: Any) -> bool:
 # x += y is x.add_(y); add_ and friends come from the op table (inplace=True).
 @operator
 def __iadd__(self, other: Any) -> Variable:
+    if fast_path.in_place(np.add, self, other):  # under no_grad, as optimizers update
+        return self
     return self.add_(other)
 
 
 @operator
 def __isub__(self, other: Any) -> Variable:
+    if fast_path.in_place(np.subtract, self, other):  # under no_grad, as optimizers update
+        return self
     return self.sub_(other)
 
 
 @operator
 def __imul__(self, other: Any) -> Variable:
+    if fast_path.in_place(np.multiply, self, other):  # under no_grad, as optimizers update
+        return self
     return self.mul_(other)
 
 
 @operator
 def __itruediv__(self, other: Any) -> Variable:
+    if fast_path.in_place(np.true_divide, self, other):  # under no_grad, as optimizers update
+        return self
     return self.div_(other)
 
 

@@ -545,16 +545,37 @@ class Function:
 
     @classmethod
     def _apply_eagerly(cls, args: tuple, kwargs: dict) -> Any:
-        """apply as the engine runs it: record a node when an input requires grad."""
+        """apply as the engine runs it: forward with recording off; then, when grad mode is
+        on and an input requires grad, the node (forward's ctx) gets the outputs and packs
+        the values forward saved."""
+        previous = state.grad_enabled
         recording = False
-        if state.grad_enabled:
+        if previous:
             for value in args:
                 if isinstance(value, Variable) and value._requires_grad:
                     recording = True
                     break
         # When recording, the node is forward's ctx; else a plain ctx, no graph bookkeeping.
         ctx = BackwardNode(cls, args) if recording else FunctionCtx(_NO_GRAD * len(args))
-        raw, outputs = _run_forward(cls, ctx, args, kwargs)
+        state.grad_enabled = False  # what forward computes is never recorded
+        try:
+            if cls._uses_setup_context:
+                # The second style: forward(*args), then setup_context fills ctx from them.
+                raw = cls._forward(*args, **kwargs)
+                outputs = wrap(cls, raw)
+                cls.setup_context(ctx, args, outputs if isinstance(raw, tuple) else outputs[0])
+            else:
+                raw = cls._forward(ctx, *args, **kwargs)
+                outputs = None
+        except (DeviceMismatchError, TypeError) as error:
+            errors.raise_clearer_forward_error(cls, args, kwargs, error)
+            raise
+        finally:
+            state.grad_enabled = previous
+        if cls._uses_setup_context:
+            outputs = collect(cls, ctx, args, raw, outputs)
+        else:  # one new array is the usual case (fast_path.py); anything else is collected
+            outputs = fast_path.fresh_output(cls, ctx, raw) or collect(cls, ctx, args, raw, None)
         if recording:
             attach_outputs(ctx, outputs)
             if ctx.to_save:
@@ -567,31 +588,6 @@ class Function:
 
 
 _NO_GRAD = (False,)
-
-
-def _run_forward(cls: type[Function], ctx: FunctionCtx, args: tuple, kwargs: dict) -> tuple:
-    """Call forward with grad recording off: (what it returned, its outputs as Variables)."""
-    previous = state.grad_enabled
-    state.grad_enabled = False  # what forward computes is never recorded
-    try:
-        if cls._uses_setup_context:
-            # The second style: forward(*args), then setup_context fills ctx from the outputs.
-            raw = cls._forward(*args, **kwargs)
-            outputs = wrap(cls, raw)
-            cls.setup_context(ctx, args, outputs if isinstance(raw, tuple) else outputs[0])
-        else:
-            raw = cls._forward(ctx, *args, **kwargs)
-            outputs = None
-    except (DeviceMismatchError, TypeError) as error:
-        errors.raise_clearer_forward_error(cls, args, kwargs, error)
-        raise
-    finally:
-        state.grad_enabled = previous
-    if outputs is None:
-        fresh = fast_path.fresh_output(cls, ctx, raw)
-        if fresh is not None:
-            return raw, fresh  # one new array, the usual case: see fast_path.py
-    return raw, collect(cls, ctx, args, raw, outputs)
 
 
 # ------------------------------------------------------------------ once_differentiable

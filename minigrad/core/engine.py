@@ -104,20 +104,19 @@ def _execute(
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            if grads is not None and not create_graph:
-                grads = _finished(grads)
             if grads is None or (needed is not None and node not in needed):
                 # No gradient reached this node (or none is wanted from it): skip its
                 # backward, but its inputs still lose a consumer.
                 _release_inputs(node, dependencies, ready)
                 continue
+            # Raw sums in the buffers (add_raw) become Variables (_finished) where one is read.
             if node._pre_hooks or node._retained or targets is not None:
-                before_node(node, grads, targets, captured, accumulate)
+                before_node(node, _finished(grads), targets, captured, accumulate)
             for observer in _step_observers:
-                observer(node, grads)
+                observer(node, _finished(grads))
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or (node, 0) in targets):
-                    accumulate_into(node.variable, grads[0], create_graph)
+                    accumulate_into(node.variable, _finished(grads)[0], create_graph)
                 continue
             input_grads = _run_node(node, grads, assignments)
             if not retain_graph and node._saved:
@@ -185,7 +184,7 @@ def _run_node(node: BackwardNode, grads: list, assignments: GradAssignments) -> 
             return node._call_backward(arrays, on_arrays=True)
     # afnio's backward may set `x.grad = g` and return g: undo the logged set, add g once.
     logged = assignments.mark()
-    input_grads = node._call_backward(grads)
+    input_grads = node._call_backward(_finished(grads))
     assignments.undo_returned(node, input_grads, since=logged)
 
     if state.anomaly_enabled:

@@ -190,13 +190,18 @@ def as_variable(held: Any) -> Any:
 
 
 def arrays_of(grads: list) -> list | None:
-    """The NumPy arrays of a node's gradients, for a backward run on arrays; None when one
-    is not a NumPy Variable (missing, or on a device): then the backward gets Variables."""
+    """A node's gradients as NumPy arrays (raw sums as they are), for a backward run on
+    arrays; None when one is missing or not NumPy's (a device's): it gets Variables."""
     arrays = []
     for g in grads:
-        if type(g) is not Variable or type(g._data) is not np.ndarray:
+        if type(g) is np.ndarray:
+            arrays.append(g)
+        elif type(g) is float:  # the engine's sum of 0-d float64 gradients
+            arrays.append(np.array(g))
+        elif type(g) is Variable and type(g._data) is np.ndarray:
+            arrays.append(g._data)
+        else:
             return None
-        arrays.append(g._data)
     return arrays
 
 

@@ -185,6 +185,9 @@ def bench_chain(settings: Settings, results: Results) -> list[Row]:
             "torch on": with_gc(lambda: chain.torch_chain(nodes), True) if has_torch else None,
             "floor": with_gc(lambda: floor.bare_chain(nodes), True),
             "minigrad off": with_gc(lambda: chain.minigrad_chain(nodes), False),
+            "minigrad raised": with_gc(
+                lambda: chain.minigrad_chain(nodes), True, gc_share.RAISED_THRESHOLD
+            ),
             "torch off": with_gc(lambda: chain.torch_chain(nodes), False) if has_torch else None,
         },
         settings.repeats,
@@ -192,6 +195,7 @@ def bench_chain(settings: Settings, results: Results) -> list[Row]:
     mg_on, mg_off = median(times["minigrad on"]), median(times["minigrad off"])
     torch_on, torch_off = median(times.get("torch on")), median(times.get("torch off"))
     bare = median(times["floor"])
+    mg_raised = median(times["minigrad raised"])
     results.chain_on = None if torch_on is None else mg_on / torch_on
     results.chain_off = None if torch_off is None else mg_off / torch_off
 
@@ -226,6 +230,12 @@ def bench_chain(settings: Settings, results: Results) -> list[Row]:
             budget=budget(
                 f"<= {CHAIN_GC_OFF_BUDGET}x PyTorch", results.chain_off, CHAIN_GC_OFF_BUDGET
             ),
+        ),
+        Row(
+            f"(a-gc-raised) {name}, gc on at threshold {gc_share.RAISED_THRESHOLD}",
+            us(mg_raised),
+            torch=us(torch_on),
+            vs_torch=ratio(mg_raised, torch_on),
         ),
         Row(
             "(a') the same chain on a bare Python graph (the floor), gc on",

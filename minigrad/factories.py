@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,14 +59,32 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
     return tuple(int(dim) for dim in size)
 
 
-def _check_options(factory: str, dtype: Any, device: Any, requires_grad: Any) -> None:
-    """dtype=, device= and requires_grad=, checked before anything else (as PyTorch parses
-    every argument's kind first)."""
+def factory(maker: Callable[..., Variable]) -> Callable[..., Variable]:
+    """Decorate a factory: its dtype=, device= and requires_grad= are checked, by the
+    factory's name, before anything else (as PyTorch parses every argument's kind first)."""
+    name = maker.__name__
+
+    @functools.wraps(maker)
+    def checked(
+        *args: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False, **kwargs: Any
+    ) -> Variable:
+        _check_options(f"{name}()", dtype, device, requires_grad)
+        return maker(*args, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
+
+    return checked
+
+
+def _check_options(where: str, dtype: Any, device: Any, requires_grad: Any) -> None:
     if dtype is not None:
         as_dtype(dtype)
     if device is not None:
         devices.check_device(device)
-    check_flag(requires_grad, "requires_grad", f"{factory}()")
+    check_flag(requires_grad, "requires_grad", where)
+
+
+def _defaults_from(x: Variable, dtype: Any, device: Any) -> tuple[Any, Any]:
+    """dtype and device for a new leaf made like x: x's own, unless the call gives others."""
+    return (x.dtype if dtype is None else dtype, x.device if device is None else device)
 
 
 def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
@@ -156,28 +175,29 @@ def _fill_value(value: Any, factory: str) -> Any:
 # --------------------------------------------------------------------------- filled
 
 
+@factory
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    _check_options("zeros", dtype, device, requires_grad)
     return _made("zeros", (_size(size, "zeros"),), dtype, device, requires_grad)
 
 
+@factory
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    _check_options("ones", dtype, device, requires_grad)
     return _made("ones", (_size(size, "ones"),), dtype, device, requires_grad)
 
 
+@factory
 def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory, as in PyTorch: fill it before reading it."""
-    _check_options("empty", dtype, device, requires_grad)
     return _made("empty", (_size(size, "empty"),), dtype, device, requires_grad)
 
 
+@factory
 def full(
     size: Any,
     fill_value: Any,
@@ -186,12 +206,12 @@ def full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
-    _check_options("full", dtype, device, requires_grad)
     value = _fill_value(fill_value, "full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
     return _made("full", (shape, value), dtype, device, requires_grad)
 
 
+@factory
 def eye(
     n: int,
     m: int | None = None,
@@ -201,7 +221,6 @@ def eye(
     requires_grad: bool = False,
 ) -> Variable:
     """The n x m identity matrix (ones on the diagonal)."""
-    _check_options("eye", dtype, device, requires_grad)
     rows, columns = _size((n, n if m is None else m), "eye")
     return _made("eye", (rows, columns), dtype, device, requires_grad)
 
@@ -217,6 +236,7 @@ def _number(value: Any, factory: str, label: str) -> Any:
     return value
 
 
+@factory
 def arange(
     start: Any,
     end: Any = None,
@@ -227,7 +247,6 @@ def arange(
     requires_grad: bool = False,
 ) -> Variable:
     """start, start + step, ... up to (not including) end; arange(n) is 0 .. n-1."""
-    _check_options("arange", dtype, device, requires_grad)
     if end is None:
         start, end = 0, start
     start, end = _number(start, "arange", "start"), _number(end, "arange", "end")
@@ -242,6 +261,7 @@ def arange(
     return _made("arange", (start, end, step), dtype, device, requires_grad)
 
 
+@factory
 def linspace(
     start: Any,
     end: Any,
@@ -252,12 +272,12 @@ def linspace(
     requires_grad: bool = False,
 ) -> Variable:
     """`steps` evenly spaced numbers from start to end, both included."""
-    _check_options("linspace", dtype, device, requires_grad)
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
     count = _count(steps, "linspace", "steps")
     return _made("linspace", (start, end, count), dtype, device, requires_grad)
 
 
+@factory
 def logspace(
     start: Any,
     end: Any,
@@ -269,7 +289,6 @@ def logspace(
     requires_grad: bool = False,
 ) -> Variable:
     """base ** linspace(start, end, steps)."""
-    _check_options("logspace", dtype, device, requires_grad)
     start, end = _number(start, "logspace", "start"), _number(end, "logspace", "end")
     count = _count(steps, "logspace", "steps")
     base = _number(base, "logspace", "base")
@@ -279,23 +298,24 @@ def logspace(
 # --------------------------------------------------------------------------- random
 
 
+@factory
 def rand(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uniform numbers in [0, 1)."""
-    _check_options("rand", dtype, device, requires_grad)
     return _made("random.random", (_size(size, "rand"),), dtype, device, requires_grad)
 
 
+@factory
 def randn(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Standard normal numbers (mean 0, standard deviation 1)."""
-    _check_options("randn", dtype, device, requires_grad)
     shape = _size(size, "randn")
     return _made("random.standard_normal", (shape,), dtype, device, requires_grad)
 
 
+@factory
 def randint(
     low: int = 0,
     high: int | None = None,
@@ -306,7 +326,6 @@ def randint(
     requires_grad: bool = False,
 ) -> Variable:
     """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64."""
-    _check_options("randint", dtype, device, requires_grad)
     if high is None:  # randint(high, size=...): PyTorch's short form, size by keyword
         low, high = 0, low
     elif size is None:  # randint(high, size): the short form, size in second place
@@ -322,6 +341,7 @@ def randint(
     return _made("random.integers", (low, high, shape, np.int64), dtype, device, requires_grad)
 
 
+@factory
 def normal(
     mean: Any = 0.0,
     std: Any = 1.0,
@@ -332,7 +352,6 @@ def normal(
     requires_grad: bool = False,
 ) -> Variable:
     """Normal numbers with the given mean and std (numbers or Variables that broadcast)."""
-    _check_options("normal", dtype, device, requires_grad)
     mean_data = _numeric_argument(mean, "mean")
     std_data = _numeric_argument(std, "std")
     if np.any(std_data < 0):
@@ -391,11 +410,11 @@ def _numeric_argument(value: Any, label: str) -> np.ndarray:
     return array
 
 
+@factory
 def randperm(
     n: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """A random permutation of 0 .. n-1 (int64)."""
-    _check_options("randperm", dtype, device, requires_grad)
     count = _count(n, "randperm", "n")
     return _made("random.permutation", (count,), dtype, device, requires_grad)
 
@@ -466,7 +485,7 @@ def _numeric(other: Any, factory: str) -> Variable:
 
 def _like(
     other: Any,
-    factory: str,
+    factory_name: str,
     maker: str,
     dtype: Any,
     device: Any,
@@ -474,36 +493,34 @@ def _like(
     fill: tuple = (),
 ) -> Variable:
     """A leaf of other's shape, dtype and device (unless told otherwise), made by `maker`
-    (as in _new) from the shape and then `fill`."""
-    _check_options(factory, dtype, device, requires_grad)
-    other = _numeric(other, factory)
-    return _made(
-        maker,
-        (other.shape, *fill),
-        other.dtype if dtype is None else dtype,
-        other.device if device is None else device,
-        requires_grad,
-    )
+    (see _made) from the shape and then `fill`."""
+    other = _numeric(other, factory_name)
+    dtype, device = _defaults_from(other, dtype, device)
+    return _made(maker, (other.shape, *fill), dtype, device, requires_grad)
 
 
+@factory
 def zeros_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     return _like(other, "zeros_like", "zeros", dtype, device, requires_grad)
 
 
+@factory
 def ones_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     return _like(other, "ones_like", "ones", dtype, device, requires_grad)
 
 
+@factory
 def empty_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     return _like(other, "empty_like", "empty", dtype, device, requires_grad)
 
 
+@factory
 def full_like(
     other: Variable,
     fill_value: Any,
@@ -516,12 +533,14 @@ def full_like(
     return _like(other, "full_like", "full", dtype, device, requires_grad, fill=(value,))
 
 
+@factory
 def rand_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     return _like(other, "rand_like", "random.random", dtype, device, requires_grad)
 
 
+@factory
 def randn_like(
     other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
@@ -531,11 +550,11 @@ def randn_like(
 # --------------------------------------------------------------------------- from data
 
 
+@factory
 def tensor(
     data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
-    _check_options("tensor", dtype, device, requires_grad)
     if isinstance(data, str):
         return Variable(data, requires_grad=requires_grad)
     try:
@@ -560,7 +579,7 @@ def _plain(data: Any) -> Any:
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Variable:
     """data as a Variable, sharing memory when it already is one or a NumPy array of the
     requested dtype (no copy), as in PyTorch."""
-    _check_options("as_tensor", dtype, device, False)
+    _check_options("as_tensor()", dtype, device, False)
     if isinstance(data, Variable):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == as_dtype(dtype)):
@@ -584,32 +603,16 @@ def from_numpy(array: np.ndarray) -> Variable:
 # --------------------------------------------------------------------------- x.new_*
 
 
-def _new(x: Variable, data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
-    """A leaf holding `data` with x's dtype and device, unless others are given."""
-    _check_options("new_*", dtype, device, requires_grad)
-    return _leaf(
-        data,
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
-
-
 def _new_made(
     x: Variable, maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
 ) -> Variable:
-    """As _new, the data made by `maker` (see _made)."""
-    _check_options("new_*", dtype, device, requires_grad)
-    return _made(
-        maker,
-        arguments,
-        x.dtype if dtype is None else dtype,
-        x.device if device is None else device,
-        requires_grad,
-    )
+    """A leaf made by `maker` (see _made) with x's dtype and device, unless others are given."""
+    dtype, device = _defaults_from(x, dtype, device)
+    return _made(maker, arguments, dtype, device, requires_grad)
 
 
 @register("new_zeros", function=False)
+@factory
 def new_zeros(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
@@ -618,6 +621,7 @@ def new_zeros(
 
 
 @register("new_ones", function=False)
+@factory
 def new_ones(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
@@ -626,6 +630,7 @@ def new_ones(
 
 
 @register("new_empty", function=False)
+@factory
 def new_empty(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
@@ -634,6 +639,7 @@ def new_empty(
 
 
 @register("new_full", function=False)
+@factory
 def new_full(
     x: Variable,
     size: Any,
@@ -659,9 +665,11 @@ def new(x: Variable, *args: Any) -> Variable:
 
 
 @register("new_tensor", function=False)
+@factory
 def new_tensor(
     x: Variable, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """A copy of `data` as a new leaf with x's dtype and device (unless given)."""
     source = data.data if isinstance(data, Variable) else data
-    return _new(x, np.array(source), dtype, device, requires_grad)
+    dtype, device = _defaults_from(x, dtype, device)
+    return _leaf(np.array(source), dtype, device, requires_grad)

@@ -16,8 +16,16 @@ from minigrad.nn.activation import (
     Tanh,
 )
 from minigrad.nn.container import ModuleDict, ModuleList, Sequential
+from minigrad.nn.conv import (
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    Fold,
+    Unfold,
+)
 from minigrad.nn.data_parallel import DataParallel
-from minigrad.nn.dropout import Dropout
+from minigrad.nn.dropout import Dropout, Dropout2d
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.flatten import Flatten, Unflatten
 from minigrad.nn.layer_norm import LayerNorm
@@ -31,16 +39,38 @@ from minigrad.nn.loss import (
     NLLLoss,
 )
 from minigrad.nn.module import Module
+from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm
+from minigrad.nn.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 
 __all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv1d",
+    "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
     "CrossEntropyLoss",
     "DataParallel",
     "Dropout",
+    "Dropout2d",
     "Embedding",
     "Flatten",
+    "Fold",
     "GELU",
+    "GroupNorm",
     "Identity",
     "L1Loss",
     "LayerNorm",
@@ -48,6 +78,8 @@ __all__ = [
     "Linear",
     "LogSoftmax",
     "MSELoss",
+    "MaxPool1d",
+    "MaxPool2d",
     "Module",
     "ModuleDict",
     "ModuleList",
@@ -60,6 +92,7 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+    "Unfold",
     "functional",
     "init",
     "utils",

@@ -29,6 +29,21 @@ from minigrad.nn._functions import (
     LogSigmoid,
     OneHot,
 )
+from minigrad.nn.functional_conv import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    fold,
+    max_pool1d,
+    max_pool2d,
+    unfold,
+)
+from minigrad.nn.functional_norm import batch_norm, dropout2d, group_norm
 from minigrad.ops.tooling.arguments import checks
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -859,14 +874,26 @@ def __getattr__(name: str) -> Any:
     raise missing_name("torch.nn.functional", name, __all__)
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
     "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "dropout2d",
     "elu",
     "embedding",
+    "fold",
     "gelu",
+    "group_norm",
     "hardtanh",
     "huber_loss",
     "kl_div",
@@ -876,6 +903,8 @@ __all__ = [
     "linear",
     "log_softmax",
     "logsigmoid",
+    "max_pool1d",
+    "max_pool2d",
     "mish",
     "mse_loss",
     "nll_loss",
@@ -890,4 +919,5 @@ __all__ = [
     "softmax",
     "softplus",
     "tanh",
+    "unfold",
 ]

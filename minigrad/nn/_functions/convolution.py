@@ -1,0 +1,306 @@
+"""Convolution as three bilinear Functions, each the others' backward.
+
+For y = conv(x, w) (a cross-correlation, as in PyTorch) with windows taken every `stride`,
+`dilation` apart, over x padded by `padding`:
+
+    y[n, o, p]        = Σ_c,k  x_pad[n, c, p·stride + k·dilation] · w[o, c, k]
+    dx = conv_input_grad(dy, w)    the transposed convolution: each window's gradient
+                                   dy[n, :, p] · w added back where the window came from
+    dw = conv_weight_grad(x, dy)   the correlation of the input with the output gradient
+
+All three are the same sum read with a different factor left out, so each one's backward
+is made of the other two: second derivatives come for free. The arrays are computed by
+im2col: a strided *view* of the padded input with one axis per window position and one
+per kernel tap (no copy), then a single matmul per group.
+
+Shapes, with d spatial dims (1 for conv1d, 2 for conv2d), G groups:
+x (N, C_in, *S), w (C_out, C_in/G, *K), y (N, C_out, *P).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
+from minigrad.ops.operand import numeric
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """How windows are laid over the input: per spatial dim, the stride, the dilation and
+    the padding before and after; and the number of groups the channels split into."""
+
+    stride: tuple[int, ...]
+    padding: tuple[tuple[int, int], ...]
+    dilation: tuple[int, ...]
+    groups: int = 1
+
+    def output_size(self, size: tuple[int, ...], kernel: tuple[int, ...]) -> tuple[int, ...]:
+        """P = ⌊(S + before + after - dilation·(K - 1) - 1) / stride⌋ + 1, per dim."""
+        return tuple(
+            (s + before + after - d * (k - 1) - 1) // st + 1
+            for s, (before, after), d, k, st in zip(
+                size, self.padding, self.dilation, kernel, self.stride
+            )
+        )
+
+
+# --------------------------------------------------------------------------- im2col
+
+
+def windows(
+    x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...], fill: float = 0
+) -> np.ndarray:
+    """Every window of x (N, C, *S): a read-only view (N, C, *P, *K), no copy.
+
+    x is padded with `fill` first (a copy, only when there is padding)."""
+    widths = ((0, 0), (0, 0), *geometry.padding)
+    if any(before or after for before, after in geometry.padding):
+        x = np.pad(x, widths, constant_values=fill)
+    spatial = x.shape[2:]
+    out = tuple(
+        (s - d * (k - 1) - 1) // st + 1
+        for s, d, k, st in zip(spatial, geometry.dilation, kernel, geometry.stride)
+    )
+    strides = x.strides
+    view_strides = (
+        strides[0],
+        strides[1],
+        *(s * st for s, st in zip(strides[2:], geometry.stride)),
+        *(s * d for s, d in zip(strides[2:], geometry.dilation)),
+    )
+    return np.lib.stride_tricks.as_strided(
+        x, (*x.shape[:2], *out, *kernel), view_strides, writeable=False
+    )
+
+
+def fold(
+    columns: np.ndarray, geometry: Geometry, size: tuple[int, ...], channels: int
+) -> np.ndarray:
+    """The adjoint of `windows`: add each window (N, C, *P, *K) back where it was taken from,
+    then cut the padding off: (N, C, *S). One strided slice-add per kernel tap."""
+    kernel = columns.shape[2 + len(size) :]
+    out = columns.shape[2 : 2 + len(size)]
+    padded_size = tuple(s + before + after for s, (before, after) in zip(size, geometry.padding))
+    padded = np.zeros((columns.shape[0], channels, *padded_size), dtype=columns.dtype)
+    for tap in np.ndindex(*kernel):
+        where = tuple(
+            slice(t * d, t * d + (p - 1) * st + 1, st)
+            for t, d, p, st in zip(tap, geometry.dilation, out, geometry.stride)
+        )
+        padded[(slice(None), slice(None), *where)] += columns[(Ellipsis, *tap)]
+    inside = tuple(
+        slice(before, before + s) for s, (before, _) in zip(size, geometry.padding)
+    )
+    return padded[(slice(None), slice(None), *inside)]
+
+
+def _grouped_columns(x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]) -> np.ndarray:
+    """x's windows as matrices, one per group: (G, N·P, C_in/G·K)."""
+    view = windows(x, geometry, kernel)
+    batch, channels = view.shape[:2]
+    d = len(kernel)
+    out = view.shape[2 : 2 + d]
+    groups = geometry.groups
+    view = view.reshape(batch, groups, channels // groups, *out, *kernel)
+    # (G, N, *P, C/G, *K): rows are (sample, position), columns (channel, tap)
+    order = (1, 0, *range(3, 3 + d), 2, *range(3 + d, 3 + 2 * d))
+    return view.transpose(order).reshape(groups, batch * math.prod(out), -1)
+
+
+def _grouped_weight(w: np.ndarray, groups: int) -> np.ndarray:
+    """w (C_out, C_in/G, *K) as (G, C_in/G·K, C_out/G)."""
+    out_channels = w.shape[0]
+    return w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+
+
+def _grouped_output(y: np.ndarray, batch: int, out: tuple[int, ...]) -> np.ndarray:
+    """(G, N·P, C_out/G) back to (N, C_out, *P)."""
+    groups, _, per_group = y.shape
+    y = y.reshape(groups, batch, *out, per_group)
+    d = len(out)
+    order = (1, 0, d + 2, *range(2, 2 + d))
+    return np.ascontiguousarray(y.transpose(order)).reshape(batch, groups * per_group, *out)
+
+
+def convolve(x: np.ndarray, w: np.ndarray, geometry: Geometry) -> np.ndarray:
+    """y = conv(x, w): (N, C_in, *S), (C_out, C_in/G, *K) → (N, C_out, *P)."""
+    kernel = w.shape[2:]
+    columns = _grouped_columns(x, geometry, kernel)
+    y = np.matmul(columns, _grouped_weight(w, geometry.groups))
+    return _grouped_output(y, x.shape[0], geometry.output_size(x.shape[2:], kernel))
+
+
+def convolve_input_grad(
+    dy: np.ndarray, w: np.ndarray, geometry: Geometry, size: tuple[int, ...]
+) -> np.ndarray:
+    """dx = Σ_o dy[n, o, p] · w[o, c, k] put back at window p's tap k: (N, C_in, *S)."""
+    batch, out_channels = dy.shape[:2]
+    out = dy.shape[2:]
+    groups, d = geometry.groups, len(out)
+    kernel = w.shape[2:]
+    # dy as (G, N·P, C_out/G), times w as (G, C_out/G, C_in/G·K)
+    rows = dy.reshape(batch, groups, out_channels // groups, -1).transpose(1, 0, 3, 2)
+    rows = rows.reshape(groups, -1, out_channels // groups)
+    columns = np.matmul(rows, w.reshape(groups, out_channels // groups, -1))
+    in_per_group = w.shape[1]
+    columns = columns.reshape(groups, batch, *out, in_per_group, *kernel)
+    # back to the windows' layout (N, C_in, *P, *K)
+    order = (1, 0, 2 + d, *range(2, 2 + d), *range(3 + d, 3 + 2 * d))
+    columns = columns.transpose(order).reshape(batch, groups * in_per_group, *out, *kernel)
+    return fold(columns, geometry, size, groups * in_per_group)
+
+
+def convolve_weight_grad(
+    x: np.ndarray, dy: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]
+) -> np.ndarray:
+    """dw[o, c, k] = Σ_n,p dy[n, o, p] · x_pad[n, c, p·stride + k·dilation]: (C_out, C_in/G, *K)."""
+    batch, out_channels = dy.shape[:2]
+    groups = geometry.groups
+    columns = _grouped_columns(x, geometry, kernel)  # (G, N·P, C_in/G·K)
+    rows = dy.reshape(batch, groups, out_channels // groups, -1).transpose(1, 2, 0, 3)
+    rows = rows.reshape(groups, out_channels // groups, -1)  # (G, C_out/G, N·P)
+    dw = np.matmul(rows, columns)
+    return dw.reshape(out_channels, x.shape[1] // groups, *kernel)
+
+
+# --------------------------------------------------------------------------- Functions
+
+
+def _channel_sum(grad: Variable) -> Variable:
+    """A bias's gradient: grad (N, C, *P) summed over everything but the channels."""
+    return grad.sum((0, *range(2, grad.ndim)))
+
+
+class Convolution(Function):
+    """y = conv(x, w) + b;  dx = conv_input_grad(dy, w), dw = conv_weight_grad(x, dy),
+    db = Σ dy over the batch and the positions."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Any, w: Any, b: Any, geometry: Geometry
+    ) -> np.ndarray:
+        ctx.save_for_backward(x, w)
+        ctx.geometry = geometry
+        x_data, w_data = numeric(x, "conv"), numeric(w, "conv")
+        y = convolve(x_data, w_data, geometry)
+        if b is not None:
+            y += numeric(b, "conv").reshape(-1, *(1,) * (y.ndim - 2))
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        x, w = ctx.saved_tensors
+        geometry = ctx.geometry
+        needs_x, needs_w, needs_b, _ = ctx.needs_input_grad
+        dx = ConvolutionInputGrad.apply(grad, w, None, geometry, x.shape[2:]) if needs_x else None
+        dw = ConvolutionWeightGrad.apply(x, grad, geometry, w.shape[2:]) if needs_w else None
+        db = _channel_sum(grad) if needs_b else None
+        return dx, dw, db, None
+
+
+class ConvolutionInputGrad(Function):
+    """z = conv_input_grad(g, w) + b, the transposed convolution (z has x's shape, `size`).
+
+    Since <dz, conv_input_grad(g, w)> = <conv(dz, w), g> = <conv_weight_grad(dz, g), w>:
+    dg = conv(dz, w), dw = conv_weight_grad(dz, g)."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, g: Any, w: Any, b: Any, geometry: Geometry, size: tuple[int, ...]
+    ) -> np.ndarray:
+        ctx.save_for_backward(g, w)
+        ctx.geometry = geometry
+        z = convolve_input_grad(numeric(g, "conv"), numeric(w, "conv"), geometry, size)
+        if b is not None:
+            z += numeric(b, "conv").reshape(-1, *(1,) * (z.ndim - 2))
+        return z
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        g, w = ctx.saved_tensors
+        geometry = ctx.geometry
+        needs_g, needs_w, needs_b, _, _ = ctx.needs_input_grad
+        dg = Convolution.apply(grad, w, None, geometry) if needs_g else None
+        dw = ConvolutionWeightGrad.apply(grad, g, geometry, w.shape[2:]) if needs_w else None
+        db = _channel_sum(grad) if needs_b else None
+        return dg, dw, db, None, None
+
+
+class ConvolutionWeightGrad(Function):
+    """v = conv_weight_grad(x, g), of w's shape (kernel size `kernel`).
+
+    Since <dv, conv_weight_grad(x, g)> = <conv(x, dv), g> = <conv_input_grad(g, dv), x>:
+    dx = conv_input_grad(g, dv), dg = conv(x, dv)."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Any, g: Any, geometry: Geometry, kernel: tuple[int, ...]
+    ) -> np.ndarray:
+        ctx.save_for_backward(x, g)
+        ctx.geometry = geometry
+        return convolve_weight_grad(numeric(x, "conv"), numeric(g, "conv"), geometry, kernel)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        x, g = ctx.saved_tensors
+        geometry = ctx.geometry
+        needs_x, needs_g, _, _ = ctx.needs_input_grad
+        dx = ConvolutionInputGrad.apply(g, grad, None, geometry, x.shape[2:]) if needs_x else None
+        dg = Convolution.apply(x, grad, None, geometry) if needs_g else None
+        return dx, dg, None, None
+
+
+class Unfold(Function):
+    """im2col as PyTorch's F.unfold: x (N, C, *S) → (N, C·K, L), L window positions;
+    its backward is Fold (each window's gradient added back where it was taken)."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Any, geometry: Geometry, kernel: tuple[int, ...]
+    ) -> np.ndarray:
+        data = numeric(x, "unfold")
+        ctx.geometry, ctx.size, ctx.kernel = geometry, data.shape[2:], kernel
+        view = windows(data, geometry, kernel)
+        d = len(kernel)
+        batch, channels = view.shape[:2]
+        # (N, C, *P, *K) → (N, C, *K, *P) → (N, C·K, L)
+        order = (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+        columns = np.ascontiguousarray(view.transpose(order))
+        return columns.reshape(batch, channels * math.prod(kernel), -1)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return Fold.apply(grad, ctx.geometry, ctx.size, ctx.kernel), None, None
+
+
+class Fold(Function):
+    """col2im as PyTorch's F.fold, the adjoint of Unfold: columns (N, C·K, L) → (N, C, *S),
+    overlapping windows summed; its backward is Unfold."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        columns: Any,
+        geometry: Geometry,
+        size: tuple[int, ...],
+        kernel: tuple[int, ...],
+    ) -> np.ndarray:
+        data = numeric(columns, "fold")
+        ctx.geometry, ctx.kernel = geometry, kernel
+        out = geometry.output_size(size, kernel)
+        batch = data.shape[0]
+        channels = data.shape[1] // math.prod(kernel)
+        d = len(kernel)
+        blocks = data.reshape(batch, channels, *kernel, *out)
+        order = (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+        return fold(blocks.transpose(order), geometry, size, channels)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return Unfold.apply(grad, ctx.geometry, ctx.kernel), None, None, None

@@ -1,0 +1,169 @@
+"""Pooling: the largest value, or the mean, of each window (see convolution.py's windows).
+
+Max pooling routes each output's gradient to the input its value came from (the argmax of
+its window); where a window holds the maximum twice, the first in the window's row-major
+order wins, as in PyTorch's CPU kernels. Average pooling sends each output's gradient,
+divided by its divisor, back to every input of its window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.core.function import Function, FunctionCtx
+from minigrad.core.variable import Variable
+from minigrad.nn._functions.convolution import Geometry, fold, windows
+from minigrad.ops.operand import numeric
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    """What padding holds for max pooling: never the maximum of a window."""
+    return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+class MaxPool(Function):
+    """y[p] = max over window p;  dx = dy sent to each window's argmax (indices: flat
+    positions in x's spatial plane, PyTorch's return_indices)."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Any, geometry: Geometry, kernel: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        data = numeric(x, "max_pool")
+        size = data.shape[2:]
+        view = windows(data, geometry, kernel, fill=_lowest(data.dtype))
+        out = view.shape[2 : 2 + len(kernel)]
+        flat = view.reshape(*view.shape[: 2 + len(kernel)], -1)
+        taps = flat.argmax(axis=-1)  # the first maximum of each window
+        values = np.take_along_axis(flat, taps[..., None], axis=-1)[..., 0]
+        # Each argmax as a position in x: window start (p·stride - padding) + tap·dilation.
+        tap_coordinates = np.unravel_index(taps, kernel)
+        coordinates = []
+        for dim, (tap, st, (before, _), d) in enumerate(
+            zip(tap_coordinates, geometry.stride, geometry.padding, geometry.dilation)
+        ):
+            start = np.arange(out[dim]) * st - before
+            shape = [1] * len(out)
+            shape[dim] = out[dim]
+            coordinates.append(start.reshape(shape) + tap * d)
+        indices = np.ravel_multi_index(tuple(coordinates), size).astype(np.int64)
+        # The indices are integers: an output that gets no gradient.
+        ctx.size, ctx.indices = data.shape, indices
+        return values, indices
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable, _: Any) -> tuple:
+        indices = ctx.indices
+        batch, channels = ctx.size[:2]
+        flat_grad = grad.reshape(batch, channels, -1)
+        flat_indices = indices.reshape(batch, channels, -1)
+        dx = flat_grad.new_zeros(batch, channels, int(np.prod(ctx.size[2:])))
+        dx = dx.scatter_add(2, flat_indices, flat_grad)
+        return dx.reshape(ctx.size), None, None
+
+
+def pool_divisor(
+    size: tuple[int, ...],
+    out: tuple[int, ...],
+    geometry: Geometry,
+    kernel: tuple[int, ...],
+    padding: tuple[int, ...],
+    count_include_pad: bool,
+) -> np.ndarray:
+    """Average pooling's divisor for each output position, as PyTorch counts it: the
+    window's elements inside x plus its padding (count_include_pad), or inside x only;
+    the part of a window that ceil_mode lets run past the padding never counts."""
+    per_dim = []
+    for s, p, k, st, pad in zip(size, out, kernel, geometry.stride, padding):
+        start = np.arange(p) * st - pad
+        if count_include_pad:
+            counted = np.minimum(start + k, s + pad) - start
+        else:
+            counted = np.minimum(start + k, s) - np.maximum(start, 0)
+        per_dim.append(counted)
+    divisor = per_dim[0]
+    for counted in per_dim[1:]:
+        divisor = np.multiply.outer(divisor, counted)
+    return divisor
+
+
+class AvgPool(Function):
+    """y[p] = Σ window p / divisor[p];  dx = AvgPoolAdjoint(dy): each dy[p] / divisor[p]
+    added back over window p."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Any, geometry: Geometry, kernel: tuple[int, ...], divisor: Any
+    ) -> np.ndarray:
+        data = numeric(x, "avg_pool")
+        ctx.geometry, ctx.kernel, ctx.divisor, ctx.size = geometry, kernel, divisor, data.shape[2:]
+        view = windows(data, geometry, kernel)
+        taps = tuple(range(view.ndim - len(kernel), view.ndim))
+        return (view.sum(axis=taps) / divisor).astype(data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        dx = AvgPoolAdjoint.apply(grad, ctx.geometry, ctx.kernel, ctx.divisor, ctx.size)
+        return dx, None, None, None
+
+
+class AvgPoolAdjoint(Function):
+    """z = each g[p] / divisor[p] added back over window p (AvgPool's backward);
+    its own backward is AvgPool."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx,
+        g: Any,
+        geometry: Geometry,
+        kernel: tuple[int, ...],
+        divisor: Any,
+        size: tuple[int, ...],
+    ) -> np.ndarray:
+        data = numeric(g, "avg_pool")
+        ctx.geometry, ctx.kernel, ctx.divisor = geometry, kernel, divisor
+        share = (data / divisor).astype(data.dtype, copy=False)
+        columns = np.broadcast_to(share.reshape(*share.shape, *(1,) * len(kernel)),
+                                  (*share.shape, *kernel))
+        return fold(columns, geometry, size, data.shape[1])
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        dg = AvgPool.apply(grad, ctx.geometry, ctx.kernel, ctx.divisor)
+        return dg, None, None, None, None
+
+
+def adaptive_bins(size: int, out: int, dtype: np.dtype) -> np.ndarray:
+    """The (out, size) matrix whose row i averages bin i: from ⌊i·size/out⌋ to
+    ⌈(i+1)·size/out⌉, PyTorch's adaptive bins (they may overlap)."""
+    matrix = np.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        start = (i * size) // out
+        end = -((-(i + 1) * size) // out)
+        matrix[i, start:end] = 1.0 / (end - start)
+    return matrix
+
+
+class AdaptiveAvgPool(Function):
+    """y = x averaged over adaptive bins, one (out, size) matrix A_d per spatial dim:
+    y = x ×_d A_d for each d;  dx = dy ×_d A_dᵀ."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Any, matrices: tuple[np.ndarray, ...]) -> np.ndarray:
+        data = numeric(x, "adaptive_avg_pool")
+        ctx.matrices = matrices
+        y = data
+        for dim, matrix in enumerate(matrices):
+            axis = 2 + dim
+            y = np.swapaxes(np.swapaxes(y, axis, -1) @ matrix.T, -1, axis)
+        return np.ascontiguousarray(y)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        dx = grad
+        for dim, matrix in enumerate(ctx.matrices):
+            axis = 2 + dim
+            dx = (dx.transpose(axis, -1) @ matrix).transpose(-1, axis)
+        return dx, None

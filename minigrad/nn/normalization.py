@@ -1,0 +1,139 @@
+"""BatchNorm1d, BatchNorm2d and GroupNorm (LayerNorm is in layer_norm.py).
+
+BatchNorm normalizes each channel over the batch (and positions) while training, and
+keeps running averages of those statistics for eval mode, where each sample is then
+normalized on its own. GroupNorm normalizes each sample over groups of channels, the same
+in training and eval.
+"""
+
+from __future__ import annotations
+
+from minigrad import factories
+from minigrad.core.checks import check_flag
+from minigrad.core.grad_mode import no_grad
+from minigrad.core.variable import Parameter, Variable
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.module import Module
+
+
+class _BatchNorm(Module):
+    """y = (x - mean) / √(var + eps) · weight + bias per channel (see F.batch_norm)."""
+
+    expected_dims: tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+    ) -> None:
+        super().__init__()
+        layer = type(self).__name__
+        if isinstance(num_features, bool) or not isinstance(num_features, int) or (
+            num_features <= 0
+        ):
+            raise TypeError(f"{layer}: num_features must be a positive int; got {num_features!r}.")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine = check_flag(affine, "affine", layer)
+        self.track_running_stats = check_flag(track_running_stats, "track_running_stats", layer)
+        if self.affine:
+            self.weight = Parameter(factories.empty(num_features))
+            self.bias = Parameter(factories.empty(num_features))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", factories.zeros(num_features))
+            self.register_buffer("running_var", factories.ones(num_features))
+            self.register_buffer("num_batches_tracked", factories.tensor(0))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1.0)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, x: Variable) -> Variable:
+        if isinstance(x, Variable) and x.ndim not in self.expected_dims:
+            wanted = " or ".join(f"{d}D" for d in self.expected_dims)
+            raise ValueError(f"expected {wanted} input (got {x.ndim}D input)")
+        momentum = self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if momentum is None:  # a cumulative average: each batch weighs 1/n
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        # Batch statistics while training, or whenever there are no running ones.
+        use_batch = self.training or self.running_mean is None
+        keep_running = not self.training or self.track_running_stats
+        return F.batch_norm(
+            x,
+            self.running_mean if keep_running else None,
+            self.running_var if keep_running else None,
+            self.weight,
+            self.bias,
+            use_batch,
+            0.0 if momentum is None else momentum,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of (N, C) or (N, C, L) inputs, per channel C."""
+
+    expected_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of (N, C, H, W) images, per channel C."""
+
+    expected_dims = (4,)
+
+
+class GroupNorm(Module):
+    """y = (x - mean) / √(var + eps) · weight + bias, statistics over each sample's groups
+    of num_channels / num_groups channels: x (N, C, *S)."""
+
+    def __init__(
+        self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True
+    ) -> None:
+        super().__init__()
+        if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0:
+            raise TypeError(f"GroupNorm: num_groups must be a positive int; got {num_groups!r}.")
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.affine = check_flag(affine, "affine", "GroupNorm")
+        if self.affine:
+            self.weight = Parameter(factories.ones(num_channels))
+            self.bias = Parameter(factories.zeros(num_channels))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, x: Variable) -> Variable:
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"

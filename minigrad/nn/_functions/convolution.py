@@ -80,60 +80,51 @@ def windows(
 
 
 def fold(
-    columns: np.ndarray, geometry: Geometry, size: tuple[int, ...], channels: int
+    columns: np.ndarray, geometry: Geometry, size: tuple[int, ...]
 ) -> np.ndarray:
-    """The adjoint of `windows`: add each window (N, C, *P, *K) back where it was taken from,
-    then cut the padding off: (N, C, *S). One strided slice-add per kernel tap."""
-    kernel = columns.shape[2 + len(size) :]
-    out = columns.shape[2 : 2 + len(size)]
+    """The adjoint of `windows`: add each window back where it was taken from, then cut the
+    padding off. columns (C, *K, N, *P), tap-major so that each tap's slice is one block
+    → (N, C, *S). One strided slice-add per kernel tap (25 for a 5x5 kernel), no loop over
+    positions."""
+    d = len(size)
+    channels, kernel = columns.shape[0], columns.shape[1 : 1 + d]
+    batch, out = columns.shape[1 + d], columns.shape[2 + d :]
     padded_size = tuple(s + before + after for s, (before, after) in zip(size, geometry.padding))
-    padded = np.zeros((columns.shape[0], channels, *padded_size), dtype=columns.dtype)
+    padded = np.zeros((channels, batch, *padded_size), dtype=columns.dtype)
     for tap in np.ndindex(*kernel):
         where = tuple(
-            slice(t * d, t * d + (p - 1) * st + 1, st)
-            for t, d, p, st in zip(tap, geometry.dilation, out, geometry.stride)
+            slice(t * dil, t * dil + (p - 1) * st + 1, st)
+            for t, dil, p, st in zip(tap, geometry.dilation, out, geometry.stride)
         )
-        padded[(slice(None), slice(None), *where)] += columns[(Ellipsis, *tap)]
-    inside = tuple(
-        slice(before, before + s) for s, (before, _) in zip(size, geometry.padding)
-    )
-    return padded[(slice(None), slice(None), *inside)]
+        padded[(slice(None), slice(None), *where)] += columns[(slice(None), *tap)]
+    inside = tuple(slice(before, before + s) for s, (before, _) in zip(size, geometry.padding))
+    return np.ascontiguousarray(padded[(slice(None), slice(None), *inside)].swapaxes(0, 1))
 
 
-def _grouped_columns(x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]) -> np.ndarray:
-    """x's windows as matrices, one per group: (G, N·P, C_in/G·K)."""
+def _columns(x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]) -> np.ndarray:
+    """im2col: x's windows as one matrix per group, (G, C_in/G·K, N·P): a row per
+    (channel, tap), a column per (sample, position). One copy of the strided view."""
     view = windows(x, geometry, kernel)
-    batch, channels = view.shape[:2]
     d = len(kernel)
-    out = view.shape[2 : 2 + d]
-    groups = geometry.groups
-    view = view.reshape(batch, groups, channels // groups, *out, *kernel)
-    # (G, N, *P, C/G, *K): rows are (sample, position), columns (channel, tap)
-    order = (1, 0, *range(3, 3 + d), 2, *range(3 + d, 3 + 2 * d))
-    return view.transpose(order).reshape(groups, batch * math.prod(out), -1)
+    # (N, C, *P, *K) → (C, *K, N, *P)
+    order = (1, *range(2 + d, 2 + 2 * d), 0, *range(2, 2 + d))
+    positions = x.shape[0] * math.prod(view.shape[2 : 2 + d])
+    return view.transpose(order).reshape(geometry.groups, -1, positions)
 
 
-def _grouped_weight(w: np.ndarray, groups: int) -> np.ndarray:
-    """w (C_out, C_in/G, *K) as (G, C_in/G·K, C_out/G)."""
-    out_channels = w.shape[0]
-    return w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
-
-
-def _grouped_output(y: np.ndarray, batch: int, out: tuple[int, ...]) -> np.ndarray:
-    """(G, N·P, C_out/G) back to (N, C_out, *P)."""
-    groups, _, per_group = y.shape
-    y = y.reshape(groups, batch, *out, per_group)
-    d = len(out)
-    order = (1, 0, d + 2, *range(2, 2 + d))
-    return np.ascontiguousarray(y.transpose(order)).reshape(batch, groups * per_group, *out)
+def _channel_major(y: np.ndarray) -> np.ndarray:
+    """(N, C, *P) as (C, N·P): the layout the matmuls below read gradients in."""
+    return np.ascontiguousarray(y.swapaxes(0, 1)).reshape(y.shape[1], -1)
 
 
 def convolve(x: np.ndarray, w: np.ndarray, geometry: Geometry) -> np.ndarray:
     """y = conv(x, w): (N, C_in, *S), (C_out, C_in/G, *K) → (N, C_out, *P)."""
-    kernel = w.shape[2:]
-    columns = _grouped_columns(x, geometry, kernel)
-    y = np.matmul(columns, _grouped_weight(w, geometry.groups))
-    return _grouped_output(y, x.shape[0], geometry.output_size(x.shape[2:], kernel))
+    kernel, groups = w.shape[2:], geometry.groups
+    out = geometry.output_size(x.shape[2:], kernel)
+    columns = _columns(x, geometry, kernel)
+    y = np.matmul(w.reshape(groups, w.shape[0] // groups, -1), columns)  # (G, C_out/G, N·P)
+    y = y.reshape(w.shape[0], x.shape[0], *out)
+    return np.ascontiguousarray(y.swapaxes(0, 1))
 
 
 def convolve_input_grad(
@@ -141,31 +132,22 @@ def convolve_input_grad(
 ) -> np.ndarray:
     """dx = Σ_o dy[n, o, p] · w[o, c, k] put back at window p's tap k: (N, C_in, *S)."""
     batch, out_channels = dy.shape[:2]
-    out = dy.shape[2:]
-    groups, d = geometry.groups, len(out)
-    kernel = w.shape[2:]
-    # dy as (G, N·P, C_out/G), times w as (G, C_out/G, C_in/G·K)
-    rows = dy.reshape(batch, groups, out_channels // groups, -1).transpose(1, 0, 3, 2)
-    rows = rows.reshape(groups, -1, out_channels // groups)
-    columns = np.matmul(rows, w.reshape(groups, out_channels // groups, -1))
-    in_per_group = w.shape[1]
-    columns = columns.reshape(groups, batch, *out, in_per_group, *kernel)
-    # back to the windows' layout (N, C_in, *P, *K)
-    order = (1, 0, 2 + d, *range(2, 2 + d), *range(3 + d, 3 + 2 * d))
-    columns = columns.transpose(order).reshape(batch, groups * in_per_group, *out, *kernel)
-    return fold(columns, geometry, size, groups * in_per_group)
+    out, kernel, groups = dy.shape[2:], w.shape[2:], geometry.groups
+    rows = _channel_major(dy).reshape(groups, out_channels // groups, -1)  # (G, C_out/G, N·P)
+    weights = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+    columns = np.matmul(weights, rows)  # (G, C_in/G·K, N·P)
+    columns = columns.reshape(groups * w.shape[1], *kernel, batch, *out)
+    return fold(columns, geometry, size)
 
 
 def convolve_weight_grad(
     x: np.ndarray, dy: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]
 ) -> np.ndarray:
     """dw[o, c, k] = Σ_n,p dy[n, o, p] · x_pad[n, c, p·stride + k·dilation]: (C_out, C_in/G, *K)."""
-    batch, out_channels = dy.shape[:2]
-    groups = geometry.groups
-    columns = _grouped_columns(x, geometry, kernel)  # (G, N·P, C_in/G·K)
-    rows = dy.reshape(batch, groups, out_channels // groups, -1).transpose(1, 2, 0, 3)
-    rows = rows.reshape(groups, out_channels // groups, -1)  # (G, C_out/G, N·P)
-    dw = np.matmul(rows, columns)
+    out_channels, groups = dy.shape[1], geometry.groups
+    columns = _columns(x, geometry, kernel)  # (G, C_in/G·K, N·P)
+    rows = _channel_major(dy).reshape(groups, out_channels // groups, -1)  # (G, C_out/G, N·P)
+    dw = np.matmul(rows, columns.transpose(0, 2, 1))
     return dw.reshape(out_channels, x.shape[1] // groups, *kernel)
 
 
@@ -298,8 +280,9 @@ class Fold(Function):
         channels = data.shape[1] // math.prod(kernel)
         d = len(kernel)
         blocks = data.reshape(batch, channels, *kernel, *out)
-        order = (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
-        return fold(blocks.transpose(order), geometry, size, channels)
+        # (N, C, *K, *P) → (C, *K, N, *P), fold's layout
+        order = (1, *range(2, 2 + d), 0, *range(2 + d, 2 + 2 * d))
+        return fold(blocks.transpose(order), geometry, size)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:

@@ -37,7 +37,7 @@ class MaxPool(Function):
         out = view.shape[2 : 2 + len(kernel)]
         flat = view.reshape(*view.shape[: 2 + len(kernel)], -1)
         taps = flat.argmax(axis=-1)  # the first maximum of each window
-        values = np.take_along_axis(flat, taps[..., None], axis=-1)[..., 0]
+        values = flat.max(axis=-1)
         # Each argmax as a position in x: window start (p·stride - padding) + tap·dilation.
         tap_coordinates = np.unravel_index(taps, kernel)
         coordinates = []
@@ -124,10 +124,11 @@ class AvgPoolAdjoint(Function):
     ) -> np.ndarray:
         data = numeric(g, "avg_pool")
         ctx.geometry, ctx.kernel, ctx.divisor = geometry, kernel, divisor
-        share = (data / divisor).astype(data.dtype, copy=False)
-        columns = np.broadcast_to(share.reshape(*share.shape, *(1,) * len(kernel)),
-                                  (*share.shape, *kernel))
-        return fold(columns, geometry, size, data.shape[1])
+        share = (data / divisor).astype(data.dtype, copy=False).swapaxes(0, 1)  # (C, N, *P)
+        # every tap of a window gets the same share: (C, *K, N, *P), fold's layout
+        spread = share.reshape(share.shape[0], *(1,) * len(kernel), *share.shape[1:])
+        columns = np.broadcast_to(spread, (share.shape[0], *kernel, *share.shape[1:]))
+        return fold(columns, geometry, size)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:

@@ -118,6 +118,7 @@ from minigrad.ops.elementwise import expm1 as expm1
 from minigrad.ops.elementwise import floor as floor
 from minigrad.ops.elementwise import log as log
 from minigrad.ops.elementwise import log1p as log1p
+from minigrad.ops.elementwise import log10 as log10
 from minigrad.ops.elementwise import masked_fill as masked_fill
 from minigrad.ops.elementwise import maximum as maximum
 from minigrad.ops.elementwise import minimum as minimum
@@ -364,6 +365,7 @@ __all__ = [
     "less",
     "less_equal",
     "log",
+    "log10",
     "log1p",
     "log_softmax",
     "logical_and",

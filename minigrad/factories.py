@@ -1,14 +1,20 @@
 """Factories: new leaf Variables filled with zeros, ones, a value, a range or random numbers.
 
-Every factory takes `dtype=`, `device=` and `requires_grad=`, as in PyTorch; grad modes
-never change `requires_grad` (the factory exception). Random factories draw from one
-generator that `manual_seed` resets, so runs repeat. Without `dtype=`, floating data is
+Every factory takes `dtype=`, `device=` and `requires_grad=` by keyword, as in PyTorch;
+grad modes never change `requires_grad` (the factory exception). Random factories draw from
+one generator that `manual_seed` resets, so runs repeat. Without `dtype=`, floating data is
 float64 (NumPy's default; PyTorch's is float32).
+
+A factory never hands back silently wrong numbers: a value that its dtype cannot hold
+(full((2,), 300, dtype=minigrad.uint8)) and random floats asked for in an integer dtype
+(rand(3, dtype=minigrad.int64), which would round to zeros) raise PyTorch's errors, where
+NumPy would wrap, round or warn.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -61,25 +67,116 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
 
 def factory(maker: Callable[..., Variable]) -> Callable[..., Variable]:
     """Decorate a factory: its dtype=, device= and requires_grad= are checked, by the
-    factory's name, before anything else (as PyTorch parses every argument's kind first)."""
+    factory's name, before anything else (as PyTorch parses every argument's kind first).
+
+    Only the options the caller gave are passed on, so a call that does not fit the
+    factory gets Python's own message about the caller's own arguments."""
     name = maker.__name__
+    where = f"{name}()"
+    parameters = inspect.signature(maker).parameters.values()
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    # zeros(*size) takes any number of positional arguments; full(size, fill_value) two.
+    takes_any_number = any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
     @functools.wraps(maker)
-    def checked(
-        *args: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False, **kwargs: Any
-    ) -> Variable:
-        _check_options(f"{name}()", dtype, device, requires_grad)
-        return maker(*args, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
+    def checked(*args: Any, **kwargs: Any) -> Variable:
+        if not takes_any_number and len(args) > len(positional):
+            raise TypeError(_too_many_positional(name, positional, options, len(args)))
+        if kwargs.get("dtype") is not None:
+            _check_dtype(where, kwargs["dtype"])
+        if kwargs.get("device") is not None:
+            _check_device(where, kwargs["device"])
+        if "requires_grad" in kwargs:
+            # NumPy's bool passes the check; Variable takes Python's, so pass that on.
+            kwargs["requires_grad"] = check_flag(kwargs["requires_grad"], "requires_grad", where)
+        return maker(*args, **kwargs)
 
     return checked
 
 
-def _check_options(where: str, dtype: Any, device: Any, requires_grad: Any) -> None:
-    if dtype is not None:
-        as_dtype(dtype)
-    if device is not None:
-        devices.check_device(device)
-    check_flag(requires_grad, "requires_grad", where)
+def _too_many_positional(
+    name: str, positional: list[inspect.Parameter], options: list[str], given: int
+) -> str:
+    """Python's message for too many positional arguments, and the usual cause: a dtype
+    (or device) passed in place, where PyTorch's factories take them by keyword only."""
+    most = len(positional)
+    least = sum(p.default is p.empty for p in positional)
+    if least == most:
+        takes = f"{most} positional argument{'' if most == 1 else 's'}"
+    else:
+        takes = f"from {least} to {most} positional arguments"
+    keywords = ", ".join(f"{option}=" for option in options[:-1]) + f" and {options[-1]}="
+    return (
+        f"{name}() takes {takes} but {given} {'was' if given == 1 else 'were'} given; "
+        f"pass {keywords} by keyword, e.g. {name}(..., dtype=minigrad.float32)."
+    )
+
+
+def _check_dtype(where: str, dtype: Any) -> np.dtype:
+    """dtype as a NumPy dtype of numbers (bool, int, float, complex), or a TypeError."""
+    try:
+        numpy_dtype = as_dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"{where}: {error}") from None
+    if numpy_dtype.kind not in "biufc":  # str, bytes, object, datetime64, ...
+        given = dtype.__name__ if isinstance(dtype, type) else str(numpy_dtype)
+        shown = given if given == str(numpy_dtype) else f"{given} (NumPy's {numpy_dtype})"
+        raise TypeError(
+            f"{where}: dtype {shown} is not a numeric dtype; use one such as minigrad.float32, "
+            f"minigrad.int64 or minigrad.bool. (Text goes in Variable('some text').)"
+        )
+    return numpy_dtype
+
+
+def _check_device(where: str, device: Any) -> str:
+    """'cpu' or 'cuda' from device=, or devices.check_device's error naming the factory."""
+    try:
+        return devices.check_device(device)
+    except ValueError as error:  # a str that names no device
+        raise ValueError(f"{where}: {error}") from None
+    except TypeError:  # not a str or minigrad.device: say what it is, e.g. a torch.device
+        kind = type(device)
+        kind_name = f"{kind.__module__}.{kind.__qualname__}"
+        if kind.__module__ == "builtins":
+            kind_name = kind.__name__
+        text = repr(device)
+        hint = ""
+        if getattr(device, "type", None) in devices.DEVICES:  # torch.device("cpu"), ...
+            hint = f" Pass its name instead: device={device.type!r}."
+        raise TypeError(
+            f"{where}: device must be 'cpu', 'cuda' or minigrad.device(...); got {kind_name} "
+            f"{text if len(text) <= 40 else text[:37] + '...'}.{hint}"
+        ) from None
+
+
+def _floating(where: str, dtype: Any, from_input: bool = False) -> None:
+    """A NotImplementedError, as PyTorch's, unless `dtype` is a floating dtype (or None).
+
+    The random factories draw floats; cast to an integer dtype they would round to zeros
+    (rand), or all be True (randn with bool), so PyTorch refuses such a dtype outright."""
+    if dtype is None:
+        return
+    numpy_dtype = as_dtype(dtype)
+    if numpy_dtype.kind == "f":
+        return
+    if from_input:
+        advice = "pass dtype=minigrad.float32, or convert the input first with .float()"
+    else:
+        advice = "pass a floating dtype such as minigrad.float32 or minigrad.float64"
+    if numpy_dtype.kind in "iu":
+        advice += "; for random integers use minigrad.randint"
+    if numpy_dtype.kind == "c":
+        reason = "minigrad draws real numbers only"
+    elif numpy_dtype.kind == "b":
+        reason = "cast to bool, every float drawn but 0.0 would be True"
+    else:
+        reason = f"cast to {numpy_dtype}, the floats drawn would lose their fractions (0.73 is 0)"
+    whose = " (the input's dtype)" if from_input else ""
+    raise NotImplementedError(
+        f"{where}: random floats in dtype {numpy_dtype}{whose} are not implemented: {reason}. "
+        f"To fix it, {advice}."
+    )
 
 
 def _defaults_from(x: Variable, dtype: Any, device: Any) -> tuple[Any, Any]:
@@ -87,10 +184,10 @@ def _defaults_from(x: Variable, dtype: Any, device: Any) -> tuple[Any, Any]:
     return (x.dtype if dtype is None else dtype, x.device if device is None else device)
 
 
-def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
-    """The new leaf: data cast to `dtype`, on `device`."""
+def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool, where: str) -> Variable:
+    """The new leaf: data cast to `dtype` (see _cast), on `device`."""
     if dtype is not None:
-        data = _numeric_array(data).astype(as_dtype(dtype), copy=False)
+        data = _cast(data, dtype, where)
     if device is None:
         device = devices.get_default_device().type
     if devices.check_device(device) == "cuda":
@@ -99,18 +196,22 @@ def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool) -> Variable:
 
 
 def _made(
-    maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
+    where: str, maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
 ) -> Variable:
-    """A factory's leaf, filled by `maker` (a NumPy function, or a method of the generator
-    when it starts with "random.") called with `arguments`.
+    """The leaf of the factory `where` ("zeros()"), filled by `maker` (a NumPy function, or
+    a method of the generator when it starts with "random.") called with `arguments`.
 
     While minigrad.compile records a step (a listener is watching), the array is made by
     the operation Made, so that a replay makes it again: the same zeros, the next random
     numbers from the generator, in the order the eager step drew them."""
+    if dtype is not None and maker in ("zeros", "ones", "empty"):
+        # NumPy makes these in the dtype itself: nothing to cast, and empty's leftover
+        # memory (NaN, perhaps) is never cast to an integer dtype.
+        arguments = (*arguments, as_dtype(dtype))
     on_cpu = device is None or devices.check_device(device) == "cpu"
     if state.listener.watching and not requires_grad and on_cpu:
-        return Made.apply(maker, arguments, None if dtype is None else as_dtype(dtype))
-    return _leaf(_fill(maker, arguments), dtype, device, requires_grad)
+        return Made.apply(maker, arguments, None if dtype is None else as_dtype(dtype), where)
+    return _leaf(_fill(maker, arguments), dtype, device, requires_grad, where)
 
 
 def _fill(maker: str, arguments: tuple) -> np.ndarray:
@@ -125,24 +226,106 @@ class Made(Function):
     and nothing flows back."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, maker: str, arguments: tuple, dtype: Any) -> np.ndarray:
+    def forward(
+        ctx: FunctionCtx, maker: str, arguments: tuple, dtype: Any, where: str
+    ) -> np.ndarray:
         data = _fill(maker, arguments)
-        return data if dtype is None else _numeric_array(data).astype(dtype, copy=False)
+        return data if dtype is None else _cast(data, dtype, where)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
-        return None, None, None
+        return None, None, None, None
 
 
-def _numeric_array(data: Any) -> np.ndarray:
-    """data as an array of numbers (bool, int, float, complex), or a TypeError."""
+def _numeric_array(data: Any, where: str, given: Any) -> np.ndarray:
+    """data as an array of numbers (bool, int, float, complex), or an error that shows
+    `given`, what the caller passed (data may be NumPy's array made from it)."""
     array = np.asarray(data)
-    if array.dtype.kind not in "biufc":
-        raise TypeError(
-            f"a Variable holds numbers: bools, ints, floats or nested lists of them; got "
-            f"{_described(data)}. (Text goes in Variable('some text').)"
+    if array.dtype.kind in "biufc":
+        return array
+    if array.dtype.kind == "O" and array.size and all(_is_int(item) for item in array.flat):
+        # NumPy keeps an int beyond int64 (and uint64) as a Python object. PyTorch's error
+        # is a ValueError too.
+        largest = max(array.flat, key=abs)
+        within = "" if _is_int(given) else f" in {_described(given)}"
+        raise ValueError(
+            f"{where}: the int {largest}{within} is beyond what int64 holds "
+            f"({-(2**63)} .. {2**63 - 1}). Make it a float ({float(largest)!r}) or use "
+            f"smaller ints."
         )
-    return array
+    raise TypeError(
+        f"{where}: a Variable holds numbers: bools, ints, floats or nested lists of them; "
+        f"got {_described(given)}. (Text goes in Variable('some text').)"
+    )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _cast(data: Any, dtype: Any, where: str) -> np.ndarray:
+    """data as an array of `dtype`, or PyTorch's RuntimeError where a value does not fit.
+
+    NumPy's cast would wrap 300 to 44 in uint8, turn 1e10 into some int32 with a
+    RuntimeWarning, drop an imaginary part; a factory says so instead."""
+    target = as_dtype(dtype)
+    array = _numeric_array(data, where, data)
+    if array.dtype == target:
+        return array
+    misfits = _misfits(array, target)
+    if misfits.any():
+        value = array[misfits][0].item()
+        if isinstance(value, complex) and value.imag != 0:
+            why = f"{target} holds real numbers: the imaginary part would be lost"
+            fix = "Use a complex dtype such as numpy.complex128, or real values."
+        else:
+            why = _holds(target)
+            if target.kind in "iu" and not math.isfinite(value):
+                why += "; NaN and infinity fit no integer dtype"
+            wider = "minigrad.float64"
+            if target.kind in "iu":
+                wider = "minigrad.int64 or minigrad.float64"
+            fix = f"Use a dtype that holds it, e.g. {wider}, or values in that range."
+        raise RuntimeError(
+            f"{where}: value {value!r} cannot be converted to type {target} without overflow "
+            f"({why}). {fix}"
+        )
+    if array.dtype.kind == "c" and target.kind != "c":
+        array = array.real  # every imaginary part is 0 (checked above)
+    return array.astype(target, copy=False)
+
+
+def _misfits(values: np.ndarray, target: np.dtype) -> np.ndarray:
+    """Where `values` cannot be stored as `target` (a mask), by PyTorch's rule for values
+    given to a factory: outside the dtype's range, NaN or infinity for an integer dtype, a
+    nonzero imaginary part for a real one. Infinity and NaN fit a floating dtype, and any
+    number fits bool and the complex dtypes."""
+    misfits = np.zeros(values.shape, dtype=bool)
+    if target.kind in "bc" or values.dtype.kind == "b":
+        return misfits
+    if values.dtype.kind == "c":
+        misfits |= values.imag != 0
+        values = values.real
+    if target.kind == "f":
+        largest = np.finfo(target).max
+        return misfits | (np.isfinite(values) & ((values > largest) | (values < -largest)))
+    limits = np.iinfo(target)
+    if values.dtype.kind == "f":
+        # Truncated toward zero, as the cast does: 255.9 fits uint8, 256.0 does not. The
+        # bounds are powers of two (or 0), exact as floats.
+        return misfits | ~np.isfinite(values) | (values < limits.min) | (values >= limits.max + 1)
+    # Integers. Like PyTorch, an unsigned dtype takes a negative int as two's complement:
+    # -1 is 255 in uint8.
+    lowest = -limits.max if limits.min == 0 else limits.min
+    return misfits | (values < lowest) | (values > limits.max)
+
+
+def _holds(target: np.dtype) -> str:
+    """What a numeric dtype holds, for the messages."""
+    if target.kind == "f":
+        return f"{target} holds finite values up to ±{np.finfo(target).max:g}"
+    limits = np.iinfo(target)
+    return f"{target} holds the integers {limits.min} .. {limits.max}"
 
 
 def _described(value: Any) -> str:
@@ -169,6 +352,13 @@ def _fill_value(value: Any, factory: str) -> Any:
         raise TypeError(
             f"{factory}(): fill_value must be a number; got {_described(value)}."
         )
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        # NumPy would keep it as a Python object, as no dtype holds it; PyTorch raises
+        # OverflowError.
+        raise OverflowError(
+            f"{factory}(): fill_value {value} is too big to convert: int64 holds "
+            f"{-(2**63)} .. {2**63 - 1}. Pass it as a float: {float(value)!r}."
+        )
     return value
 
 
@@ -179,14 +369,14 @@ def _fill_value(value: Any, factory: str) -> Any:
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _made("zeros", (_size(size, "zeros"),), dtype, device, requires_grad)
+    return _made("zeros()", "zeros", (_size(size, "zeros"),), dtype, device, requires_grad)
 
 
 @factory
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _made("ones", (_size(size, "ones"),), dtype, device, requires_grad)
+    return _made("ones()", "ones", (_size(size, "ones"),), dtype, device, requires_grad)
 
 
 @factory
@@ -194,7 +384,7 @@ def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory, as in PyTorch: fill it before reading it."""
-    return _made("empty", (_size(size, "empty"),), dtype, device, requires_grad)
+    return _made("empty()", "empty", (_size(size, "empty"),), dtype, device, requires_grad)
 
 
 @factory
@@ -208,7 +398,7 @@ def full(
 ) -> Variable:
     value = _fill_value(fill_value, "full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
-    return _made("full", (shape, value), dtype, device, requires_grad)
+    return _made("full()", "full", (shape, value), dtype, device, requires_grad)
 
 
 @factory
@@ -222,7 +412,7 @@ def eye(
 ) -> Variable:
     """The n x m identity matrix (ones on the diagonal)."""
     rows, columns = _size((n, n if m is None else m), "eye")
-    return _made("eye", (rows, columns), dtype, device, requires_grad)
+    return _made("eye()", "eye", (rows, columns), dtype, device, requires_grad)
 
 
 # --------------------------------------------------------------------------- ranges
@@ -253,12 +443,19 @@ def arange(
     step = _number(step, "arange", "step")
     if not all(math.isfinite(value) for value in (start, end, step)):
         raise RuntimeError(
-            f"arange: start, end and step must be finite; got start={start}, end={end}, "
+            f"arange(): start, end and step must be finite; got start={start}, end={end}, "
             f"step={step}."
         )
     if step == 0:
-        raise ValueError("arange: step must be nonzero.")
-    return _made("arange", (start, end, step), dtype, device, requires_grad)
+        raise ValueError("arange(): step must be nonzero; got step=0.")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        # NumPy would return an empty array; PyTorch says the bounds cannot be right.
+        raise RuntimeError(
+            f"arange(): upper bound and lower bound inconsistent with step sign: from "
+            f"start={start} in steps of {step}, end={end} is never reached. Swap start and "
+            f"end, or give a step of the other sign (arange(5, 0, -1) counts down)."
+        )
+    return _made("arange()", "arange", (start, end, step), dtype, device, requires_grad)
 
 
 @factory
@@ -274,7 +471,8 @@ def linspace(
     """`steps` evenly spaced numbers from start to end, both included."""
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
     count = _count(steps, "linspace", "steps")
-    return _made("linspace", (start, end, count), dtype, device, requires_grad)
+    arguments = (start, end, count)
+    return _made("linspace()", "linspace", arguments, dtype, device, requires_grad)
 
 
 @factory
@@ -292,7 +490,9 @@ def logspace(
     start, end = _number(start, "logspace", "start"), _number(end, "logspace", "end")
     count = _count(steps, "logspace", "steps")
     base = _number(base, "logspace", "base")
-    return _leaf(np.logspace(start, end, count, base=base), dtype, device, requires_grad)
+    with np.errstate(over="ignore"):  # too large a power is inf, as in PyTorch, unwarned
+        values = np.logspace(start, end, count, base=base)
+    return _leaf(values, dtype, device, requires_grad, "logspace()")
 
 
 # --------------------------------------------------------------------------- random
@@ -303,7 +503,9 @@ def rand(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uniform numbers in [0, 1)."""
-    return _made("random.random", (_size(size, "rand"),), dtype, device, requires_grad)
+    _floating("rand()", dtype)
+    shape = _size(size, "rand")
+    return _made("rand()", "random.random", (shape,), dtype, device, requires_grad)
 
 
 @factory
@@ -311,8 +513,9 @@ def randn(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Standard normal numbers (mean 0, standard deviation 1)."""
+    _floating("randn()", dtype)
     shape = _size(size, "randn")
-    return _made("random.standard_normal", (shape,), dtype, device, requires_grad)
+    return _made("randn()", "random.standard_normal", (shape,), dtype, device, requires_grad)
 
 
 @factory
@@ -338,7 +541,24 @@ def randint(
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
     if high <= low:
         raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
-    return _made("random.integers", (low, high, shape, np.int64), dtype, device, requires_grad)
+    # The draw is in int64; the numbers drawn must then fit the dtype asked for too.
+    _check_bounds(int(low), int(high), np.dtype(np.int64))
+    if dtype is not None and as_dtype(dtype).kind in "biu":
+        _check_bounds(int(low), int(high), as_dtype(dtype))
+    arguments = (low, high, shape, np.int64)
+    return _made("randint()", "random.integers", arguments, dtype, device, requires_grad)
+
+
+def _check_bounds(low: int, high: int, dtype: np.dtype) -> None:
+    """PyTorch's RuntimeError unless low .. high - 1 (randint's range) fits `dtype`."""
+    lowest, highest = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    for label, bound in (("low", low), ("high - 1", high - 1)):
+        if not lowest <= bound <= highest:
+            raise RuntimeError(
+                f"randint(): {label} = {bound} is out of bounds for dtype {dtype}, which "
+                f"holds {lowest} .. {highest}. Draw from a range inside it, or use a wider "
+                f"dtype such as minigrad.int64 (the default)."
+            )
 
 
 @factory
@@ -352,8 +572,19 @@ def normal(
     requires_grad: bool = False,
 ) -> Variable:
     """Normal numbers with the given mean and std (numbers or Variables that broadcast)."""
+    _floating("normal()", dtype)
     mean_data = _numeric_argument(mean, "mean")
     std_data = _numeric_argument(std, "std")
+    numbers = not isinstance(mean, (Variable, np.ndarray)) and not isinstance(
+        std, (Variable, np.ndarray)
+    )
+    if size is None and numbers:
+        # PyTorch's TypeError: with two numbers nothing gives the shape.
+        raise TypeError(
+            f"normal(): with a number for both mean and std, give a size too, e.g. "
+            f"normal({mean!r}, {std!r}, (3,)), or size=() for a single number. (A Variable "
+            f"mean or std gives the shape by itself.)"
+        )
     if np.any(std_data < 0):
         raise ValueError(f"normal expects std >= 0; got {std_data}.")
     shapes = [mean_data.shape, std_data.shape]
@@ -371,15 +602,16 @@ def normal(
         )
     if mean_data.ndim == 0 and std_data.ndim == 0:  # numbers: a replay can draw again
         arguments = (mean_data.item(), std_data.item(), shape)
-        return _made("random.normal", arguments, dtype, device, requires_grad)
+        return _made("normal()", "random.normal", arguments, dtype, device, requires_grad)
     values = _generator.normal(mean_data, std_data, shape)
-    return _leaf(values, dtype, device, requires_grad)
+    return _leaf(values, dtype, device, requires_grad, "normal()")
 
 
 @register("normal_", function=False)
 def normal_(x: Variable, mean: float = 0.0, std: float = 1.0) -> Variable:
     """Fill x in place with normal numbers of the given mean and std; returns x."""
     _numeric(x, "normal_")
+    _floating("normal_()", x.dtype, from_input=True)
     drawn = normal(mean, std, x.shape, dtype=x.dtype, device=x.device)
     return x.copy_(drawn)
 
@@ -388,10 +620,12 @@ def normal_(x: Variable, mean: float = 0.0, std: float = 1.0) -> Variable:
 def uniform_(x: Variable, a: float = 0.0, b: float = 1.0) -> Variable:
     """Fill x in place with numbers drawn uniformly from [a, b); returns x."""
     _numeric(x, "uniform_")
+    _floating("uniform_()", x.dtype, from_input=True)
     low, high = _number(a, "uniform_", "a"), _number(b, "uniform_", "b")
     if not low <= high:
         raise ValueError(f"uniform_ expects a <= b; got a={low}, b={high}.")
-    drawn = _made("random.uniform", (low, high, x.shape), x.dtype, x.device, False)
+    arguments = (low, high, x.shape)
+    drawn = _made("uniform_()", "random.uniform", arguments, x.dtype, x.device, False)
     return x.copy_(drawn)
 
 
@@ -416,7 +650,31 @@ def randperm(
 ) -> Variable:
     """A random permutation of 0 .. n-1 (int64)."""
     count = _count(n, "randperm", "n")
-    return _made("random.permutation", (count,), dtype, device, requires_grad)
+    if dtype is not None:
+        _check_permutation_fits(count, as_dtype(dtype))
+    return _made("randperm()", "random.permutation", (count,), dtype, device, requires_grad)
+
+
+def _check_permutation_fits(count: int, dtype: np.dtype) -> None:
+    """PyTorch's errors unless every number 0 .. count - 1 has its own value in `dtype`."""
+    if dtype.kind == "b":
+        raise NotImplementedError(
+            "randperm(): a permutation in dtype bool is not implemented (it has two values "
+            "only); use an integer dtype such as minigrad.int64 (the default)."
+        )
+    if dtype.kind in "iu" and count - 1 > np.iinfo(dtype).max:
+        raise RuntimeError(
+            f"randperm(): value {count - 1} cannot be converted to type {dtype} without "
+            f"overflow: a permutation of n={count} holds 0 .. {count - 1}, and {_holds(dtype)}. "
+            f"Use a wider dtype such as minigrad.int64 (the default)."
+        )
+    if dtype.kind == "f" and count > 2 ** (np.finfo(dtype).nmant + 1) + 1:
+        # Beyond 2**11 (float16), 2**24 (float32), 2**53 (float64) not every integer exists.
+        raise RuntimeError(
+            f"randperm(): n cannot be greater than {2 ** (np.finfo(dtype).nmant + 1) + 1} "
+            f"for dtype {dtype} (larger integers are not all exact in it); got n={count}. "
+            f"Use an integer dtype such as minigrad.int64 (the default)."
+        )
 
 
 def multinomial(probabilities: Variable, num_samples: int, replacement: bool = False) -> Variable:
@@ -496,7 +754,10 @@ def _like(
     (see _made) from the shape and then `fill`."""
     other = _numeric(other, factory_name)
     dtype, device = _defaults_from(other, dtype, device)
-    return _made(maker, (other.shape, *fill), dtype, device, requires_grad)
+    if maker.startswith("random."):  # random floats: other's dtype may be an integer one
+        _floating(f"{factory_name}()", dtype, from_input=dtype is other.dtype)
+    arguments = (other.shape, *fill)
+    return _made(f"{factory_name}()", maker, arguments, dtype, device, requires_grad)
 
 
 @factory
@@ -555,16 +816,44 @@ def tensor(
     data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """PyTorch's spelling of Variable(data): a new leaf that owns a copy of the data."""
+    return _tensor(data, dtype, device, requires_grad, "tensor()")
+
+
+def _tensor(data: Any, dtype: Any, device: Any, requires_grad: bool, where: str) -> Variable:
+    """tensor(), for the factory `where` (as_tensor copies through it too)."""
     if isinstance(data, str):
+        _check_text_options(where, dtype, device)
+        # requires_grad=True is fine: text Variables take part in textual autodiff.
         return Variable(data, requires_grad=requires_grad)
+    return _leaf(_data_array(data, where), dtype, device, requires_grad, where)
+
+
+def _check_text_options(where: str, dtype: Any, device: Any) -> None:
+    """A text Variable has no numeric dtype, and lives on the cpu: a TypeError for a dtype=
+    or a device elsewhere."""
+    if dtype is not None:
+        raise TypeError(
+            f"{where}: text has no numeric dtype, so dtype={as_dtype(dtype)} cannot apply to "
+            f"it; drop dtype=, or pass numbers."
+        )
+    if device is not None and devices.check_device(device) != "cpu":
+        raise TypeError(
+            f"{where}: text Variables live on the cpu; got device={device!r}. Drop device=, "
+            f"or pass device='cpu'."
+        )
+
+
+def _data_array(data: Any, where: str) -> np.ndarray:
+    """tensor()'s data (numbers, nested lists of them, an array, Variables, in lists too)
+    as a new NumPy array of numbers, or an error that shows the data as given."""
     try:
         array = np.array(_plain(data))
     except ValueError:  # NumPy's "inhomogeneous shape"
         raise ValueError(
-            f"tensor(): nested lists must be rectangular (every row the same length); got "
+            f"{where}: nested lists must be rectangular (every row the same length); got "
             f"{_described(data)}. Pad the rows, or make one Variable per row."
         ) from None
-    return _leaf(_numeric_array(array), dtype, device, requires_grad)
+    return _numeric_array(array, where, data)
 
 
 def _plain(data: Any) -> Any:
@@ -576,16 +865,22 @@ def _plain(data: Any) -> Any:
     return data
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Variable:
+@factory
+def as_tensor(data: Any, *, dtype: Any = None, device: Any = None) -> Variable:
     """data as a Variable, sharing memory when it already is one or a NumPy array of the
-    requested dtype (no copy), as in PyTorch."""
-    _check_options("as_tensor()", dtype, device, False)
+    requested dtype (no copy), as in PyTorch. dtype= and device= go by keyword, as there."""
     if isinstance(data, Variable):
-        return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == as_dtype(dtype)):
-        shared = Variable._make(data)
-        return shared if device is None else shared.to(device)
-    return tensor(data, dtype=dtype, device=device)
+        if data.is_text:
+            _check_text_options("as_tensor()", dtype, device)
+            return data
+        # data itself when neither changes; else a copy in the dtype, on the device.
+        return data.to(dtype=dtype, device=device)
+    if isinstance(data, np.ndarray):
+        _numeric_array(data, "as_tensor()", data)
+        if dtype is None or data.dtype == as_dtype(dtype):
+            shared = Variable._make(data)
+            return shared if device is None else shared.to(device)
+    return _tensor(data, dtype, device, False, "as_tensor()")
 
 
 def from_numpy(array: np.ndarray) -> Variable:
@@ -604,11 +899,18 @@ def from_numpy(array: np.ndarray) -> Variable:
 
 
 def _new_made(
-    x: Variable, maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
+    x: Variable,
+    factory_name: str,
+    maker: str,
+    arguments: tuple,
+    dtype: Any,
+    device: Any,
+    requires_grad: bool,
 ) -> Variable:
     """A leaf made by `maker` (see _made) with x's dtype and device, unless others are given."""
+    x = _numeric(x, factory_name)
     dtype, device = _defaults_from(x, dtype, device)
-    return _made(maker, arguments, dtype, device, requires_grad)
+    return _made(f"{factory_name}()", maker, arguments, dtype, device, requires_grad)
 
 
 @register("new_zeros", function=False)
@@ -617,7 +919,8 @@ def new_zeros(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Zeros with x's dtype and device (unless given)."""
-    return _new_made(x, "zeros", (_size(size, "new_zeros"),), dtype, device, requires_grad)
+    shape = _size(size, "new_zeros")
+    return _new_made(x, "new_zeros", "zeros", (shape,), dtype, device, requires_grad)
 
 
 @register("new_ones", function=False)
@@ -626,7 +929,8 @@ def new_ones(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Ones with x's dtype and device (unless given)."""
-    return _new_made(x, "ones", (_size(size, "new_ones"),), dtype, device, requires_grad)
+    shape = _size(size, "new_ones")
+    return _new_made(x, "new_ones", "ones", (shape,), dtype, device, requires_grad)
 
 
 @register("new_empty", function=False)
@@ -635,7 +939,8 @@ def new_empty(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory with x's dtype and device (unless given)."""
-    return _new_made(x, "empty", (_size(size, "new_empty"),), dtype, device, requires_grad)
+    shape = _size(size, "new_empty")
+    return _new_made(x, "new_empty", "empty", (shape,), dtype, device, requires_grad)
 
 
 @register("new_full", function=False)
@@ -652,16 +957,29 @@ def new_full(
     """fill_value everywhere, with x's dtype and device (unless given)."""
     value = _fill_value(fill_value, "new_full")
     shape = _size(size if isinstance(size, (tuple, list)) else (size,), "new_full")
-    return _new_made(x, "full", (shape, value), dtype, device, requires_grad)
+    return _new_made(x, "new_full", "full", (shape, value), dtype, device, requires_grad)
 
 
 @register("new", function=False)
-def new(x: Variable, *args: Any) -> Variable:
-    """PyTorch's legacy x.new(...): x.new(data) copies data, x.new(2, 3) is uninitialised;
-    either way with x's dtype and device."""
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        return x.new_tensor(args[0])  # the method, which names a bad argument
-    return new_empty(x, *args)
+def new(x: Variable, *args: Any, device: Any = None) -> Variable:
+    """PyTorch's legacy x.new(...): x.new(data) copies a list, tuple, array or Variable,
+    x.new(2, 3) is uninitialised and x.new() is empty (shape (0,)); always in x's dtype, on
+    x's device unless device= says otherwise (x.new takes no dtype=, as in PyTorch)."""
+    if device is not None:
+        _check_device("new()", device)
+    if not args:
+        return new_empty(x, 0, device=device)
+    if len(args) == 1 and not _is_int(args[0]):
+        data = args[0]
+        if not isinstance(data, (list, tuple, np.ndarray, Variable)):
+            # PyTorch's TypeError: one number is not a size (it isn't an int) nor data.
+            raise TypeError(
+                f"new(): data must be a sequence (got {type(data).__name__}): x.new(n) makes "
+                f"n uninitialised elements and x.new([...]) copies a list. For a Variable "
+                f"holding one number, use x.new_tensor({data!r})."
+            )
+        return new_tensor(x, data, device=device)
+    return new_empty(x, *args, device=device)
 
 
 @register("new_tensor", function=False)
@@ -670,6 +988,7 @@ def new_tensor(
     x: Variable, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """A copy of `data` as a new leaf with x's dtype and device (unless given)."""
-    source = data.data if isinstance(data, Variable) else data
+    x = _numeric(x, "new_tensor")
     dtype, device = _defaults_from(x, dtype, device)
-    return _leaf(np.array(source), dtype, device, requires_grad)
+    array = _data_array(data, "new_tensor()")
+    return _leaf(array, dtype, device, requires_grad, "new_tensor()")

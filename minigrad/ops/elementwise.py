@@ -632,6 +632,13 @@ def log1p(x: Variable) -> Variable:
     return Log1p.apply(x)
 
 
+@register("log10", inplace=True)
+def log10(x: Variable) -> Variable:
+    """The base-10 logarithm, y = log(x) / log(10);  dy/dx = 1 / (x log(10)). Made of log
+    and a division, so its gradient, device and dtype rules are log's."""
+    return Log.apply(x) / math.log(10)
+
+
 @register("expm1", inplace=True)
 def expm1(x: Variable) -> Variable:
     return Expm1.apply(x)

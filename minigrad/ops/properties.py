@@ -25,6 +25,13 @@ def numel(x: Variable) -> int:
     return x.numel()
 
 
+@register("nelement", function=False)
+def nelement(x: Variable) -> int:
+    """The number of elements: x.numel() under PyTorch's older name (there is no
+    torch.nelement function, only the method)."""
+    return x.numel()
+
+
 @register("is_floating_point")
 def is_floating_point(x: Variable) -> bool:
     """True when the dtype is a floating-point one (the dtypes that can require grad)."""

@@ -134,7 +134,11 @@ lab: setup
 	exec $(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/lessons $(ALLOW_ROOT) $(LAB_ARGS)
 
 # Kernels run in Numba's CUDA simulator unless told otherwise (make test NUMBA_ENABLE_CUDASIM=0).
+# One BLAS/OpenMP thread per test worker: pytest -n auto already uses every core, and
+# PyTorch's (and OpenBLAS's) own threads on top of it only fight over them.
 test: export NUMBA_ENABLE_CUDASIM ?= 1
+test: export OMP_NUM_THREADS ?= 1
+test: export OPENBLAS_NUM_THREADS ?= 1
 test: setup $(INSTRUCTOR) sandbox browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n auto --dist loadfile tests $(NBVAL_ARGS) $(PYTEST_ARGS)

@@ -46,13 +46,14 @@ Left out, and why:
 - The NumPy-only warm-ups (polynomial_numpy.py, two_layer_net_numpy.py) run no torch
   code; they serve as the references of the tensor versions instead. tf_two_layer_net.py
   is TensorFlow.
-- blitz/cifar10_tutorial.py, cifar10_tensorboard_tutorial.py, tensorboard_tutorial.py:
-  torchvision data, convolutions, TensorBoard. blitz/data_parallel_tutorial.py: several
-  GPUs.
+- blitz/cifar10_tutorial.py (convolutions, torchvision data): it runs on synthetic data
+  in tests/test_pytorch_tutorials_conv.py. cifar10_tensorboard_tutorial.py,
+  tensorboard_tutorial.py: TensorBoard. blitz/data_parallel_tutorial.py: several GPUs.
 - blitz/neural_networks_tutorial.py's LeNet convolutions (nn.Conv2d, F.max_pool2d): the
   example keeps its fully connected part (fc1, fc2, fc3 on the flattened 16*5*5 input)
   and runs the sections that follow (loss, grad_fn chain, backprop, weight update, optim)
-  on it, with `net.conv1.bias` read as `net.fc1.bias`.
+  on it, with `net.conv1.bias` read as `net.fc1.bias`. The whole LeNet runs in
+  tests/test_pytorch_tutorials_conv.py.
 - blitz/autograd_tutorial.py's resnet18 sections (torchvision models and weights).
 - basics/data_tutorial.py: the matplotlib figures, and CustomImageDataset (pandas and
   torchvision.io.read_image on files that are not there); the FashionMNIST loading and
@@ -61,9 +62,10 @@ Left out, and why:
   one-hot lambda it wraps is run directly.
 - basics/saveloadrun_tutorial.py: torchvision's vgg16 and its downloaded weights; the
   save/load code runs on the quickstart's NeuralNetwork instead.
-- nn_tutorial.py from "Switch to CNN" on (nn.Conv2d, F.avg_pool2d, nn.AdaptiveAvgPool2d),
-  the pyplot figure, the download (requests) and IPython's set_trace import (its one use
-  is commented out in the tutorial).
+- nn_tutorial.py from "Switch to CNN" on (nn.Conv2d, F.avg_pool2d, nn.AdaptiveAvgPool2d):
+  it runs in tests/test_pytorch_tutorials_conv.py. The pyplot figure, the download
+  (requests) and IPython's set_trace import (its one use is commented out in the
+  tutorial).
 - forward_ad_usage.py: "Using the functional Module API" (torch.func.functional_call)
   and "Functional API" (functorch / torch.func.jvp).
 - autograd_saved_tensors_hooks_tutorial.py: only the torchviz figures.

@@ -304,3 +304,36 @@ def test_data_parallel_says_what_it_cannot_do() -> None:
         minigrad.nn.DataParallel(minigrad.nn.Linear(2, 2), device_ids=[0, 1])
     net = minigrad.nn.DataParallel(minigrad.nn.Linear(2, 2), device_ids=[0])
     assert net.device_ids == [0] and net(minigrad.ones(1, 2)).shape == (1, 2)
+
+
+# --------------------------------------------------------------------------- log10, nelement
+# makemore's training loop (tests/test_pytorch_tutorials_conv.py): lossi.append(loss.log10()
+# .item()) and sum(p.nelement() for p in parameters).
+
+
+def test_log10_values_and_gradient_equal_pytorchs(real_torch) -> None:
+    values = np.array([1e-3, 0.5, 1.0, 2.0, 10.0, 12345.0])
+    x = minigrad.tensor(values, requires_grad=True)
+    xt = real_torch.tensor(values, requires_grad=True)
+    y, yt = x.log10(), xt.log10()
+    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-15)
+    (y * minigrad.tensor(values)).sum().backward()
+    (yt * real_torch.tensor(values)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-15)
+    ints = [1, 10, 1000]
+    np.testing.assert_allclose(
+        minigrad.log10(minigrad.tensor(ints)).numpy(), real_torch.log10(real_torch.tensor(ints))
+    )
+
+
+def test_log10_gradient_by_finite_differences_and_in_place() -> None:
+    x = minigrad.tensor([0.3, 1.0, 7.0], requires_grad=True)
+    assert minigrad.autograd.gradcheck(minigrad.log10, (x,))
+    y = minigrad.tensor([10.0, 100.0, 0.1])
+    assert y.log10_() is y and y.tolist() == pytest.approx([1.0, 2.0, -1.0])
+
+
+def test_nelement_is_numel() -> None:
+    assert minigrad.zeros(3, 4).nelement() == 12
+    assert minigrad.tensor(5.0).nelement() == 1
+    assert minigrad.nn.Linear(3, 2).weight.nelement() == 6

@@ -19,8 +19,10 @@ from minigrad.nn.module import Module
 
 
 def _channels(value: Any, name: str, layer: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{layer}: {name} must be a positive int; got {value!r}.")
+    if value <= 0:  # ValueError, as PyTorch's "groups must be a positive integer"
+        raise ValueError(f"{layer}: {name} must be a positive integer; got {value}.")
     return value
 
 

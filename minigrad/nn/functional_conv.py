@@ -43,11 +43,16 @@ def spatial_tuple(value: Any, dims: int, name: str, caller: str) -> tuple[int, .
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
     if len(values) == 1 and dims > 1:
         values = values * dims
-    if len(values) != dims or any(
-        isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values
-    ):
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
         raise TypeError(
             f"{caller}: {name} must be an int or a tuple of {dims} ints; got {value!r}."
+        )
+    if len(values) != dims:
+        # RuntimeError, as PyTorch's "kernel_size must either be a single int, or a tuple
+        # of two ints": the values are ints, there are just not `dims` of them.
+        raise RuntimeError(
+            f"{caller}: {name} must be a single int or a tuple of {dims} ints (one per "
+            f"spatial dim); got {len(values)} values: {value!r}."
         )
     return tuple(int(v) for v in values)
 
@@ -92,7 +97,7 @@ def _conv_padding(
     input's size; an odd total puts the extra row after, as PyTorch does)."""
     if isinstance(padding, str):
         if padding not in PADDING_STRINGS:
-            raise ValueError(
+            raise RuntimeError(  # PyTorch's class here; nn.Conv2d raises ValueError
                 f"{caller}: invalid padding string {padding!r}; expected one of 'valid', "
                 f"'same', an int or a tuple of {dims} ints."
             )
@@ -124,6 +129,16 @@ def _groups(groups: Any, caller: str) -> int:
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
         raise RuntimeError(f"{caller}: groups must be a positive int; got {groups!r}.")
     return int(groups)
+
+
+def _kernel_of(weight: Variable, caller: str) -> tuple[int, ...]:
+    kernel = weight.shape[2:]
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(
+            f"{caller}: kernel size should be greater than zero, but the weight of shape "
+            f"{list(weight.shape)} has kernel size {kernel}."
+        )
+    return kernel
 
 
 def _check_bias(bias: Any, channels: int, caller: str) -> None:
@@ -159,7 +174,7 @@ def _convolution(
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
     _check_dtypes(batched, weight, bias, caller)
-    kernel = weight.shape[2:]
+    kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
     groups = _groups(groups, caller)
@@ -221,7 +236,7 @@ def _conv_transpose(
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
     _check_dtypes(batched, weight, bias, caller)
-    kernel = weight.shape[2:]
+    kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
     pads = spatial_tuple(padding, dims, "padding", caller)
@@ -235,11 +250,16 @@ def _conv_transpose(
             f"PyTorch also allows it below the dilation); got output_padding={extra}, "
             f"stride={stride}."
         )
-    if batched.shape[1] != weight.shape[0] or weight.shape[0] % groups:
+    if weight.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size {list(weight.shape)} instead"
+        )
+    if batched.shape[1] != weight.shape[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected "
             f"input{list(batched.shape)} to have {weight.shape[0]} channels, but got "
-            f"{batched.shape[1]} channels instead (groups={groups} must divide it)"
+            f"{batched.shape[1]} channels instead"
         )
     out_channels = weight.shape[1] * groups
     _check_bias(bias, out_channels, caller)
@@ -282,6 +302,11 @@ def conv_transpose2d(
 
 
 # --------------------------------------------------------------------------- unfold and fold
+
+
+def _pads(geometry: Geometry) -> tuple[int, ...]:
+    """The symmetric padding of unfold and fold, one int per dim, for messages."""
+    return tuple(before for before, _ in geometry.padding)
 
 
 def _unfold_geometry(
@@ -331,6 +356,12 @@ def fold(
     kernel, geometry = _unfold_geometry(kernel_size, dilation, padding, stride, "fold")
     taps = math.prod(kernel)
     blocks = geometry.output_size(size, kernel)
+    if any(b <= 0 for b in blocks):
+        raise RuntimeError(
+            f"fold: given output_size={size}, kernel_size={kernel}, dilation="
+            f"{geometry.dilation}, padding={_pads(geometry)}, stride={geometry.stride}, the "
+            f"array of sliding blocks would have shape {blocks}: the kernel does not fit."
+        )
     if batched.shape[1] % taps:
         raise RuntimeError(
             f"fold: expected size of input's dimension 1 to be divisible by the product of "
@@ -339,8 +370,8 @@ def fold(
     if batched.shape[2] != math.prod(blocks):
         raise RuntimeError(
             f"fold: given output_size={size}, kernel_size={kernel}, dilation="
-            f"{geometry.dilation}, padding, stride={geometry.stride}, expected size of input's "
-            f"dimension 2 to match the calculated number of sliding blocks "
+            f"{geometry.dilation}, padding={_pads(geometry)}, stride={geometry.stride}, expected "
+            f"size of input's dimension 2 to match the calculated number of sliding blocks "
             f"{' * '.join(map(str, blocks))} = {math.prod(blocks)}, but got {batched.shape[2]}."
         )
     y = Fold.apply(batched, geometry, size, kernel)
@@ -364,10 +395,12 @@ def _pool_geometry(
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
     pads = spatial_tuple(padding, dims, "padding", caller)
     for p, k, d in zip(pads, kernel, dilation):
-        if p < 0 or p > (d * (k - 1) + 1) // 2:
+        # PyTorch checks both: half of the effective kernel, and half of the kernel itself.
+        if p < 0 or p > (d * (k - 1) + 1) // 2 or p > k // 2:
             raise RuntimeError(
-                f"{caller}: pad should be at most half of effective kernel size, but got "
-                f"pad={p}, kernel_size={k} and dilation={d}."
+                f"{caller}: pad should be at most half of the kernel size (and of the "
+                f"effective kernel size, with dilation), but got pad={p}, kernel_size={k} and "
+                f"dilation={d}."
             )
     pairs, out = [], []
     for s, k, st, p, d in zip(size, kernel, stride, pads, dilation):
@@ -478,7 +511,7 @@ def _adaptive_avg_pool(x: Any, output_size: Any, dims: int, caller: str) -> Vari
     _floating(batched, "input", caller)
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * dims
     if len(sizes) != dims:
-        raise TypeError(
+        raise RuntimeError(
             f"{caller}: output_size must be an int or a tuple of {dims} ints (None keeps a "
             f"dim's size); got {output_size!r}."
         )

@@ -65,9 +65,10 @@ def batch_norm(
 ) -> Variable:
     """y = (x - mean) / √(var + eps) · weight + bias per channel: x (N, C, *S).
 
-    Training (or no running statistics): mean and the biased var over N and S, and the
-    running ones move towards them: running = (1 - momentum)·running + momentum·batch
-    (the unbiased var). Eval: the running ones are used, and nothing changes.
+    Training: mean and the biased var over N and S, and the running ones (when given) move
+    towards them: running = (1 - momentum)·running + momentum·batch (the unbiased var).
+    Eval: the running ones are used, and nothing changes; as in PyTorch they must be given
+    (a module without them, track_running_stats=False, passes training=True).
     """
     x = _numeric(x, "batch_norm")
     if x.ndim < 2:
@@ -79,9 +80,16 @@ def batch_norm(
                         ("weight", weight), ("bias", bias)):
         _check_channel_vector(value, name, channels, "batch_norm")
     axes = (0, *range(2, x.ndim))
-    if training or running_mean is None or running_var is None:
+    if not training and (running_mean is None or running_var is None):
+        missing = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(
+            f"{missing} must be defined in evaluation mode: batch_norm(training=False) "
+            f"normalizes with the running statistics; pass them, or training=True to use "
+            f"the batch's own."
+        )
+    if training:
         count = x.numel() // channels
-        if training and count <= 1:
+        if count <= 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{list(x.shape)}"
@@ -128,7 +136,12 @@ def group_norm(
         num_groups <= 0
     ):
         raise ValueError(f"group_norm: num_groups must be a positive int; got {num_groups!r}.")
-    if x.ndim < 2 or x.shape[1] % num_groups:
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"group_norm: expected at least 2 dimensions for input tensor (N, C, *S), but "
+            f"received {x.ndim}: shape {list(x.shape)}"
+        )
+    if x.shape[1] % num_groups:
         raise RuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(x.shape)} and num_groups={num_groups}"

@@ -122,7 +122,9 @@ class GroupNorm(Module):
         if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0:
             raise TypeError(f"GroupNorm: num_groups must be a positive int; got {num_groups!r}.")
         if num_channels % num_groups:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
         self.affine = check_flag(affine, "affine", "GroupNorm")
         if self.affine:

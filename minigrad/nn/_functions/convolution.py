@@ -108,13 +108,16 @@ def _columns(x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]) -> np.n
     d = len(kernel)
     # (N, C, *P, *K) → (C, *K, N, *P)
     order = (1, *range(2 + d, 2 + 2 * d), 0, *range(2, 2 + d))
+    # Every size spelled out, no -1: with an empty batch (N = 0) -1 would be undetermined.
+    rows = x.shape[1] // geometry.groups * math.prod(kernel)
     positions = x.shape[0] * math.prod(view.shape[2 : 2 + d])
-    return view.transpose(order).reshape(geometry.groups, -1, positions)
+    return view.transpose(order).reshape(geometry.groups, rows, positions)
 
 
 def _channel_major(y: np.ndarray) -> np.ndarray:
     """(N, C, *P) as (C, N·P): the layout the matmuls below read gradients in."""
-    return np.ascontiguousarray(y.swapaxes(0, 1)).reshape(y.shape[1], -1)
+    positions = y.shape[0] * math.prod(y.shape[2:])
+    return np.ascontiguousarray(y.swapaxes(0, 1)).reshape(y.shape[1], positions)
 
 
 def convolve(x: np.ndarray, w: np.ndarray, geometry: Geometry) -> np.ndarray:
@@ -133,7 +136,8 @@ def convolve_input_grad(
     """dx = Σ_o dy[n, o, p] · w[o, c, k] put back at window p's tap k: (N, C_in, *S)."""
     batch, out_channels = dy.shape[:2]
     out, kernel, groups = dy.shape[2:], w.shape[2:], geometry.groups
-    rows = _channel_major(dy).reshape(groups, out_channels // groups, -1)  # (G, C_out/G, N·P)
+    # (G, C_out/G, N·P)
+    rows = _channel_major(dy).reshape(groups, out_channels // groups, batch * math.prod(out))
     weights = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
     columns = np.matmul(weights, rows)  # (G, C_in/G·K, N·P)
     columns = columns.reshape(groups * w.shape[1], *kernel, batch, *out)
@@ -146,7 +150,8 @@ def convolve_weight_grad(
     """dw[o, c, k] = Σ_n,p dy[n, o, p] · x_pad[n, c, p·stride + k·dilation]: (C_out, C_in/G, *K)."""
     out_channels, groups = dy.shape[1], geometry.groups
     columns = _columns(x, geometry, kernel)  # (G, C_in/G·K, N·P)
-    rows = _channel_major(dy).reshape(groups, out_channels // groups, -1)  # (G, C_out/G, N·P)
+    # (G, C_out/G, N·P)
+    rows = _channel_major(dy).reshape(groups, out_channels // groups, columns.shape[2])
     dw = np.matmul(rows, columns.transpose(0, 2, 1))
     return dw.reshape(out_channels, x.shape[1] // groups, *kernel)
 
@@ -254,7 +259,8 @@ class Unfold(Function):
         # (N, C, *P, *K) → (N, C, *K, *P) → (N, C·K, L)
         order = (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
         columns = np.ascontiguousarray(view.transpose(order))
-        return columns.reshape(batch, channels * math.prod(kernel), -1)
+        positions = math.prod(view.shape[2 : 2 + d])  # not -1: N may be 0
+        return columns.reshape(batch, channels * math.prod(kernel), positions)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:

@@ -2,12 +2,14 @@
 
 Max pooling routes each output's gradient to the input its value came from (the argmax of
 its window); where a window holds the maximum twice, the first in the window's row-major
-order wins, as in PyTorch's CPU kernels. Average pooling sends each output's gradient,
+order wins, as in PyTorch's CPU kernels (a NaN counts as the maximum, and there the last
+NaN wins, as in those kernels). Average pooling sends each output's gradient,
 divided by its divisor, back to every input of its window.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,36 +34,70 @@ class MaxPool(Function):
         ctx: FunctionCtx, x: Any, geometry: Geometry, kernel: tuple[int, ...]
     ) -> tuple[np.ndarray, np.ndarray]:
         data = numeric(x, "max_pool")
-        size = data.shape[2:]
+        size, d, taps_per_window = data.shape[2:], len(kernel), math.prod(kernel)
         view = windows(data, geometry, kernel, fill=_lowest(data.dtype))
-        out = view.shape[2 : 2 + len(kernel)]
-        flat = view.reshape(*view.shape[: 2 + len(kernel)], -1)
+        out = view.shape[2 : 2 + d]
+        flat = view.reshape(*view.shape[: 2 + d], taps_per_window)  # not -1: N may be 0
         taps = flat.argmax(axis=-1)  # the first maximum of each window
         values = flat.max(axis=-1)
-        # Each argmax as a position in x: window start (p·stride - padding) + tap·dilation.
-        tap_coordinates = np.unravel_index(taps, kernel)
-        coordinates = []
-        for dim, (tap, st, (before, _), d) in enumerate(
-            zip(tap_coordinates, geometry.stride, geometry.padding, geometry.dilation)
-        ):
-            start = np.arange(out[dim]) * st - before
-            shape = [1] * len(out)
-            shape[dim] = out[dim]
-            coordinates.append(start.reshape(shape) + tap * d)
-        indices = np.ravel_multi_index(tuple(coordinates), size).astype(np.int64)
+        if data.dtype.kind == "f":
+            # PyTorch's kernel takes every NaN it meets (`val > max || isnan(val)`): the
+            # last NaN of a window wins, where argmax would take the first.
+            nan = np.isnan(flat)
+            has_nan = nan.any(axis=-1)
+            if has_nan.any():
+                last_nan = taps_per_window - 1 - nan[..., ::-1].argmax(axis=-1)
+                taps = np.where(has_nan, last_nan, taps)
+        # Where each tap of each window lies in x's spatial plane (flat), -1 in the padding:
+        # the windows of the positions themselves, (*P, K).
+        positions = np.arange(math.prod(size), dtype=np.int64).reshape(1, 1, *size)
+        where = windows(positions, geometry, kernel, fill=-1).reshape(*out, taps_per_window)
+        indices = np.take_along_axis(
+            np.broadcast_to(where, flat.shape), taps[..., None], axis=-1
+        )[..., 0]
+        # A window whose values are all as low as the padding (-inf) may have picked a
+        # padding tap: its index is then PyTorch's, the window's first tap at or after 0 in
+        # each dim (its first element of x, when it has one).
+        if (indices < 0).any():
+            indices = np.where(indices < 0, _first_taps(geometry, size, out), indices)
+        indices = np.ascontiguousarray(indices, dtype=np.int64)
+        # With dilation a window can miss x altogether (value -inf): it sends no gradient.
+        # (PyTorch adds its gradient at its index, which then lies outside x or, in 2-d,
+        # wraps round to an element of the next row that the window never held.)
+        empty = ~(where >= 0).any(axis=-1)
         # The indices are integers: an output that gets no gradient.
-        ctx.size, ctx.indices = data.shape, indices
+        ctx.size, ctx.indices, ctx.empty = data.shape, indices, empty if empty.any() else None
         return values, indices
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable, _: Any) -> tuple:
         indices = ctx.indices
         batch, channels = ctx.size[:2]
-        flat_grad = grad.reshape(batch, channels, -1)
-        flat_indices = indices.reshape(batch, channels, -1)
+        positions = math.prod(indices.shape[2:])  # not -1: N may be 0
+        flat_grad = grad.reshape(batch, channels, positions)
+        flat_indices = indices.reshape(batch, channels, positions)
+        if ctx.empty is not None:  # windows that hold no element of x: no gradient
+            held = ~ctx.empty.reshape(positions)
+            flat_grad = flat_grad * held.astype(flat_grad.dtype)
+            flat_indices = np.where(held, flat_indices, 0)
         dx = flat_grad.new_zeros(batch, channels, int(np.prod(ctx.size[2:])))
         dx = dx.scatter_add(2, flat_indices, flat_grad)
         return dx.reshape(ctx.size), None, None
+
+
+def _first_taps(geometry: Geometry, size: tuple[int, ...], out: tuple[int, ...]) -> np.ndarray:
+    """(*P): the flat position, row-major over x's spatial plane, of each window's first
+    tap at or after 0 in every dim, as PyTorch's max-pool kernel starts its scan."""
+    flat = np.zeros(out, dtype=np.int64)
+    for dim, (st, (before, _), dil) in enumerate(
+        zip(geometry.stride, geometry.padding, geometry.dilation)
+    ):
+        start = np.arange(out[dim], dtype=np.int64) * st - before
+        start = np.where(start < 0, start + (-start + dil - 1) // dil * dil, start)
+        shape = [1] * len(out)
+        shape[dim] = out[dim]
+        flat = flat + start.reshape(shape) * math.prod(size[dim + 1 :])
+    return flat
 
 
 def pool_divisor(

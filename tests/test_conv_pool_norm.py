@@ -1006,14 +1006,6 @@ BAD_INPUT: list[tuple[str, Callable[[Any], Any], type, str]] = [
      RuntimeError, r"(kernel_size|stride)"),
     ("unfold-kernel-tuple-of-3", lambda m: m.F.unfold(m.t(1, 2, 5, 5), (2, 2, 2)),
      RuntimeError, r"kernel_size"),
-    ("conv-dtype", lambda m: m.F.conv2d(m.t(1, 4, 5, 5), m.t(6, 4, 3, 3, dtype="float32")),
-     RuntimeError, r"(?i)(float64|double).*(float32|float)"),
-    ("conv-bias-dtype",
-     lambda m: m.F.conv1d(m.t(1, 4, 5), m.t(6, 4, 3), m.t(6, dtype="float32")), RuntimeError,
-     r"(?i)input type \((float64|double)\) and bias type \((float32|float)\)"),
-    ("conv_transpose-dtype",
-     lambda m: m.F.conv_transpose2d(m.t(1, 4, 5, 5), m.t(4, 6, 3, 3, dtype="float32")),
-     RuntimeError, r"(?i)(float64|double).*(float32|float)"),
     ("conv-bias-shape", lambda m: m.F.conv2d(m.t(1, 4, 5, 5), m.t(6, 4, 3, 3), m.t(5)),
      RuntimeError, r"bias.*6.*5"),
     ("conv-kernel-zero", lambda m: m.F.conv2d(m.t(1, 4, 5, 5), m.t(6, 4, 0, 3)), RuntimeError,
@@ -1088,3 +1080,21 @@ def test_bad_input_raises_the_same_class_in_torch(real_torch, call, error):
         warnings.simplefilter("ignore")
         with pytest.raises(error):
             call(_torch_library(real_torch))
+
+
+def test_conv_promotes_mixed_dtypes_as_linear_does():
+    """float32 images into float64 weights (minigrad's default) compute in float64, as
+    nn.Linear does; each gradient comes back in its own operand's dtype. (PyTorch raises
+    instead: its parameters default to float32, so its users rarely mix.)"""
+    rng = np.random.default_rng(3)
+    x = Variable(rng.standard_normal((2, 3, 6, 6)).astype(np.float32), requires_grad=True)
+    w = Variable(rng.standard_normal((4, 3, 3, 3)), requires_grad=True)
+    b = Variable(rng.standard_normal(4).astype(np.float32), requires_grad=True)
+    y = F.conv2d(x, w, b, padding=1)
+    assert y.dtype == np.float64
+    expected = F.conv2d(x.double(), w, b.double(), padding=1)
+    np.testing.assert_allclose(y.data, expected.data, rtol=1e-12)
+    y.sum().backward()
+    assert (x.grad.dtype, w.grad.dtype, b.grad.dtype) == (np.float32, np.float64, np.float32)
+    z = F.conv_transpose2d(x, w.transpose(0, 1).contiguous())
+    assert z.dtype == np.float64

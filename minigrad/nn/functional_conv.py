@@ -152,14 +152,18 @@ def _check_bias(bias: Any, channels: int, caller: str) -> None:
         )
 
 
-def _check_dtypes(x: Variable, weight: Variable, bias: Any, caller: str) -> None:
+def _common_dtype(x: Variable, weight: Variable, bias: Any, caller: str) -> tuple:
+    """x, weight and bias in one dtype. PyTorch raises when they differ; minigrad promotes,
+    as its other ops (and Linear) do, because its parameters default to float64 while
+    image data usually comes as float32. The casts are recorded: gradients come back in
+    each one's own dtype."""
     _floating(x, "input", caller)
-    for name, other in (("weight", weight), ("bias", bias)):
-        if other is not None and other.dtype != x.dtype:
-            raise RuntimeError(
-                f"{caller}: input type ({x.dtype}) and {name} type ({other.dtype}) should be "
-                f"the same; convert one, e.g. x.to({name}.dtype)."
-            )
+    operands = [x, weight] + ([bias] if isinstance(bias, Variable) else [])
+    dtype = np.result_type(*(operand.dtype for operand in operands))
+    x, weight = (v if v.dtype == dtype else v.to(dtype) for v in (x, weight))
+    if isinstance(bias, Variable) and bias.dtype != dtype:
+        bias = bias.to(dtype)
+    return x, weight, bias
 
 
 def _convolution(
@@ -173,7 +177,7 @@ def _convolution(
             f"{caller}: expected weight of shape (out_channels, in_channels / groups, "
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
-    _check_dtypes(batched, weight, bias, caller)
+    batched, weight, bias = _common_dtype(batched, weight, bias, caller)
     kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
@@ -235,7 +239,7 @@ def _conv_transpose(
             f"{caller}: expected weight of shape (in_channels, out_channels / groups, "
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
-    _check_dtypes(batched, weight, bias, caller)
+    batched, weight, bias = _common_dtype(batched, weight, bias, caller)
     kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)

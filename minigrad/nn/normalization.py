@@ -29,6 +29,8 @@ class _BatchNorm(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         layer = type(self).__name__
@@ -39,12 +41,8 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine = check_flag(affine, "affine", layer)
         self.track_running_stats = check_flag(track_running_stats, "track_running_stats", layer)
-        if self.affine:
-            self.weight = Parameter(factories.empty(num_features))
-            self.bias = Parameter(factories.empty(num_features))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        with_bias = check_flag(bias, "bias", layer)
+        _affine_parameters(self, num_features, self.affine, with_bias)
         if self.track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features))
             self.register_buffer("running_var", factories.ones(num_features))
@@ -64,8 +62,9 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
+        if self.weight is not None:
             init.ones_(self.weight)
+        if self.bias is not None:
             init.zeros_(self.bias)
 
     def forward(self, x: Variable) -> Variable:
@@ -95,7 +94,8 @@ class _BatchNorm(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}{_no_bias(self)}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -116,7 +116,13 @@ class GroupNorm(Module):
     of num_channels / num_groups channels: x (N, C, *S)."""
 
     def __init__(
-        self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0:
@@ -127,15 +133,34 @@ class GroupNorm(Module):
             )
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
         self.affine = check_flag(affine, "affine", "GroupNorm")
-        if self.affine:
-            self.weight = Parameter(factories.ones(num_channels))
-            self.bias = Parameter(factories.zeros(num_channels))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, self.affine, check_flag(bias, "bias", "GroupNorm"))
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, x: Variable) -> Variable:
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+            f"affine={self.affine}{_no_bias(self)}"
+        )
+
+
+def _affine_parameters(module: Module, channels: int, affine: bool, bias: bool) -> None:
+    """weight (and bias, unless bias=False) of shape (channels,) when affine; else None."""
+    if affine:
+        module.weight = Parameter(factories.empty(channels))
+    else:
+        module.register_parameter("weight", None)
+    if affine and bias:
+        module.bias = Parameter(factories.empty(channels))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _no_bias(module: Module) -> str:
+    """", bias=False" in a repr, as PyTorch prints it for an affine layer without a bias."""
+    return ", bias=False" if module.affine and module.bias is None else ""

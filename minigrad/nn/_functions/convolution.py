@@ -11,7 +11,9 @@ For y = conv(x, w) (a cross-correlation, as in PyTorch) with windows taken every
 All three are the same sum read with a different factor left out, so each one's backward
 is made of the other two: second derivatives come for free. The arrays are computed by
 im2col: a strided *view* of the padded input with one axis per window position and one
-per kernel tap (no copy), then a single matmul per group.
+per kernel tap (no copy), then a single matmul per group. On the GPU (a Variable moved
+with .cuda()) the same code runs: im2col and its adjoint are then the kernels of
+kernels/convolution.py, and the matmuls the tiled matmul kernel.
 
 Shapes, with d spatial dims (1 for conv1d, 2 for conv2d), G groups:
 x (N, C_in, *S), w (C_out, C_in/G, *K), y (N, C_out, *P).
@@ -27,6 +29,7 @@ import numpy as np
 
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
+from minigrad.devices import is_on_cuda
 from minigrad.ops.operand import numeric
 
 
@@ -86,6 +89,10 @@ def fold(
     padding off. columns (C, *K, N, *P), tap-major so that each tap's slice is one block
     → (N, C, *S). One strided slice-add per kernel tap (25 for a 5x5 kernel), no loop over
     positions."""
+    if is_on_cuda(columns):
+        return _device_kernels().col2im(
+            columns, size, geometry.stride, _before(geometry), geometry.dilation
+        )
     d = len(size)
     channels, kernel = columns.shape[0], columns.shape[1 : 1 + d]
     batch, out = columns.shape[1 + d], columns.shape[2 + d :]
@@ -101,15 +108,37 @@ def fold(
     return np.ascontiguousarray(padded[(slice(None), slice(None), *inside)].swapaxes(0, 1))
 
 
+def _device_kernels() -> Any:
+    """kernels/convolution.py, imported (with numba) only when a Variable is on cuda."""
+    from minigrad.kernels import convolution
+
+    return convolution
+
+
+def _before(geometry: Geometry) -> tuple[int, ...]:
+    return tuple(before for before, _ in geometry.padding)
+
+
+def _contiguous(a: Any) -> Any:
+    """a as a C-contiguous array of its own (a DeviceArray's copy is contiguous)."""
+    return np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a.copy()
+
+
 def _columns(x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]) -> np.ndarray:
     """im2col: x's windows as one matrix per group, (G, C_in/G·K, N·P): a row per
     (channel, tap), a column per (sample, position). One copy of the strided view."""
-    view = windows(x, geometry, kernel)
     d = len(kernel)
+    rows = x.shape[1] // geometry.groups * math.prod(kernel)
+    if is_on_cuda(x):
+        out = geometry.output_size(x.shape[2:], kernel)
+        columns = _device_kernels().im2col(
+            x, kernel, out, geometry.stride, _before(geometry), geometry.dilation
+        )
+        return columns.reshape(geometry.groups, rows, x.shape[0] * math.prod(out))
+    view = windows(x, geometry, kernel)
     # (N, C, *P, *K) → (C, *K, N, *P)
     order = (1, *range(2 + d, 2 + 2 * d), 0, *range(2, 2 + d))
     # Every size spelled out, no -1: with an empty batch (N = 0) -1 would be undetermined.
-    rows = x.shape[1] // geometry.groups * math.prod(kernel)
     positions = x.shape[0] * math.prod(view.shape[2 : 2 + d])
     return view.transpose(order).reshape(geometry.groups, rows, positions)
 
@@ -117,7 +146,7 @@ def _columns(x: np.ndarray, geometry: Geometry, kernel: tuple[int, ...]) -> np.n
 def _channel_major(y: np.ndarray) -> np.ndarray:
     """(N, C, *P) as (C, N·P): the layout the matmuls below read gradients in."""
     positions = y.shape[0] * math.prod(y.shape[2:])
-    return np.ascontiguousarray(y.swapaxes(0, 1)).reshape(y.shape[1], positions)
+    return _contiguous(y.swapaxes(0, 1)).reshape(y.shape[1], positions)
 
 
 def convolve(x: np.ndarray, w: np.ndarray, geometry: Geometry) -> np.ndarray:
@@ -127,7 +156,7 @@ def convolve(x: np.ndarray, w: np.ndarray, geometry: Geometry) -> np.ndarray:
     columns = _columns(x, geometry, kernel)
     y = np.matmul(w.reshape(groups, w.shape[0] // groups, -1), columns)  # (G, C_out/G, N·P)
     y = y.reshape(w.shape[0], x.shape[0], *out)
-    return np.ascontiguousarray(y.swapaxes(0, 1))
+    return _contiguous(y.swapaxes(0, 1))
 
 
 def convolve_input_grad(
@@ -253,13 +282,20 @@ class Unfold(Function):
     ) -> np.ndarray:
         data = numeric(x, "unfold")
         ctx.geometry, ctx.size, ctx.kernel = geometry, data.shape[2:], kernel
-        view = windows(data, geometry, kernel)
         d = len(kernel)
-        batch, channels = view.shape[:2]
-        # (N, C, *P, *K) → (N, C, *K, *P) → (N, C·K, L)
-        order = (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
-        columns = np.ascontiguousarray(view.transpose(order))
-        positions = math.prod(view.shape[2 : 2 + d])  # not -1: N may be 0
+        batch, channels = data.shape[:2]
+        positions = math.prod(geometry.output_size(data.shape[2:], kernel))  # not -1: N may be 0
+        if is_on_cuda(data):
+            # the kernel's (C, *K, N, *P) → (N, C, *K, *P)
+            columns = _columns(data, geometry, kernel).reshape(
+                channels, *kernel, batch, positions
+            )
+            columns = _contiguous(columns.transpose(1 + d, 0, *range(1, 1 + d), 2 + d))
+        else:
+            view = windows(data, geometry, kernel)
+            # (N, C, *P, *K) → (N, C, *K, *P) → (N, C·K, L)
+            order = (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+            columns = np.ascontiguousarray(view.transpose(order))
         return columns.reshape(batch, channels * math.prod(kernel), positions)
 
     @staticmethod

@@ -17,7 +17,7 @@ import numpy as np
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.nn._functions.convolution import Geometry, fold, windows
-from minigrad.ops.operand import numeric
+from minigrad.ops.operand import cpu_only, numeric
 
 
 def _lowest(dtype: np.dtype) -> Any:
@@ -34,6 +34,7 @@ class MaxPool(Function):
         ctx: FunctionCtx, x: Any, geometry: Geometry, kernel: tuple[int, ...]
     ) -> tuple[np.ndarray, np.ndarray]:
         data = numeric(x, "max_pool")
+        cpu_only(data, "max_pool")
         size, d, taps_per_window = data.shape[2:], len(kernel), math.prod(kernel)
         view = windows(data, geometry, kernel, fill=_lowest(data.dtype))
         out = view.shape[2 : 2 + d]
@@ -134,6 +135,7 @@ class AvgPool(Function):
         ctx: FunctionCtx, x: Any, geometry: Geometry, kernel: tuple[int, ...], divisor: Any
     ) -> np.ndarray:
         data = numeric(x, "avg_pool")
+        cpu_only(data, "avg_pool")
         ctx.geometry, ctx.kernel, ctx.divisor, ctx.size = geometry, kernel, divisor, data.shape[2:]
         view = windows(data, geometry, kernel)
         taps = tuple(range(view.ndim - len(kernel), view.ndim))
@@ -190,6 +192,7 @@ class AdaptiveAvgPool(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Any, matrices: tuple[np.ndarray, ...]) -> np.ndarray:
         data = numeric(x, "adaptive_avg_pool")
+        cpu_only(data, "adaptive_avg_pool")
         ctx.matrices = matrices
         y = data
         for dim, matrix in enumerate(matrices):

@@ -160,6 +160,30 @@ RULES: dict[str, Rule] = {
         "which does it for you",
         "no library checkpoint",
     ),
+    "15.1": Rule(
+        "asks you to derive the input's gradient of a convolution and write it with NumPy only",
+        LIBRARIES,
+        "which computes it for you",
+        "NumPy only",
+    ),
+    "15.2": Rule(
+        "asks you to derive BatchNorm's backward and write it with NumPy only",
+        LIBRARIES,
+        "which computes it for you",
+        "NumPy only",
+    ),
+    "15.3": Rule(
+        "asks for each layer's output size by the formula",
+        LIBRARIES,
+        "which runs layers instead of using the formula",
+        "by the formula",
+    ),
+    "15.4": Rule(
+        "asks for the receptive field by the formula",
+        LIBRARIES,
+        "which runs layers instead of using the formula",
+        "by the formula",
+    ),
 }
 
 # Every exercise: what reaches into the Python that grades the answer, and what it does.

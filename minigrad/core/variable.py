@@ -7,6 +7,7 @@ to the operation's inputs. `backward()` walks those nodes and fills each leaf's 
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -504,6 +505,16 @@ class AccumulateGrad:
     @property
     def variable(self) -> Any:
         return self._variable()
+
+    def __deepcopy__(self, memo: dict) -> AccumulateGrad | None:
+        # copy.deepcopy(model) copies each leaf with this node: the copy's node must point
+        # at the leaf's copy, or the copy's gradients would land in the original's .grad.
+        variable = self._variable()
+        if variable is None:
+            return None  # its leaf is gone; the copy makes a fresh node when it needs one
+        node = AccumulateGrad(copy.deepcopy(variable, memo))
+        node._pre_hooks = copy.deepcopy(self._pre_hooks, memo)
+        return node
 
     def name(self) -> str:
         return "AccumulateGrad"

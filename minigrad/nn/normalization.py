@@ -125,8 +125,9 @@ class GroupNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0:
-            raise TypeError(f"GroupNorm: num_groups must be a positive int; got {num_groups!r}.")
+        for name, value in (("num_groups", num_groups), ("num_channels", num_channels)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise TypeError(f"GroupNorm: {name} must be a positive int; got {value!r}.")
         if num_channels % num_groups:
             raise ValueError(
                 f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"

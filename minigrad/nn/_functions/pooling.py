@@ -35,37 +35,44 @@ class MaxPool(Function):
     ) -> tuple[np.ndarray, np.ndarray]:
         data = numeric(x, "max_pool")
         cpu_only(data, "max_pool")
-        size, d, taps_per_window = data.shape[2:], len(kernel), math.prod(kernel)
+        size, d = data.shape[2:], len(kernel)
         view = windows(data, geometry, kernel, fill=_lowest(data.dtype))
         out = view.shape[2 : 2 + d]
-        flat = view.reshape(*view.shape[: 2 + d], taps_per_window)  # not -1: N may be 0
-        taps = flat.argmax(axis=-1)  # the first maximum of each window
-        values = flat.max(axis=-1)
-        if data.dtype.kind == "f":
-            # PyTorch's kernel takes every NaN it meets (`val > max || isnan(val)`): the
-            # last NaN of a window wins, where argmax would take the first.
-            nan = np.isnan(flat)
-            has_nan = nan.any(axis=-1)
-            if has_nan.any():
-                last_nan = taps_per_window - 1 - nan[..., ::-1].argmax(axis=-1)
-                taps = np.where(has_nan, last_nan, taps)
-        # Where each tap of each window lies in x's spatial plane (flat), -1 in the padding:
-        # the windows of the positions themselves, (*P, K).
-        positions = np.arange(math.prod(size), dtype=np.int64).reshape(1, 1, *size)
-        where = windows(positions, geometry, kernel, fill=-1).reshape(*out, taps_per_window)
-        indices = np.take_along_axis(
-            np.broadcast_to(where, flat.shape), taps[..., None], axis=-1
-        )[..., 0]
+        # One pass per kernel tap over all windows at once, as PyTorch's kernel scans a
+        # window: a value replaces the best so far when it is larger or NaN
+        # (`val > max || isnan(val)`), so the first maximum wins, and the last NaN.
+        values = view[(Ellipsis, *(0,) * d)].copy()
+        taps = np.zeros(values.shape, dtype=np.int64)
+        for number, tap in enumerate(np.ndindex(*kernel)):
+            if number == 0:
+                continue
+            candidate = view[(Ellipsis, *tap)]
+            better = candidate > values
+            if data.dtype.kind == "f":
+                better |= np.isnan(candidate)
+            np.copyto(values, candidate, where=better)
+            np.copyto(taps, number, where=better)
+        # Each argmax as a position in x, per dim: the window's start (p·stride - padding)
+        # plus tap·dilation; then flat, row-major over x's spatial plane.
+        tap_coordinates = np.unravel_index(taps, kernel)
+        indices = np.zeros(taps.shape, dtype=np.int64)
+        inside = np.ones(taps.shape, dtype=bool)
+        for dim, (tap, st, (before, _), dil) in enumerate(
+            zip(tap_coordinates, geometry.stride, geometry.padding, geometry.dilation)
+        ):
+            start = _along(np.arange(out[dim], dtype=np.int64) * st - before, dim, d)
+            coordinate = start + tap * dil
+            inside &= (coordinate >= 0) & (coordinate < size[dim])
+            indices = indices * size[dim] + coordinate
         # A window whose values are all as low as the padding (-inf) may have picked a
         # padding tap: its index is then PyTorch's, the window's first tap at or after 0 in
         # each dim (its first element of x, when it has one).
-        if (indices < 0).any():
-            indices = np.where(indices < 0, _first_taps(geometry, size, out), indices)
-        indices = np.ascontiguousarray(indices, dtype=np.int64)
+        if not inside.all():
+            indices = np.where(inside, indices, _first_taps(geometry, size, out))
         # With dilation a window can miss x altogether (value -inf): it sends no gradient.
         # (PyTorch adds its gradient at its index, which then lies outside x or, in 2-d,
         # wraps round to an element of the next row that the window never held.)
-        empty = ~(where >= 0).any(axis=-1)
+        empty = ~_windows_holding_x(geometry, kernel, size, out)
         # The indices are integers: an output that gets no gradient.
         ctx.size, ctx.indices, ctx.empty = data.shape, indices, empty if empty.any() else None
         return values, indices
@@ -84,6 +91,31 @@ class MaxPool(Function):
         dx = flat_grad.new_zeros(batch, channels, int(np.prod(ctx.size[2:])))
         dx = dx.scatter_add(2, flat_indices, flat_grad)
         return dx.reshape(ctx.size), None, None
+
+
+def _along(values: np.ndarray, dim: int, spatial: int) -> np.ndarray:
+    """A vector over spatial dim `dim`, shaped to broadcast over (N, C, *P)."""
+    shape = [1] * (2 + spatial)
+    shape[2 + dim] = values.size
+    return values.reshape(shape)
+
+
+def _windows_holding_x(
+    geometry: Geometry, kernel: tuple[int, ...], size: tuple[int, ...], out: tuple[int, ...]
+) -> np.ndarray:
+    """(*P): whether window p holds at least one element of x (a dilated window over the
+    padding may hold none)."""
+    holds = np.ones(out, dtype=bool)
+    for dim, (k, st, (before, _), dil) in enumerate(
+        zip(kernel, geometry.stride, geometry.padding, geometry.dilation)
+    ):
+        start = np.arange(out[dim]) * st - before
+        taps = start[:, None] + np.arange(k) * dil
+        along = ((taps >= 0) & (taps < size[dim])).any(axis=1)
+        shape = [1] * len(out)
+        shape[dim] = out[dim]
+        holds = holds & along.reshape(shape)
+    return holds
 
 
 def _first_taps(geometry: Geometry, size: tuple[int, ...], out: tuple[int, ...]) -> np.ndarray:

@@ -38,37 +38,10 @@ class MaxPool(Function):
         size, d = data.shape[2:], len(kernel)
         view = windows(data, geometry, kernel, fill=_lowest(data.dtype))
         out = view.shape[2 : 2 + d]
-        # One pass per kernel tap over all windows at once, as PyTorch's kernel scans a
-        # window: a value replaces the best so far when it is larger or NaN
-        # (`val > max || isnan(val)`), so the first maximum wins, and the last NaN.
-        values = view[(Ellipsis, *(0,) * d)].copy()
-        taps = np.zeros(values.shape, dtype=np.int64)
-        for number, tap in enumerate(np.ndindex(*kernel)):
-            if number == 0:
-                continue
-            candidate = view[(Ellipsis, *tap)]
-            better = candidate > values
-            if data.dtype.kind == "f":
-                better |= np.isnan(candidate)
-            np.copyto(values, candidate, where=better)
-            np.copyto(taps, number, where=better)
-        # Each argmax as a position in x, per dim: the window's start (p·stride - padding)
-        # plus tap·dilation; then flat, row-major over x's spatial plane.
-        tap_coordinates = np.unravel_index(taps, kernel)
-        indices = np.zeros(taps.shape, dtype=np.int64)
-        inside = np.ones(taps.shape, dtype=bool)
-        for dim, (tap, st, (before, _), dil) in enumerate(
-            zip(tap_coordinates, geometry.stride, geometry.padding, geometry.dilation)
-        ):
-            start = _along(np.arange(out[dim], dtype=np.int64) * st - before, dim, d)
-            coordinate = start + tap * dil
-            inside &= (coordinate >= 0) & (coordinate < size[dim])
-            indices = indices * size[dim] + coordinate
-        # A window whose values are all as low as the padding (-inf) may have picked a
-        # padding tap: its index is then PyTorch's, the window's first tap at or after 0 in
-        # each dim (its first element of x, when it has one).
-        if not inside.all():
-            indices = np.where(inside, indices, _first_taps(geometry, size, out))
+        values, taps = _scan(view, kernel, nan_wins=data.dtype.kind == "f" and bool(
+            np.isnan(data).any()
+        ))
+        indices = _flat_indices(taps, geometry, kernel, size, out)
         # With dilation a window can miss x altogether (value -inf): it sends no gradient.
         # (PyTorch adds its gradient at its index, which then lies outside x or, in 2-d,
         # wraps round to an element of the next row that the window never held.)
@@ -88,9 +61,94 @@ class MaxPool(Function):
             held = ~ctx.empty.reshape(positions)
             flat_grad = flat_grad * held.astype(flat_grad.dtype)
             flat_indices = np.where(held, flat_indices, 0)
-        dx = flat_grad.new_zeros(batch, channels, int(np.prod(ctx.size[2:])))
-        dx = dx.scatter_add(2, flat_indices, flat_grad)
+        dx = Unpool.apply(flat_grad, flat_indices, math.prod(ctx.size[2:]))
         return dx.reshape(ctx.size), None, None
+
+
+class Unpool(Function):
+    """z[n, c, indices[n, c, i]] += g[n, c, i] into zeros of (N, C, plane), max-pool's
+    backward (PyTorch's max_unpool);  dg = dz gathered at the indices."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, g: Any, indices: np.ndarray, plane: int) -> np.ndarray:
+        data = numeric(g, "max_pool")
+        ctx.indices = indices
+        batch, channels, _ = data.shape
+        # One flat index into all N·C planes, then one bincount: windows that overlap
+        # (stride < kernel) send several gradients to one place, and they add up.
+        planes = np.arange(batch * channels, dtype=np.int64).reshape(batch, channels, 1)
+        flat = (indices + planes * plane).reshape(-1)
+        summed = np.bincount(flat, weights=data.reshape(-1), minlength=batch * channels * plane)
+        return summed.astype(data.dtype, copy=False).reshape(batch, channels, plane)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return grad.gather(2, ctx.indices), None, None
+
+
+def _scan(view: np.ndarray, kernel: tuple[int, ...], nan_wins: bool) -> tuple:
+    """The largest value of each window (N, C, *P, *K) and its tap (row-major number).
+
+    One pass per kernel tap over all windows at once, as PyTorch's kernel scans a window:
+    a value replaces the best so far when it is larger, or NaN (`val > max ||
+    isnan(val)`): the first maximum wins, and the last NaN."""
+    d = len(kernel)
+    values = view[(Ellipsis, *(0,) * d)].copy()
+    taps = np.zeros(values.shape, dtype=np.int32)
+    for number, tap in enumerate(np.ndindex(*kernel)):
+        if number == 0:
+            continue
+        candidate = view[(Ellipsis, *tap)]
+        better = candidate > values
+        if nan_wins:  # rare: the slower, exact form of the rule
+            better |= np.isnan(candidate)
+            np.copyto(values, candidate, where=better)
+        else:  # arithmetic rather than masked copies, several times faster in NumPy
+            values = np.maximum(values, candidate)
+        taps += better * np.int32(number) - better * taps
+    return values, taps
+
+
+def _flat_indices(
+    taps: np.ndarray,
+    geometry: Geometry,
+    kernel: tuple[int, ...],
+    size: tuple[int, ...],
+    out: tuple[int, ...],
+) -> np.ndarray:
+    """Each window's chosen tap as a flat position in x's spatial plane (row-major):
+    the window's start (p·stride - padding) plus tap·dilation, per dim."""
+    d = len(kernel)
+    plane_strides = [math.prod(size[dim + 1 :]) for dim in range(d)]
+    starts = [
+        np.arange(out[dim], dtype=np.int64) * geometry.stride[dim] - geometry.padding[dim][0]
+        for dim in range(d)
+    ]
+    window_start = sum(
+        _along(start * plane_stride, dim, d)
+        for dim, (start, plane_stride) in enumerate(zip(starts, plane_strides))
+    )
+    tap_offset = np.array(
+        [
+            sum(t * dil * plane_stride for t, dil, plane_stride in zip(tap, geometry.dilation,
+                                                                       plane_strides))
+            for tap in np.ndindex(*kernel)
+        ],
+        dtype=np.int64,
+    )
+    indices = window_start + tap_offset[taps]
+    if not any(before or after for before, after in geometry.padding):
+        return indices  # every tap lies in x
+    # With padding the chosen tap may lie in it, when the window's values are all as low
+    # as the padding (-inf): the index is then PyTorch's, the window's first tap at or after
+    # 0 in each dim (its first element of x, when it has one).
+    inside = np.ones(taps.shape, dtype=bool)
+    for dim, tap in enumerate(np.unravel_index(taps, kernel)):
+        coordinate = _along(starts[dim], dim, d) + tap * geometry.dilation[dim]
+        inside &= (coordinate >= 0) & (coordinate < size[dim])
+    if inside.all():
+        return indices
+    return np.where(inside, indices, _first_taps(geometry, size, out))
 
 
 def _along(values: np.ndarray, dim: int, spatial: int) -> np.ndarray:

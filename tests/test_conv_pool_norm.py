@@ -1098,3 +1098,84 @@ def test_conv_promotes_mixed_dtypes_as_linear_does():
     assert (x.grad.dtype, w.grad.dtype, b.grad.dtype) == (np.float32, np.float64, np.float32)
     z = F.conv_transpose2d(x, w.transpose(0, 1).contiguous())
     assert z.dtype == np.float64
+
+
+# --------------------------------------------------------------------------- review fixes
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: F.group_norm(Variable(np.arange(12).reshape(2, 2, 3)), 1), RuntimeError,
+         r"floating point.*int64.*x\.float\(\)"),
+        (lambda: F.batch_norm(Variable(np.arange(12).reshape(2, 2, 3)), None, None,
+                              training=True), RuntimeError, r"floating point"),
+        (lambda: F.max_pool2d(Variable(np.ones((1, 1, 4, 4), dtype=bool)), 2),
+         NotImplementedError, r"bool.*x\.float\(\)"),
+        (lambda: nn.Conv2d(1, 4, 3)(Variable(np.ones((5, 8, 8)))), RuntimeError,
+         r"unbatched.*x\.unsqueeze\(1\)"),
+        (lambda: nn.Conv2d(1, 2, 3)(Variable(np.ones((2, 8, 8, 1)))), RuntimeError,
+         r"permute\(0, 3, 1, 2\)"),
+        (lambda: nn.BatchNorm1d(3)(Variable(np.ones((2, 3, 4, 4)))), ValueError,
+         r"4D input.*BatchNorm2d"),
+        (lambda: nn.BatchNorm2d(4)(Variable(np.ones((2, 3, 4, 4)))), RuntimeError,
+         r"4 channels.*\[2, 3, 4, 4\]"),
+        (lambda: nn.GroupNorm(2, 8)(Variable(np.ones((2, 6, 3)))), RuntimeError,
+         r"\(N, 8, \*\).*\[2, 6, 3\]"),
+        (lambda: nn.BatchNorm2d(3, eps=-1.0), ValueError, r"eps must be a number >= 0"),
+        (lambda: F.max_pool2d(Variable(np.ones((1, 1, 4, 4))), 2, padding=-1), RuntimeError,
+         r"padding must be non-negative"),
+        (lambda: nn.Conv2d(1, 1, 3, padding_mode="bogus"), ValueError,
+         r"padding_mode must be one of"),
+        (lambda: nn.Conv2d(1, 1, 3, padding_mode="reflect"), NotImplementedError,
+         r"only 'zeros'"),
+        (lambda: F.conv2d(Variable(np.ones((1, 1, 2, 2))), Variable(np.ones((1, 1, 3, 3)))),
+         RuntimeError, r"pad the input"),
+    ],
+)
+def test_mistakes_a_reviewer_made_get_a_message_that_says_what_to_do(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_numpy_integers_size_the_layers():
+    assert nn.Conv2d(np.int64(1), np.int64(2), 3).weight.shape == (2, 1, 3, 3)
+    assert nn.BatchNorm2d(np.int64(2)).running_mean.shape == (2,)
+    assert nn.GroupNorm(np.int64(2), np.int64(4)).weight.shape == (4,)
+
+
+def test_conv_with_its_weight_on_another_device_says_which():
+    x = Variable(np.ones((1, 1, 4, 4)))
+    w = Variable(np.ones((1, 1, 3, 3))).to("cuda")
+    with pytest.raises(RuntimeError, match=r"conv2d: .*input on cpu and weight on cuda"):
+        F.conv2d(x, w)
+
+
+def test_batch_norm_momentum_none_replays_under_compile_and_equals_torch():
+    """The cumulative average (momentum=None) weighs batch n by 1/n; computed by an
+    operation on num_batches_tracked, so a compiled step replays it."""
+    import minigrad
+    from minigrad import optim
+
+    layer = nn.BatchNorm2d(3, momentum=None).double()
+    optimizer = optim.SGD(layer.parameters(), lr=0.1)
+
+    def step(x):
+        optimizer.zero_grad()
+        loss = (layer(x) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    compiled = minigrad.compile(step)
+    rng = np.random.default_rng(0)
+    batches = [rng.standard_normal((4, 3, 5, 5)) for _ in range(5)]
+    for batch in batches:
+        compiled(Variable(batch))
+    assert "replay" in compiled.explain() and "eager" not in compiled.explain()
+    stacked = np.stack(batches)  # the cumulative average of the batch means and variances
+    means = stacked.mean(axis=(1, 3, 4))
+    variances = stacked.var(axis=(1, 3, 4), ddof=1)
+    np.testing.assert_allclose(layer.running_mean.numpy(), means.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(layer.running_var.numpy(), variances.mean(axis=0), rtol=1e-12)
+    assert layer.num_batches_tracked.item() == 5

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from minigrad import factories
 from minigrad.core.checks import check_flag
 from minigrad.core.variable import Parameter, Variable
@@ -17,13 +19,15 @@ from minigrad.nn import init
 from minigrad.nn.functional_conv import PADDING_STRINGS, spatial_tuple
 from minigrad.nn.module import Module
 
+PADDING_MODES = ("zeros", "reflect", "replicate", "circular")  # PyTorch's; minigrad: zeros
+
 
 def _channels(value: Any, name: str, layer: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{layer}: {name} must be a positive int; got {value!r}.")
     if value <= 0:  # ValueError, as PyTorch's "groups must be a positive integer"
         raise ValueError(f"{layer}: {name} must be a positive integer; got {value}.")
-    return value
+    return int(value)
 
 
 class _ConvNd(Module):
@@ -55,6 +59,11 @@ class _ConvNd(Module):
         if out_channels % groups:
             raise ValueError(
                 f"out_channels must be divisible by groups ({out_channels} by {groups})"
+            )
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {PADDING_MODES}, but got "
+                f"padding_mode={padding_mode!r}"
             )
         if padding_mode != "zeros":
             raise NotImplementedError(

@@ -74,6 +74,28 @@ def _batched(x: Any, dims: int, caller: str) -> tuple[Variable, bool]:
     )
 
 
+def _channel_hint(x: Variable, dims: int) -> str:
+    """What to try when the channels do not match: the usual layouts that cause it."""
+    if x.ndim == dims + 1:
+        return (
+            f"A {dims + 1}-D input is read as one unbatched (C, {', '.join('HW'[-dims:])}) "
+            f"sample; for a batch of 1-channel inputs use x.unsqueeze(1)."
+        )
+    if dims == 2:
+        return "Channels-last images (N, H, W, C) need x.permute(0, 3, 1, 2) first."
+    return "Channels-last sequences (N, L, C) need x.transpose(1, 2) first."
+
+
+def _same_device(x: Variable, others: tuple, caller: str) -> None:
+    for name, other in others:
+        if isinstance(other, Variable) and other.device != x.device:
+            raise RuntimeError(
+                f"{caller}: expected the input and the {name} on the same device; got input "
+                f"on {x.device.type} and {name} on {other.device.type}. Move one: "
+                f"x.to({other.device.type!r}) (or model.to({x.device.type!r}))."
+            )
+
+
 def _floating(x: Variable, what: str, caller: str) -> None:
     if x.dtype.kind != "f":
         raise RuntimeError(
@@ -177,6 +199,7 @@ def _convolution(
             f"{caller}: expected weight of shape (out_channels, in_channels / groups, "
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
+    _same_device(batched, (("weight", weight), ("bias", bias)), caller)
     batched, weight, bias = _common_dtype(batched, weight, bias, caller)
     kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
@@ -193,7 +216,7 @@ def _convolution(
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
             f"input{list(batched.shape)} to have {in_per_group * groups} channels, but got "
-            f"{batched.shape[1]} channels instead"
+            f"{batched.shape[1]} channels instead. {_channel_hint(x, dims)}"
         )
     _check_bias(bias, out_channels, caller)
     padded = tuple(s + a + b for s, (a, b) in zip(batched.shape[2:], pads))
@@ -201,7 +224,8 @@ def _convolution(
     if any(e > p for e, p in zip(effective, padded)):
         raise RuntimeError(
             f"Calculated padded input size per channel: ({_size_text(padded)}). Kernel size: "
-            f"({_size_text(effective)}). Kernel size can't be greater than actual input size"
+            f"({_size_text(effective)}). Kernel size can't be greater than actual input size; "
+            f"pad the input (padding=...) or use a smaller kernel or dilation"
         )
     geometry = Geometry(stride, pads, dilation, groups)
     y = Convolution.apply(batched, weight, bias, geometry)
@@ -239,6 +263,7 @@ def _conv_transpose(
             f"{caller}: expected weight of shape (in_channels, out_channels / groups, "
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
+    _same_device(batched, (("weight", weight), ("bias", bias)), caller)
     batched, weight, bias = _common_dtype(batched, weight, bias, caller)
     kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
@@ -398,9 +423,11 @@ def _pool_geometry(
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
     pads = spatial_tuple(padding, dims, "padding", caller)
+    if any(p < 0 for p in pads):
+        raise RuntimeError(f"{caller}: padding must be non-negative; got {pads}.")
     for p, k, d in zip(pads, kernel, dilation):
         # PyTorch checks both: half of the effective kernel, and half of the kernel itself.
-        if p < 0 or p > (d * (k - 1) + 1) // 2 or p > k // 2:
+        if p > (d * (k - 1) + 1) // 2 or p > k // 2:
             raise RuntimeError(
                 f"{caller}: pad should be at most half of the kernel size (and of the "
                 f"effective kernel size, with dilation), but got pad={p}, kernel_size={k} and "
@@ -429,6 +456,10 @@ def _max_pool(
     return_indices: bool, dims: int, caller: str,
 ) -> Any:
     batched, unbatched = _batched(x, dims, caller)
+    if batched.dtype.kind == "b":
+        raise NotImplementedError(
+            f'"{caller}" not implemented for bool inputs; convert first: x.float().'
+        )
     kernel, geometry, _ = _pool_geometry(
         batched.shape[2:], kernel_size, stride, padding, dilation, ceil_mode, dims, caller
     )

@@ -28,6 +28,16 @@ def _numeric(x: Any, caller: str) -> Variable:
     return x
 
 
+def _floating(x: Variable, caller: str) -> Variable:
+    """x, if its dtype is floating: normalized values are fractions, never integers."""
+    if x.dtype.kind != "f":
+        raise RuntimeError(
+            f"{caller}: the input must be floating point (float32 or float64); got dtype "
+            f"{x.dtype}. Convert it first: x.float() or x.double()."
+        )
+    return x
+
+
 def _per_channel(value: Variable, ndim: int) -> Variable:
     """A (C,) Variable shaped to broadcast over (N, C, *S)."""
     return value.reshape(-1, *(1,) * (ndim - 2))
@@ -75,6 +85,7 @@ def batch_norm(
         raise ValueError(
             f"batch_norm expects an input of shape (N, C) or (N, C, *S); got {list(x.shape)}."
         )
+    _floating(x, "batch_norm")
     channels = x.shape[1]
     for name, value in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
@@ -131,7 +142,7 @@ def group_norm(
 ) -> Variable:
     """y = (x - mean) / √(var + eps) · weight + bias, mean and var over each sample's
     group of C / num_groups channels (and all of S): x (N, C, *S)."""
-    x = _numeric(x, "group_norm")
+    x = _floating(_numeric(x, "group_norm"), "group_norm")
     if isinstance(num_groups, bool) or not isinstance(num_groups, (int, np.integer)) or (
         num_groups <= 0
     ):

@@ -8,6 +8,8 @@ in training and eval.
 
 from __future__ import annotations
 
+import numpy as np
+
 from minigrad import factories
 from minigrad.core.checks import check_flag
 from minigrad.core.grad_mode import no_grad
@@ -21,6 +23,7 @@ class _BatchNorm(Module):
     """y = (x - mean) / √(var + eps) · weight + bias per channel (see F.batch_norm)."""
 
     expected_dims: tuple[int, ...] = ()
+    layouts = ""
 
     def __init__(
         self,
@@ -34,10 +37,9 @@ class _BatchNorm(Module):
     ) -> None:
         super().__init__()
         layer = type(self).__name__
-        if isinstance(num_features, bool) or not isinstance(num_features, int) or (
-            num_features <= 0
-        ):
-            raise TypeError(f"{layer}: num_features must be a positive int; got {num_features!r}.")
+        num_features = _positive_int(num_features, "num_features", layer)
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+            raise ValueError(f"{layer}: eps must be a number >= 0; got {eps!r}.")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine = check_flag(affine, "affine", layer)
         self.track_running_stats = check_flag(track_running_stats, "track_running_stats", layer)
@@ -68,15 +70,25 @@ class _BatchNorm(Module):
             init.zeros_(self.bias)
 
     def forward(self, x: Variable) -> Variable:
+        layer = type(self).__name__
         if isinstance(x, Variable) and x.ndim not in self.expected_dims:
             wanted = " or ".join(f"{d}D" for d in self.expected_dims)
-            raise ValueError(f"expected {wanted} input (got {x.ndim}D input)")
+            raise ValueError(
+                f"expected {wanted} input (got {x.ndim}D input); {self.layouts}"
+            )
+        if isinstance(x, Variable) and x.shape[1] != self.num_features:
+            raise RuntimeError(
+                f"{layer}({self.num_features}) expects inputs with {self.num_features} "
+                f"channels in dim 1 (its num_features); got input of shape {list(x.shape)}."
+            )
         momentum = self.momentum
         if self.training and self.track_running_stats:
             with no_grad():
                 self.num_batches_tracked.add_(1)
-            if momentum is None:  # a cumulative average: each batch weighs 1/n
-                momentum = 1.0 / float(self.num_batches_tracked.item())
+            if momentum is None:
+                # A cumulative average: each batch weighs 1/n. Computed by an operation,
+                # not read out with .item(), so that minigrad.compile replays it.
+                momentum = 1.0 / self.num_batches_tracked
         # Batch statistics while training, or whenever there are no running ones.
         use_batch = self.training or self.running_mean is None
         keep_running = not self.training or self.track_running_stats
@@ -103,12 +115,17 @@ class BatchNorm1d(_BatchNorm):
     """Batch normalization of (N, C) or (N, C, L) inputs, per channel C."""
 
     expected_dims = (2, 3)
+    layouts = "BatchNorm1d takes (N, C) or (N, C, L); for (N, C, H, W) images use BatchNorm2d."
 
 
 class BatchNorm2d(_BatchNorm):
     """Batch normalization of (N, C, H, W) images, per channel C."""
 
     expected_dims = (4,)
+    layouts = (
+        "BatchNorm2d takes (N, C, H, W) images (unsqueeze a single image: x.unsqueeze(0)); "
+        "for (N, C) or (N, C, L) use BatchNorm1d."
+    )
 
 
 class GroupNorm(Module):
@@ -125,9 +142,10 @@ class GroupNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        for name, value in (("num_groups", num_groups), ("num_channels", num_channels)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise TypeError(f"GroupNorm: {name} must be a positive int; got {value!r}.")
+        num_groups = _positive_int(num_groups, "num_groups", "GroupNorm")
+        num_channels = _positive_int(num_channels, "num_channels", "GroupNorm")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+            raise ValueError(f"GroupNorm: eps must be a number >= 0; got {eps!r}.")
         if num_channels % num_groups:
             raise ValueError(
                 f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
@@ -141,6 +159,12 @@ class GroupNorm(Module):
             init.zeros_(self.bias)
 
     def forward(self, x: Variable) -> Variable:
+        if isinstance(x, Variable) and (x.ndim < 2 or x.shape[1] != self.num_channels):
+            raise RuntimeError(
+                f"GroupNorm({self.num_groups}, {self.num_channels}) expects inputs (N, "
+                f"{self.num_channels}, *) with its num_channels in dim 1; got input of shape "
+                f"{list(x.shape)}."
+            )
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -148,6 +172,13 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
             f"affine={self.affine}{_no_bias(self)}"
         )
+
+
+def _positive_int(value: object, name: str, layer: str) -> int:
+    """value as an int > 0 (NumPy's integers too), or a TypeError naming the layer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise TypeError(f"{layer}: {name} must be a positive int; got {value!r}.")
+    return int(value)
 
 
 def _affine_parameters(module: Module, channels: int, affine: bool, bias: bool) -> None:

@@ -181,6 +181,64 @@ def _no_extra_rows(grad_output, weight, input_size, stride=1, padding=0):
     return padded[:, :, padding : padded.shape[2] - padding, padding : padded.shape[3] - padding]
 
 
+def _unreached_rows_dropped(grad_output, weight, input_size, stride=1, padding=0):
+    """Loops over a plane only as big as the windows reach, cut to x with [p : p + H]: right
+    while the unreached rows are all padding (the cut drops them anyway), short when some
+    are x's own."""
+    n, out_channels, rows, cols = grad_output.shape
+    _, channels, k, kw = weight.shape
+    height, width = input_size
+    padded = np.zeros((n, channels, (rows - 1) * stride + k, (cols - 1) * stride + kw))
+    for i in range(rows):
+        for j in range(cols):
+            window = np.einsum("no,ockl->nckl", grad_output[:, :, i, j], weight)
+            padded[:, :, i * stride : i * stride + k, j * stride : j * stride + kw] += window
+    return padded[:, :, padding : padding + height, padding : padding + width]
+
+
+def _unreached_rows_dropped_by_flip(grad_output, weight, input_size, stride=1, padding=0):
+    """The lesson's recipe without the extra rows and columns, cut with [p : p + H]."""
+    n, out_channels, rows, cols = grad_output.shape
+    k, kw = weight.shape[2:]
+    height, width = input_size
+    spread = np.zeros((n, out_channels, (rows - 1) * stride + 1, (cols - 1) * stride + 1))
+    spread[:, :, ::stride, ::stride] = grad_output
+    full = np.pad(spread, ((0, 0), (0, 0), (k - 1, k - 1), (kw - 1, kw - 1)))
+    windows = sliding_window_view(full, (k, kw), axis=(2, 3))
+    padded = np.einsum("nohwkl,ockl->nchw", windows, weight[:, :, ::-1, ::-1])
+    return padded[:, :, padding : padding + height, padding : padding + width]
+
+
+def _windows_one_apart_by_loops(grad_output, weight, input_size, stride=1, padding=0):
+    """The scatter loop with `i : i + k` where `i * stride : i * stride + k` belongs: the
+    shape is right, the windows land in the wrong place."""
+    n, out_channels, rows, cols = grad_output.shape
+    _, channels, k, kw = weight.shape
+    height, width = input_size
+    padded = np.zeros((n, channels, height + 2 * padding, width + 2 * padding))
+    for i in range(rows):
+        for j in range(cols):
+            window = np.einsum("no,ockl->nckl", grad_output[:, :, i, j], weight)
+            padded[:, :, i : i + k, j : j + kw] += window
+    return padded[:, :, padding : padding + height, padding : padding + width]
+
+
+def _windows_one_apart_by_flip(grad_output, weight, input_size, stride=1, padding=0):
+    """The correlation without spreading dy, padded at the end to x's size."""
+    n, out_channels, rows, cols = grad_output.shape
+    k, kw = weight.shape[2:]
+    height, width = input_size
+    extra_rows = height + 2 * padding - (rows + k - 1)
+    extra_cols = width + 2 * padding - (cols + kw - 1)
+    full = np.pad(
+        grad_output,
+        ((0, 0), (0, 0), (k - 1, k - 1 + extra_rows), (kw - 1, kw - 1 + extra_cols)),
+    )
+    windows = sliding_window_view(full, (k, kw), axis=(2, 3))
+    padded = np.einsum("nohwkl,ockl->nchw", windows, weight[:, :, ::-1, ::-1])
+    return padded[:, :, padding : padding + height, padding : padding + width]
+
+
 def _output_channels(grad_output, weight, input_size, stride=1, padding=0):
     """Contracts over the input channels: (N, C_out, H, W) for square channel counts only,
     so the check's cases with C_in != C_out make it raise or come out C_out wide."""
@@ -204,6 +262,13 @@ def _empty_grad(grad_output, weight, input_size, stride=1, padding=0):
         (_not_cropped, "the gradient of the padded input"),
         (_not_spread, "the stride is missing"),
         (_no_extra_rows, "no window reached the last"),
+        (_unreached_rows_dropped, "the last rows or columns are missing: no window reached "
+         r"the last 2 row\(s\) and 2 column\(s\) of the padded input, 1 row\(s\) and 1 "
+         r"column\(s\) of them x's own"),
+        (_unreached_rows_dropped_by_flip, "the last rows or columns are missing"),
+        (_windows_one_apart_by_loops, "the windows start every `stride` positions: "
+         r"out\[\.\.\., i\*stride : i\*stride \+ k"),
+        (_windows_one_apart_by_flip, "the windows start every `stride` positions"),
         (_output_channels, "Follow the shapes|the output's: sum over the output channels"),
         (_empty_grad, "is None: did you forget to `return` dx"),
         ("not a function", "should be a function; got a str"),
@@ -230,8 +295,40 @@ def test_15_1_transposed_kernel_is_named() -> None:
         lesson15.check_15_1(transposed)
 
 
+def test_15_1_unreached_rows_of_x_are_named_where_padding_hid_them() -> None:
+    """The answer that drops the unreached rows passes the cases whose unreached rows are
+    all padding; the case whose unreached rows are x's own names it, and so does the check
+    cell as nbgrader runs it (the hidden tests rerun the visible check first, before their
+    (7, 8), kernel (2, 3), stride 2, padding 0 case)."""
+    hidden_by_padding = [
+        case for case in lesson15._CONV_CASES if (case[3][0] + 2 * case[6] - case[4][0])
+        % case[5] in range(1, case[6] + 1)
+    ]  # fmt: skip
+    assert hidden_by_padding
+    for case in hidden_by_padding:
+        x, w, stride, padding = _conv_case(case)
+        out = lesson15.conv_output_size(x.shape[2:], w.shape[2:], stride, padding)
+        dy = np.random.default_rng(7).standard_normal((x.shape[0], w.shape[0], *out))
+        got = _unreached_rows_dropped(dy, w, x.shape[2:], stride, padding)
+        np.testing.assert_allclose(got, lesson15.conv2d_input_grad(dy, w, x.shape[2:], stride,
+                                                                   padding))  # fmt: skip
+    hint = "the last rows or columns are missing"
+    with pytest.raises(Exception, match=hint) as raised:
+        exec(_check_cell("15.1"), {"conv2d_input_grad": _unreached_rows_dropped})
+    assert type(raised.value).__name__ == "CheckError"
+    # the hidden case on its own gets the same hint from the shape alone
+    rng = np.random.default_rng(8)
+    dy, w = rng.standard_normal((1, 2, 3, 3)), rng.standard_normal((2, 3, 2, 3))
+    got = _unreached_rows_dropped(dy, w, (7, 8), 2, 0)
+    assert got.shape == (1, 3, 6, 7)
+    assert lesson15._conv_shape_hint(got.shape, dy, w, (7, 8), 2, 0).startswith(hint)
+
+
 def test_15_1_first_case_tells_the_mistakes_apart() -> None:
-    for number, case in enumerate(lesson15._CONV_CASES[:4]):
+    """Every case with a stride tells the named mistakes apart (with stride 1, spreading by
+    repeating is right)."""
+    strided = [case for case in lesson15._CONV_CASES if case[5] > 1]
+    for number, case in enumerate(strided):
         x, w, stride, padding = _conv_case(case)
         out = lesson15.conv_output_size(x.shape[2:], w.shape[2:], stride, padding)
         dy = np.random.default_rng(5).standard_normal((x.shape[0], w.shape[0], *out))
@@ -248,6 +345,12 @@ def test_15_1_cases_have_what_the_hints_need() -> None:
     assert any(k[0] != k[1] for *_, k, _, _ in cases[:1])
     assert any(k[0] < stride for *_, k, stride, _ in cases)
     assert any((s[0] + 2 * p - k[0]) % st for *_, s, k, st, p in cases)  # unreached rows
+    # unreached rows of x itself, not only of the padding (cutting the padding off with
+    # [p : p + H] cannot hide them), in both dimensions
+    assert any(
+        (s[0] + 2 * p - k[0]) % st > p and (s[1] + 2 * p - k[1]) % st > p
+        for *_, s, k, st, p in cases
+    )
     assert any(stride == 1 for *_, stride, _ in cases)
 
 
@@ -289,6 +392,30 @@ def test_15_2_right_answers_pass(answer, capsys) -> None:
     assert capsys.readouterr().out == "Exercise 15.2: correct.\n"
 
 
+def batch_norm_by_steps_without_the_2(grad_output, x, eps=1e-5):
+    """batch_norm_by_steps with dσ²/dx_i written (x_i - μ)/m: the 2 of the square lost."""
+    m = len(x)
+    centered = x - x.mean(axis=0)
+    variance = (centered**2).mean(axis=0)
+    inverse = 1 / np.sqrt(variance + eps)
+    d_centered = grad_output * inverse
+    d_variance = (grad_output * centered).sum(axis=0) * -0.5 * (variance + eps) ** -1.5
+    d_centered += d_variance * centered / m
+    return d_centered - d_centered.sum(axis=0) / m
+
+
+def batch_norm_by_steps_without_the_half(grad_output, x, eps=1e-5):
+    """batch_norm_by_steps with d(σ² + eps)^(-1/2) written -(σ² + eps)^(-3/2): the 1/2 lost."""
+    m = len(x)
+    centered = x - x.mean(axis=0)
+    variance = (centered**2).mean(axis=0)
+    inverse = 1 / np.sqrt(variance + eps)
+    d_centered = grad_output * inverse
+    d_variance = (grad_output * centered).sum(axis=0) * -1.0 * (variance + eps) ** -1.5
+    d_centered += d_variance * 2 * centered / m
+    return d_centered - d_centered.sum(axis=0) / m
+
+
 def _bn_model(hint):
     def answer(grad_output, x, eps=1e-5):
         return lesson15._bn_mistakes(grad_output, x, eps)[hint]
@@ -315,6 +442,9 @@ def test_15_2_every_named_mistake_gets_its_hint(hint) -> None:
         (lambda dy, x, eps=1e-5: lesson15.batch_norm_backward(dy * 1, x, eps) * (len(x) - 1)
          / len(x), "expected"),
         (lambda dy, x, eps=1e-5: lesson15.batch_norm_backward(dy, x, 0.0), "eps is left out"),
+        (lambda dy, x, eps=1e-5: lesson15.batch_norm_backward(dy, x), "whatever eps is passed"),
+        (batch_norm_by_steps_without_the_2, "the term along x̂ is half what it should be"),
+        (batch_norm_by_steps_without_the_half, "the term along x̂ is twice what it should be"),
         (lambda dy, x, eps=1e-5: dy.sum(0), "one number per feature"),
         (lambda dy, x, eps=1e-5: None, "is None: did you forget to `return` dx"),
         ("not a function", "should be a function; got a str"),
@@ -333,6 +463,17 @@ def test_15_2_first_case_tells_the_mistakes_apart() -> None:
     values = [*lesson15._bn_mistakes(dy, x, eps).values(), lesson15.batch_norm_backward(dy, x, eps)]
     for first, second in itertools.combinations(values, 2):
         assert not np.allclose(first, second, rtol=1e-6, atol=1e-8)
+    # the large-eps case tells apart what only it can (a fixed eps among them)
+    for shape, eps, centre, spread in lesson15._BN_CASES:
+        if eps == lesson15._DEFAULT_EPS:
+            continue
+        x = centre + spread * rng.standard_normal(shape)
+        dy = 0.5 + rng.standard_normal(shape)
+        mistakes = lesson15._bn_mistakes(dy, x, eps)
+        assert lesson15.EPS_FIXED in mistakes
+        values = [*mistakes.values(), lesson15.batch_norm_backward(dy, x, eps)]
+        for first, second in itertools.combinations(values, 2):
+            assert not np.allclose(first, second, rtol=1e-6, atol=1e-8)
 
 
 def test_15_2_an_eps_outside_the_root_shows_in_the_large_eps_case() -> None:
@@ -342,8 +483,28 @@ def test_15_2_an_eps_outside_the_root_shows_in_the_large_eps_case() -> None:
         return (dy - dy.mean(axis=0) - normalized * (dy * normalized).mean(axis=0)) / sigma
 
     assert any(eps >= 0.1 for _, eps, _, _ in lesson15._BN_CASES)
-    with pytest.raises(CheckError, match="eps is outside the square root"):
+    with pytest.raises(CheckError, match="eps is outside the square root") as raised:
         lesson15.check_15_2(eps_outside)
+    # It is named on the first case, eps=1e-05, where the printed digits agree: the hint
+    # says so, and does not send the learner to a case that did not run.
+    message = str(raised.value)
+    assert "eps=1e-05" in message and "past the 4 printed here" in message
+    assert "eps=0.5 shows" not in message
+
+
+def test_15_2_eps_left_out_says_the_difference_is_past_the_digits_shown() -> None:
+    with pytest.raises(CheckError, match="eps is left out") as raised:
+        lesson15.check_15_2(lambda dy, x, eps=1e-5: lesson15.batch_norm_backward(dy, x, 0.0))
+    assert "eps=1e-05" in str(raised.value) and "past the 4 printed here" in str(raised.value)
+
+
+def test_15_2_a_fixed_eps_is_named_on_the_large_eps_case() -> None:
+    def fixed_eps(dy, x, eps=1e-5):
+        return batch_norm_by_steps(dy, x)  # the default eps, whatever is passed
+
+    with pytest.raises(CheckError, match="whatever eps is passed") as raised:
+        lesson15.check_15_2(fixed_eps)
+    assert "eps=0.5" in str(raised.value)
 
 
 # --------------------------------------------------------------------------- Exercises 15.3, 15.4
@@ -354,6 +515,15 @@ def output_sizes_by_attributes(size, layers):
     for layer in layers:
         span = layer.dilation * (layer.kernel - 1) + 1
         size = (size + 2 * layer.padding - span) // layer.stride + 1
+        sizes.append(size)
+    return sizes
+
+
+def output_sizes_without_the_ones(size, layers):
+    """(S + 2p - d(k - 1)) // s: right for stride 1, one short when s does not divide."""
+    sizes = []
+    for kernel, stride, padding, dilation in layers:
+        size = (size + 2 * padding - dilation * (kernel - 1)) // stride
         sizes.append(size)
     return sizes
 
@@ -381,6 +551,7 @@ def test_15_3_every_named_mistake_gets_its_hint(hint) -> None:
         (lambda size, layers: [(size + 2 * p - d * (k - 1) - 1) / s + 1
                                for k, s, p, d in layers], "whole numbers"),
         (lambda size, layers: lesson15.output_sizes(size, layers)[:-1], "one size per layer"),
+        (output_sizes_without_the_ones, "the -1 inside and the \\+1 outside are both left out"),
         (lambda size, layers: None, "is None"),
     ],
 )  # fmt: skip
@@ -418,6 +589,18 @@ def test_15_4_every_named_mistake_gets_its_hint(hint) -> None:
     with pytest.raises(CheckError) as raised:
         lesson15.check_15_4(lesson15._FIELD_MISTAKES[hint])
     assert hint in str(raised.value)
+
+
+def test_15_4_k_taps_for_k_minus_one_gaps_is_named() -> None:
+    def with_k(layers):
+        field, jump = 1, 1
+        for kernel, stride, _, dilation in layers:
+            field += dilation * kernel * jump
+            jump *= stride
+        return field
+
+    with pytest.raises(CheckError, match=r"each layer adds d·\(k - 1\)·jump inputs, not d·k·jump"):
+        lesson15.check_15_4(with_k)
 
 
 def test_15_4_other_mistakes() -> None:

@@ -2,15 +2,15 @@
 
 Exercise 15.1 calls the learner's `conv2d_input_grad(grad_output, weight, input_size,
 stride, padding)` on cases of its own (input and output channels that differ, a kernel that
-is not square, a stride that leaves the last rows of the input to no window, a kernel
-smaller than its stride) and compares with `conv2d_input_grad` below, which adds each
-window's gradient back where the window was taken from: another algorithm than the
-flipped-kernel correlation the lesson derives. Exercise 15.2 calls
-`batch_norm_backward(grad_output, x, eps)` on batches of its own, one with a large `eps`
-(so that an eps outside the square root, or none, shows). Exercises 15.3 and 15.4 call
-`output_sizes(size, layers)` and `receptive_field(layers)` on stacks of layers whose first
-case tells every named mistake apart. A wrong shape or value is matched against what each
-likely mistake gives, and the message names that mistake.
+is not square, strides that leave the last rows of the padded input to no window, padding
+in one case and x's own rows in another, a kernel smaller than its stride) and compares
+with `conv2d_input_grad` below, which adds each window's gradient back where the window was
+taken from: another algorithm than the flipped-kernel correlation the lesson derives.
+Exercise 15.2 calls `batch_norm_backward(grad_output, x, eps)` on batches of its own, one
+with a large `eps` (where an eps in the wrong place, or a fixed one, shows plainly).
+Exercises 15.3 and 15.4 call `output_sizes(size, layers)` and `receptive_field(layers)` on
+stacks of layers whose first case tells every named mistake apart. A wrong shape or value
+is matched against what each likely mistake gives, and the message names that mistake.
 
 The references are what the lesson's cells use after each exercise, so the lesson runs on
 whatever the learner wrote.
@@ -123,13 +123,16 @@ _reference_receptive_field = receptive_field
 # (batch, channels in, channels out, input size, kernel, stride, padding). The first case
 # tells the named mistakes apart (a kernel that is not square, stride 2, padding 1); then a
 # square kernel (where a transposed kernel is a mistake of its own), a stride that leaves
-# the last padded row and column to no window, a kernel smaller than its stride (inputs
-# between the windows), and stride 1. Every case has padding: padding 0 is graded apart.
+# the last padded row to no window, a kernel smaller than its stride (inputs between the
+# windows), a stride that leaves the last row and column of x itself to no window (there
+# cutting the padding off cannot hide them), and stride 1. Every case has padding: padding
+# 0 is graded apart.
 _CONV_CASES: list[tuple[int, int, int, tuple[int, int], tuple[int, int], int, int]] = [
     (2, 2, 3, (5, 6), (3, 2), 2, 1),
     (1, 3, 2, (5, 5), (3, 3), 2, 1),
     (2, 1, 2, (6, 7), (3, 3), 2, 1),
     (1, 2, 2, (7, 7), (2, 2), 3, 2),
+    (1, 2, 3, (8, 9), (2, 3), 3, 1),
     (1, 1, 2, (4, 4), (3, 3), 1, 1),
 ]
 
@@ -212,6 +215,28 @@ REPEATED = (
     "two starts are at this tap of no window. Put s - 1 zeros between dy's entries "
     "(spread[:, :, ::s, ::s] = dy)."
 )
+STRIDE_IN_PLACE = (
+    "the windows start every `stride` positions: out[..., i*stride : i*stride + k, "
+    "j*stride : j*stride + l] is where window (i, j) was read from, so that is where its "
+    "gradient goes back, not out[..., i : i + k, j : j + l]. (Correlating with the flipped "
+    "kernel instead? Spread dy first, with stride - 1 zeros between its entries.)"
+)
+
+
+def _windows_one_apart(
+    dy: np.ndarray, w: np.ndarray, size: tuple[int, int], stride: int, padding: int
+) -> np.ndarray:
+    """dx with the stride left out of where the windows go: window (i, j)'s gradient added
+    at rows i to i + k - 1 of the padded input instead of i·s to i·s + k - 1 (the loop
+    written with `i : i + k`, or the correlation without spreading dy, padded to x's size).
+    The shape is right; only the values show it."""
+    rows, cols = dy.shape[2:]
+    k, kw = w.shape[2:]
+    block = conv2d_input_grad(dy, w, (rows + k - 1, cols + kw - 1))
+    height, width = size
+    padded = np.zeros((dy.shape[0], w.shape[1], height + 2 * padding, width + 2 * padding))
+    padded[:, :, : rows + k - 1, : cols + kw - 1] = block
+    return padded[:, :, padding : padding + height, padding : padding + width]
 
 
 def _conv_mistakes(
@@ -227,12 +252,30 @@ def _conv_mistakes(
         CROPPED_AT_END: _by_correlation(dy, w, size, stride, padding, crop="end"),
         REPEATED: _by_correlation(dy, w, size, stride, padding, spread="repeat"),
     }
+    if stride > 1:
+        mistakes[STRIDE_IN_PLACE] = _windows_one_apart(dy, w, size, stride, padding)
     if w.shape[2] == w.shape[3]:
         transposed = np.ascontiguousarray(w.transpose(0, 1, 3, 2))
         mistakes[TRANSPOSED] = _by_correlation(
             dy, transposed, size, stride, padding, flip=(False, False)
         )
     return mistakes
+
+
+def _cropped_shapes(
+    uncropped: tuple[int, int], size: tuple[int, int], padding: int
+) -> list[tuple[int, int]]:
+    """The spatial shapes a gradient of the padded plane `uncropped` big comes out with,
+    cut the ways an answer cuts the padding off: not at all, `padding` off each side
+    ([p : X - p] or [p:-p]), or [p : p + H] (which keeps fewer than H rows when X < p + H)."""
+    return [
+        uncropped,
+        (uncropped[0] - 2 * padding, uncropped[1] - 2 * padding),
+        (
+            min(uncropped[0], padding + size[0]) - padding,
+            min(uncropped[1], padding + size[1]) - padding,
+        ),
+    ]
 
 
 def _conv_shape_hint(
@@ -246,7 +289,6 @@ def _conv_shape_hint(
     padded = (size[0] + 2 * padding, size[1] + 2 * padding)
     reached = ((rows - 1) * stride + k, (cols - 1) * stride + kw)
     unspread = (rows + k - 1, cols + kw - 1)
-    cropped = 2 * padding
     spatial = tuple(got[2:])
     if len(got) != 4:
         return None
@@ -255,18 +297,25 @@ def _conv_shape_hint(
             f"that is the gradient of the padded input ({padded[0]}×{padded[1]}): the "
             f"padding is not part of x, so cut `padding` rows and columns off each side."
         )
-    if stride > 1 and spatial in (unspread, (unspread[0] - cropped, unspread[1] - cropped)):
+    if stride > 1 and spatial in _cropped_shapes(unspread, size, padding):
         return (
             "the stride is missing: a window starts every s rows, so dy's neighbouring "
             "entries belong s rows apart in x. Put s - 1 zeros between them "
             "(spread[:, :, ::s, ::s] = dy) before the full correlation."
         )
-    if reached != padded and spatial in (reached, (reached[0] - cropped, reached[1] - cropped)):
+    if reached != padded and spatial in _cropped_shapes(reached, size, padding):
+        missing = (padded[0] - reached[0], padded[1] - reached[1])
+        own = (max(missing[0] - padding, 0), max(missing[1] - padding, 0))
+        of_x = (
+            f", {own[0]} row(s) and {own[1]} column(s) of them x's own, not padding"
+            if any(own)
+            else ""
+        )
         return (
             f"the last rows or columns are missing: no window reached the last "
-            f"{padded[0] - reached[0]} row(s) and {padded[1] - reached[1]} column(s) of the "
-            f"padded input (S + 2p - k is not a multiple of the stride), so their gradient "
-            f"is 0, but dx still has x's shape: pad the full correlation with them too."
+            f"{missing[0]} row(s) and {missing[1]} column(s) of the padded input{of_x} "
+            f"(S + 2p - k is not a multiple of the stride). Their gradient is 0, but dx "
+            f"still has x's shape: pad the full correlation with them too."
         )
     if got[1] == out_channels != channels:
         return (
@@ -360,15 +409,32 @@ UNBIASED_EXACT = (
 )
 NO_EPS = (
     "eps is left out: σ = √(σ² + eps), with eps inside the square root, in the forward and "
-    "so in the backward."
+    "so in the backward. With a small eps such as 1e-05 that changes dx only around its "
+    "6th digit, past the 4 printed here but more than the check allows."
 )
 EPS_OUTSIDE = (
-    "eps is outside the square root: σ = √(σ² + eps), not √σ² + eps (the check's eps=0.5 "
-    "shows the difference)."
+    "eps is outside the square root: σ = √(σ² + eps), not √σ² + eps. With a small eps "
+    "such as 1e-05 the two differ only around dx's 6th digit, past the 4 printed here but "
+    "more than the check allows; with a large one (the check also tries eps=0.5) the gap "
+    "is plain."
+)
+EPS_FIXED = (
+    "that is dx for eps=1e-05 whatever eps is passed: use the `eps` argument, "
+    "σ = √(σ² + eps)."
 )
 SIGN = (
     "the term along x̂ has the wrong sign: raising x_i raises σ when x_i is above the mean, "
     "which pulls every x̂_j towards 0, so the term is -x̂ · mean(dy · x̂)/σ."
+)
+VARIANCE_TERM_HALVED = (
+    "the term along x̂ is half what it should be: σ² = mean((x - μ)²), so "
+    "∂σ²/∂x_i = 2(x_i - μ)/m, the 2 coming down from the square. It cancels the 1/2 of "
+    "∂σ/∂σ² = 1/(2σ), which leaves -x̂ · mean(dy · x̂)/σ."
+)
+VARIANCE_TERM_DOUBLED = (
+    "the term along x̂ is twice what it should be: σ = √(σ² + eps), so ∂σ/∂σ² = 1/(2σ), "
+    "and that 1/2 cancels the 2 of ∂σ²/∂x_i = 2(x_i - μ)/m, which leaves "
+    "-x̂ · mean(dy · x̂)/σ."
 )
 SUMS = (
     "those are sums where means belong: μ = (1/m)Σx, so each x_i moves μ by 1/m, and the "
@@ -386,6 +452,9 @@ GRAD_OUTPUT = (
     "that is grad_output itself: x̂ = (x - μ)/σ, so at least the factor 1/σ, and the paths "
     "through μ and σ, come in."
 )
+
+
+_DEFAULT_EPS = 1e-5  # the exercise's default eps, which an answer may use whatever eps is
 
 
 def _compact(dy: np.ndarray, normalized: np.ndarray, sigma: np.ndarray, axis: int = 0) -> Any:
@@ -408,7 +477,7 @@ def _bn_mistakes(dy: np.ndarray, x: np.ndarray, eps: float) -> dict[str, np.ndar
     sigma_eps_outside = np.sqrt(x.var(axis=0)) + eps
     row_sigma = np.sqrt(x.var(axis=1, keepdims=True) + eps)
     row_normalized = (x - x.mean(axis=1, keepdims=True)) / row_sigma
-    return {
+    mistakes = {
         GRAD_OUTPUT: dy,
         BOTH_PATHS: dy / sigma,
         MEAN_PATH: (dy - normalized * (dy * normalized).mean(axis=0)) / sigma,
@@ -421,11 +490,20 @@ def _bn_mistakes(dy: np.ndarray, x: np.ndarray, eps: float) -> dict[str, np.ndar
         NO_EPS: _compact(dy, centered / sigma_no_eps, sigma_no_eps),
         EPS_OUTSIDE: _compact(dy, centered / sigma_eps_outside, sigma_eps_outside),
         SIGN: (dy - dy.mean(axis=0) + normalized * (dy * normalized).mean(axis=0)) / sigma,
+        VARIANCE_TERM_HALVED: (
+            dy - dy.mean(axis=0) - normalized * (dy * normalized).mean(axis=0) / 2
+        ) / sigma,
+        VARIANCE_TERM_DOUBLED: (
+            dy - dy.mean(axis=0) - 2 * normalized * (dy * normalized).mean(axis=0)
+        ) / sigma,
         SUMS: (dy - dy.sum(axis=0) - normalized * (dy * normalized).sum(axis=0)) / sigma,
         DIVIDED_BY_VARIANCE: right_terms / sigma**2,
         NOT_DIVIDED: right_terms,
         PER_SAMPLE: _compact(dy, row_normalized, row_sigma, axis=1),
     }
+    if eps != _DEFAULT_EPS:
+        mistakes[EPS_FIXED] = _reference_batch_norm_backward(dy, x, _DEFAULT_EPS)
+    return mistakes
 
 
 def _bn_shape_hint(got: tuple[int, ...], shape: tuple[int, int]) -> str | None:
@@ -477,7 +555,7 @@ def _layers_text(layers: Sequence[Layer]) -> str:
 # (input size, layers). The first case tells every named mistake apart; then a stack whose
 # divisions are exact, a single dilated layer, and a stack that ends at size 1.
 _SIZE_CASES: list[tuple[int, list[Layer]]] = [
-    (30, [Layer(3, 2, 1), Layer(3, 1, 1, 2), Layer(2, 2), Layer(3, 1, 1)]),
+    (29, [Layer(3, 2, 1), Layer(3, 1, 1, 2), Layer(2, 2), Layer(3, 1, 1)]),
     (28, [Layer(5, 1, 2), Layer(2, 2), Layer(5, 1, 0), Layer(2, 2)]),
     (13, [Layer(3, 1, 2, 2)]),
     (12, [Layer(3, 1, 1), Layer(2, 2), Layer(3, 1, 1), Layer(6, 6)]),
@@ -507,6 +585,12 @@ NO_MINUS_ONE = (
     "off by one: the last window must start at S + 2p - d(k - 1) - 1 or earlier, since it "
     "ends d(k - 1) positions later, at S + 2p - 1, the last index; so "
     "⌊(S + 2p - d(k - 1) - 1)/s⌋ + 1 (the -1 inside matters when s > 1)."
+)
+NO_ONES = (
+    "the -1 inside and the +1 outside are both left out: ⌊(S + 2p - d(k - 1))/s⌋. They "
+    "cancel when s = 1, not otherwise: when s does not divide S + 2p - d(k - 1), that "
+    "count is one window short. The last window must start at S + 2p - d(k - 1) - 1 or "
+    "earlier, so ⌊(S + 2p - d(k - 1) - 1)/s⌋ + 1 windows fit."
 )
 DILATION_IGNORED = (
     "the dilation is ignored: a kernel of k taps, d apart, spans d(k - 1) + 1 inputs."
@@ -538,6 +622,7 @@ _SIZE_MISTAKES: dict[str, Callable[..., list[int]]] = {
     ROUNDED_UP: _size_rule(lambda s, k, st, p, d: -(-(s + 2 * p - d * (k - 1) - 1) // st) + 1),
     NO_PLUS_ONE: _size_rule(lambda s, k, st, p, d: (s + 2 * p - d * (k - 1) - 1) // st),
     NO_MINUS_ONE: _size_rule(lambda s, k, st, p, d: (s + 2 * p - d * (k - 1)) // st + 1),
+    NO_ONES: _size_rule(lambda s, k, st, p, d: (s + 2 * p - d * (k - 1)) // st),
     DILATION_IGNORED: _size_rule(lambda s, k, st, p, d: (s + 2 * p - (k - 1) - 1) // st + 1),
     DILATION_TIMES_K: _size_rule(lambda s, k, st, p, d: (s + 2 * p - d * k) // st + 1),
 }
@@ -632,6 +717,11 @@ FIELD_WHOLE_SPAN = (
     "off by one per layer: each layer adds d·(k - 1)·jump inputs, not its whole span "
     "(d·(k - 1) + 1)·jump; its centre input is already in the field."
 )
+FIELD_K_TAPS = (
+    "each layer adds d·(k - 1)·jump inputs, not d·k·jump: its k taps, d·jump apart, span "
+    "k - 1 gaps from the first to the last, and the first one is already in the field "
+    "(one 3-tap layer sees 3 inputs, 1 + 2, not 1 + 3)."
+)
 FIELD_PADDING = (
     "padding does not widen what one output sees: it moves where the windows sit, and the "
     "zeros it adds are not inputs."
@@ -676,6 +766,9 @@ _FIELD_MISTAKES: dict[str, Callable[[Sequence[Layer]], int]] = {
     FIELD_NO_ONE: _field_rule(_step, start=0),
     FIELD_WHOLE_SPAN: _field_rule(
         lambda f, j, L: (f + (L.dilation * (L.kernel - 1) + 1) * j, j * L.stride)
+    ),
+    FIELD_K_TAPS: _field_rule(
+        lambda f, j, L: (f + L.dilation * L.kernel * j, j * L.stride)
     ),
     FIELD_PADDING: _field_rule(
         lambda f, j, L: (f + (L.dilation * (L.kernel - 1) + 2 * L.padding) * j, j * L.stride)

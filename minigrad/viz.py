@@ -20,8 +20,10 @@ import html
 import io
 import os
 import threading
+import weakref
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -30,6 +32,7 @@ import numpy as np
 
 from minigrad.autodiff import graph as autodiff_graph
 from minigrad.core.checks import check_flag, check_iterable
+from minigrad.core.grad_mode import QUIET, Listener, state
 from minigrad.core.variable import AccumulateGrad, Variable
 
 INSTALL_GRAPHVIZ = (
@@ -249,6 +252,75 @@ def _attributes(attrs: dict[str, str]) -> str:
 
 
 # --------------------------------------------------------------------------- the public calls
+
+
+# --------------------------------------------------------------------------- module scopes
+#
+# A graph knows its operations, not the modules that ran them. Run a forward inside
+# `module_scopes(model)` and each node is marked with the module whose forward made it
+# (the innermost one); draw() then frames each module's nodes with its name.
+
+# BackwardNode -> (the dotted name of the module that made it, its class name); weak:
+# graphs come and go.
+_SCOPE_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class _ScopeListener(Listener):
+    """Hears every Function.apply and marks the new node with the module running now."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[str, str]] = []  # (name, class name), innermost last
+
+    def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
+        outputs = cls._apply_eagerly(args, kwargs)
+        if self.stack:
+            for output in outputs if isinstance(outputs, tuple) else (outputs,):
+                node = getattr(output, "grad_fn", None)
+                if node is not None and node not in _SCOPE_OF:
+                    _SCOPE_OF[node] = self.stack[-1]
+        return outputs
+
+
+@contextmanager
+def module_scopes(model: Any) -> Iterator[None]:
+    """Inside this block, the nodes each submodule's forward records are marked with its
+    name (e.g. "blocks.0.attn"); `draw(loss, model=model)` then groups them in frames.
+
+        with viz.module_scopes(model):
+            loss = model(x, y)
+        viz.draw(loss, model=model)
+    """
+    _names_of(None, model, "module_scopes")  # the same check as draw(model=...)
+    if state.listener is not QUIET:
+        raise RuntimeError(
+            "module_scopes cannot run inside minigrad.compile or forward-mode AD (they "
+            "already listen to every operation); run the forward you want to draw eagerly."
+        )
+    listener = _ScopeListener()
+    wrapped = []
+    for name, module in model.named_modules():
+        if name:  # the model itself is the whole drawing: no frame of its own
+            scope = (name, type(module).__name__)
+            module.__dict__["forward"] = _scoped(module.forward, scope, listener)
+            wrapped.append(module)
+    state.listener = listener
+    try:
+        yield
+    finally:
+        state.listener = QUIET
+        for module in wrapped:
+            del module.__dict__["forward"]  # the class's forward again
+
+
+def _scoped(forward: Any, scope: tuple[str, str], listener: _ScopeListener) -> Any:
+    def scoped(*args: Any, **kwargs: Any) -> Any:
+        listener.stack.append(scope)
+        try:
+            return forward(*args, **kwargs)
+        finally:
+            listener.stack.pop()
+
+    return scoped
 
 
 def draw(
@@ -676,15 +748,22 @@ class _Graph:
         self, show_data: bool, show_grad: bool, rankdir: str | None, step: _Step | None
     ) -> Drawing:
         statements = []
+        scoped: dict[str, list[str]] = {}  # module name -> its nodes' statements
         for key, item in self.items.items():
             if not item.visible:
                 continue
             if item.kind == "function":
-                statements.append(self._function_statement(item, step))
+                statement = self._function_statement(item, step)
             elif item.kind == "summary":
-                statements.append(self._summary_statement(item, step))
+                statement = self._summary_statement(item, step)
             else:
-                statements.append(self._box_statement(key, item, show_data, show_grad, step))
+                statement = self._box_statement(key, item, show_data, show_grad, step)
+            scope = self.scope_of(key, item)
+            if scope is None:
+                statements.append(statement)
+            else:
+                scoped.setdefault(scope, []).append(statement)
+        statements.extend(_frames(scoped, self.scopes()))
         for tail, head, label in self.edges:
             attrs = {}
             if label:
@@ -710,8 +789,32 @@ class _Graph:
         if step is not None:
             title = self.step_title(step)
             graph_attrs.update(label=f"<{_html_text(title)}>", labelloc="t", fontsize="13")
-        nodes = len(statements) - len(self.edges)
+        nodes = sum(1 for item in self.items.values() if item.visible)
         return Drawing(statements, graph_attrs, nodes, len(self.edges), title, self.layout())
+
+    def scope_of(self, key: Any, item: _Item) -> str | None:
+        """The module a node or box belongs to: the one whose forward made the node (see
+        module_scopes), for a result the module of the node that made it, for a named
+        Parameter the module that holds it, when that module is in the drawing."""
+        if item.kind == "function" or (item.kind == "box" and key[0] == "result"):
+            scope = _SCOPE_OF.get(item.node)
+            return None if scope is None else scope[0]
+        name = self.label(item.variable) if item.kind == "box" else None
+        if name and self.names.get(id(item.variable)) == name and "." in name:
+            owner = name.rsplit(".", 1)[0]
+            if owner in self.scopes():
+                return owner
+        return None
+
+    def scopes(self) -> dict[str, str]:
+        """The modules that made some node of this drawing: name -> class name."""
+        if not hasattr(self, "_scopes"):
+            self._scopes = dict(
+                _SCOPE_OF[item.node]
+                for item in self.items.values()
+                if item.kind == "function" and item.node in _SCOPE_OF
+            )
+        return self._scopes
 
     def layout(self) -> _Layout:
         """What strip() needs to place this drawing as a frame (see _Layout)."""
@@ -832,6 +935,34 @@ class _Graph:
         if temporary:
             attrs.update(margin="0.05,0.02", height="0.3")
         return f"{item.dot_id} [{_attributes(attrs)}];"
+
+
+def _frames(scoped: dict[str, list[str]], kinds: dict[str, str]) -> list[str]:
+    """DOT subgraphs, one frame per module, nested as the names are ("blocks.0" holds
+    "blocks.0.attn"), each labelled with its name and class; the statements go in their
+    frame."""
+    names = set(scoped)
+    for name in list(names):  # the parents of a framed module are frames too
+        parts = name.split(".")
+        names.update(".".join(parts[:cut]) for cut in range(1, len(parts)))
+    children: dict[str, list[str]] = {}
+    for name in sorted(names):
+        parent = name.rsplit(".", 1)[0] if "." in name else ""
+        children.setdefault(parent, []).append(name)
+    number = iter(range(len(names)))
+
+    def frame(name: str) -> list[str]:
+        inner = [frame(child) for child in children.get(name, [])]
+        body = scoped.get(name, []) + [line for lines in inner for line in lines]
+        label = _html_text(f"{name} ({kinds[name]})" if name in kinds else name)
+        return [
+            f'subgraph cluster_m{next(number)} {{ graph [label=<{label}>, style="rounded", '
+            f'color="{MUTED}", fontcolor="{MUTED}", fontsize="10", labeljust="l"];',
+            *body,
+            "}",
+        ]
+
+    return [line for top in children.get("", []) for line in frame(top)]
 
 
 def _title_row(title: str | None, kind: str) -> str:

@@ -15,6 +15,7 @@ import pytest
 import minigrad
 from minigrad.autodiff import gradcheck
 from minigrad.core.function import Function
+from minigrad.nn._functions import Attention
 
 RNG = np.random.default_rng(7)
 
@@ -64,7 +65,21 @@ CASES: dict[str, list[tuple[str, list[np.ndarray], Callable]]] = {
                 ("dim 0", [signed(3, 4)], lambda a: a.softmax(0))],
     "LogSoftmax": [("rows", [signed(3, 4)], lambda a: a.log_softmax(1)),
                    ("last", [signed(2, 3, 4)], lambda a: a.log_softmax(-1))],
+    "Attention": [
+        ("causal, batched", [signed(2, 3, 4), signed(2, 5, 4), signed(2, 5, 3)],
+         lambda q, k, v: minigrad.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                             is_causal=True)),
+        ("float mask, weights used", [signed(3, 4, 2), signed(3, 5, 2), signed(3, 5, 3),
+                                      signed(4, 5)],
+         lambda q, k, v, b: _attention_and_weights(q, k, v, b)),
+    ],
 }
+
+
+def _attention_and_weights(q, k, v, bias):
+    """Attention's two outputs both used: the weights' gradient joins the output's."""
+    out, weights = Attention.apply(q, k, v, bias, None, 0.8, False, False)
+    return out.sum(-1) + (weights * weights).sum(-1)
 
 
 def on_arrays() -> list[str]:

@@ -945,6 +945,62 @@ class TestStateDict:
     def test_absent_bias_is_not_in_the_state_dict(self):
         assert list(nn.Linear(2, 2, bias=False).state_dict()) == ["weight"]
 
+    def test_a_tied_parameter_is_listed_under_each_name_as_pytorch_does(self):
+        # nanoGPT ties the token embedding to the output layer: PyTorch's state_dict lists
+        # the one tensor as both transformer.wte.weight and lm_head.weight.
+        class Tied(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.wte = nn.Embedding(5, 3)
+                self.lm_head = nn.Linear(3, 5, bias=False)
+                self.wte.weight = self.lm_head.weight
+
+        mg.manual_seed(0)
+        model = Tied()
+        state = model.state_dict()
+        assert list(state) == ["wte.weight", "lm_head.weight"]
+        assert state["wte.weight"] is state["lm_head.weight"]  # one copy, as one tensor
+        assert [name for name, _ in model.named_parameters()] == ["wte.weight"]
+        names = [name for name, _ in model.named_parameters(remove_duplicate=False)]
+        assert names == ["wte.weight", "lm_head.weight"]
+
+        target = Tied()
+        assert target.load_state_dict(state) == ([], [])
+        np.testing.assert_array_equal(target.lm_head.weight.data, model.lm_head.weight.data)
+        assert target.wte.weight is target.lm_head.weight
+        # A state dict saved before minigrad listed both names (one of them) loads too.
+        older = {"wte.weight": Variable(np.ones((5, 3)))}
+        assert target.load_state_dict(older) == ([], [])
+        np.testing.assert_array_equal(target.lm_head.weight.data, np.ones((5, 3)))
+
+    def test_a_shared_module_is_in_the_state_dict_under_each_name(self):
+        shared = nn.Linear(2, 2)
+        model = nn.Sequential(shared, nn.ReLU(), shared)
+        assert list(model.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+        names = [name for name, _ in model.named_modules(remove_duplicate=False)]
+        assert names == ["", "0", "1", "2"]
+        model.load_state_dict(model.state_dict())
+
+    def test_a_tied_state_dict_matches_pytorch_keys_both_ways(self, real_torch):
+        def build(lib):
+            class Tied(lib.nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.wte = lib.nn.Embedding(5, 3)
+                    self.lm_head = lib.nn.Linear(3, 5, bias=False)
+                    self.wte.weight = self.lm_head.weight
+
+            return Tied()
+
+        theirs, mine = build(real_torch), build(mg)
+        their_state = theirs.state_dict()
+        assert list(mine.state_dict()) == list(their_state)
+        mine.load_state_dict({k: v.numpy() for k, v in their_state.items()}, strict=True)
+        np.testing.assert_array_equal(mine.wte.weight.data, theirs.wte.weight.detach().numpy())
+        theirs.load_state_dict(
+            {k: real_torch.tensor(v.numpy()) for k, v in mine.state_dict().items()}, strict=True
+        )
+
 
 # =========================================================================== PyTorch tutorial
 # The layer below is written as a PyTorch tutorial writes it (a custom autograd Function

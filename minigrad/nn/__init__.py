@@ -15,6 +15,7 @@ from minigrad.nn.activation import (
     Softmax,
     Tanh,
 )
+from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.container import ModuleDict, ModuleList, Sequential
 from minigrad.nn.conv import (
     Conv1d,
@@ -48,6 +49,8 @@ from minigrad.nn.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from minigrad.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from minigrad.nn.transformer import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -70,9 +73,13 @@ __all__ = [
     "Flatten",
     "Fold",
     "GELU",
+    "GRU",
+    "GRUCell",
     "GroupNorm",
     "Identity",
     "L1Loss",
+    "LSTM",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -83,14 +90,19 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
     "Parameter",
+    "RNN",
+    "RNNCell",
     "ReLU",
     "Sequential",
     "SiLU",
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "Unfold",
     "functional",

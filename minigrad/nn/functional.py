@@ -29,6 +29,7 @@ from minigrad.nn._functions import (
     LogSigmoid,
     OneHot,
 )
+from minigrad.nn.functional_attention import scaled_dot_product_attention
 from minigrad.nn.functional_conv import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -913,6 +914,7 @@ __all__ = [
     "pad",
     "relu",
     "relu6",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "smooth_l1_loss",

@@ -134,3 +134,25 @@ def kaiming_uniform_(
         return tensor  # an empty weight: nothing to fill
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(tensor, -bound, bound)
+
+
+def xavier_uniform_(tensor: Variable, gain: float = 1.0) -> Variable:
+    """Glorot initialisation: uniform on [-bound, bound], bound = gain·sqrt(6 / (fan_in +
+    fan_out)), so a layer keeps the variance of its inputs and of its gradients alike."""
+    _target(tensor, "xavier_uniform_")
+    gain = _real(gain, "gain", "xavier_uniform_")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    if fan_in + fan_out == 0:
+        return tensor  # an empty weight: nothing to fill
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor: Variable, gain: float = 1.0) -> Variable:
+    """Glorot initialisation from N(0, std²), std = gain·sqrt(2 / (fan_in + fan_out))."""
+    _target(tensor, "xavier_normal_")
+    gain = _real(gain, "gain", "xavier_normal_")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    if fan_in + fan_out == 0:
+        return tensor
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))

@@ -165,18 +165,24 @@ class Module:
 
     # ----------------------------------------------------------------------- traversal
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        """This Module and every Module inside it, each once, with its dotted name."""
+    def named_modules(
+        self, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """This Module and every Module inside it with its dotted name: each once, or, with
+        remove_duplicate=False, a shared one under every name it is reached by."""
+        remove_duplicate = check_flag(remove_duplicate, "remove_duplicate", type(self).__name__)
         seen: set[int] = set()
-        stack = [(prefix, self)]
+        # (name, module, ids of its ancestors): a module inside itself is not walked again
+        stack: list[tuple[str, Module, frozenset]] = [(prefix, self, frozenset())]
         while stack:
-            name, module = stack.pop()
-            if id(module) in seen:
+            name, module, ancestors = stack.pop()
+            if (remove_duplicate and id(module) in seen) or id(module) in ancestors:
                 continue
             seen.add(id(module))
             yield name, module
+            inside = ancestors | {id(module)}
             children = [
-                (f"{name}.{child_name}" if name else child_name, child)
+                (f"{name}.{child_name}" if name else child_name, child, inside)
                 for child_name, child in module._modules.items()
                 if child is not None
             ]
@@ -217,15 +223,17 @@ class Module:
             yield module
 
     def named_parameters(
-        self, prefix: str = "", recurse: bool = True
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
-        """Every Parameter with its dotted name (`fc1.weight`); a shared one only once."""
+        """Every Parameter with its dotted name (`fc1.weight`); a shared one only once, or
+        under each of its names with remove_duplicate=False."""
         seen: set[int] = set()
         recurse = check_flag(recurse, "recurse", type(self).__name__)
-        owners = self.named_modules(prefix) if recurse else [(prefix, self)]
+        once = check_flag(remove_duplicate, "remove_duplicate", type(self).__name__)
+        owners = self.named_modules(prefix, once) if recurse else [(prefix, self)]
         for owner_name, module in owners:
             for name, param in module._parameters.items():
-                if param is None or id(param) in seen:
+                if param is None or (once and id(param) in seen):
                     continue
                 seen.add(id(param))
                 yield (f"{owner_name}.{name}" if owner_name else name), param
@@ -235,15 +243,17 @@ class Module:
             yield param
 
     def named_buffers(
-        self, prefix: str = "", recurse: bool = True
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Variable]]:
-        """Every buffer with its dotted name (`norm.running_mean`); a shared one only once."""
+        """Every buffer with its dotted name (`norm.running_mean`); a shared one only once,
+        or under each of its names with remove_duplicate=False."""
         seen: set[int] = set()
         recurse = check_flag(recurse, "recurse", type(self).__name__)
-        owners = self.named_modules(prefix) if recurse else [(prefix, self)]
+        once = check_flag(remove_duplicate, "remove_duplicate", type(self).__name__)
+        owners = self.named_modules(prefix, once) if recurse else [(prefix, self)]
         for owner_name, module in owners:
             for name, buffer in module._buffers.items():
-                if buffer is None or id(buffer) in seen:
+                if buffer is None or (once and id(buffer) in seen):
                     continue
                 seen.add(id(buffer))
                 yield (f"{owner_name}.{name}" if owner_name else name), buffer
@@ -338,9 +348,10 @@ class Module:
     # ----------------------------------------------------------------------- state
 
     def _named_state(self) -> Iterator[tuple[str, Variable]]:
-        """Parameters and persistent buffers, module by module, as PyTorch orders them."""
-        seen: set[int] = set()
-        for owner_name, module in self.named_modules():
+        """Parameters and persistent buffers, module by module, as PyTorch orders them. A
+        value shared by two modules (tied weights: nanoGPT's wte.weight is lm_head.weight)
+        comes under each of its names, as in PyTorch, so that the keys match its."""
+        for owner_name, module in self.named_modules(remove_duplicate=False):
             members = [
                 *module._parameters.items(),
                 *(
@@ -350,15 +361,19 @@ class Module:
                 ),
             ]
             for name, value in members:
-                if value is None or id(value) in seen:
-                    continue
-                seen.add(id(value))
-                yield (f"{owner_name}.{name}" if owner_name else name), value
+                if value is not None:
+                    yield (f"{owner_name}.{name}" if owner_name else name), value
 
     def state_dict(self) -> dict[str, Variable]:
         """Name → a copy of each Parameter's and persistent buffer's value (copies, so later
-        training leaves it be)."""
-        return {name: Variable(value.data.copy()) for name, value in self._named_state()}
+        training leaves it be). Tied names share one copy, as PyTorch's share one tensor."""
+        copies: dict[int, Variable] = {}
+        state = {}
+        for name, value in self._named_state():
+            if id(value) not in copies:
+                copies[id(value)] = Variable(value.data.copy())
+            state[name] = copies[id(value)]
+        return state
 
     def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> IncompatibleKeys:
         """Copy values into the Parameters in place (they stay the same objects)."""
@@ -368,7 +383,11 @@ class Module:
                 f"got {type(state_dict).__name__}."
             )
         own = dict(self._named_state())
-        missing = [name for name in own if name not in state_dict]
+        loaded = {id(own[name]) for name in own if name in state_dict}
+        # A tied value (one Parameter under two names) counts as given when one of its names
+        # is: state dicts that minigrad saved before it listed both names have one of them.
+        # PyTorch would call the other missing.
+        missing = [name for name in own if name not in state_dict and id(own[name]) not in loaded]
         unexpected = [name for name in state_dict if name not in own]
         if strict and (missing or unexpected):
             raise RuntimeError(

@@ -17,7 +17,7 @@ from minigrad import devices
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
-from minigrad.ops.operand import array_of, cpu_only, numeric, single_dim
+from minigrad.ops.operand import array_of, cpu_only, numeric, numeric_shape, single_dim
 from minigrad.ops.table import register
 
 
@@ -430,7 +430,7 @@ class IndexAdd(Function):
 
 def _length_along(x: Variable, dim: int, op: str) -> tuple[int, int]:
     """(axis, size) of x's dimension dim; a 0-d x has none to cut."""
-    shape = np.shape(numeric(x, op))
+    shape = numeric_shape(x, op)  # the shape only: minigrad.compile sees no read of values
     if not shape:
         raise RuntimeError(f"{op}() cannot be applied to a 0-dim Variable; it needs a dimension.")
     axis = single_dim(dim, len(shape))

@@ -16,7 +16,14 @@ from minigrad.core.checks import broadcasts_to, summed_to
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
-from minigrad.ops.operand import array_of, normalize_dims, numeric, numeric_shape, single_dim
+from minigrad.ops.operand import (
+    array_of,
+    normalize_dims,
+    numeric,
+    numeric_metadata,
+    numeric_shape,
+    single_dim,
+)
 from minigrad.ops.table import register
 
 
@@ -408,7 +415,8 @@ def unflatten(x: Variable, dim: int, sizes: Any) -> Variable:
 @register("is_contiguous", function=False)
 def is_contiguous(x: Variable) -> bool:
     """Whether x's elements lie in memory in row-major order without gaps (C order)."""
-    return bool(numeric(x, "is_contiguous").flags.c_contiguous)
+    # Its layout only, no value: minigrad.compile sees no read of values.
+    return bool(numeric_metadata(x, "is_contiguous").flags.c_contiguous)
 
 
 @register("contiguous", function=False)

@@ -3,7 +3,8 @@
 A Function rather than NumPy in dropout itself, so that minigrad.compile records the draw:
 a replay runs this forward again, drawing the next mask from minigrad's generator in the
 same order as the eager step would. It takes x only for its shape and dtype (pass it
-detached: the mask has no gradient).
+detached: the mask has no gradient), or only for its dtype when `shape` is given (attention
+draws one value per query-key pair, a shape no input has).
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from minigrad.core.variable import Variable
 
 class DropoutMask(Function):
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Variable, p: float) -> np.ndarray:
-        keep = factories._generator.random(x.shape) >= p
+    def forward(
+        ctx: FunctionCtx, x: Variable, p: float, shape: tuple[int, ...] | None = None
+    ) -> np.ndarray:
+        keep = factories._generator.random(x.shape if shape is None else shape) >= p
         scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
         return (keep * scale).astype(x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
-        return None, None
+        return (None,) * len(ctx.needs_input_grad)  # two or three inputs, none with a gradient

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,6 +78,10 @@ def make_course(
             _make_private(course / "source")
             nbformat.write(annotate(nbformat.read(path, as_version=4), path.name), target)
             print(f"wrote {target}")
+        # The texts a lesson reads (lessons/data/) go with it: nbgrader releases every file
+        # of the assignment's folder, and the notebook finds them in data/.
+        if (path.parent / "data").is_dir():
+            shutil.copytree(path.parent / "data", target.parent / "data", dirs_exist_ok=True)
         names.append(path.stem)
     for name in names if generate else []:
         nbgrader(course, "generate_assignment", name, "--force")

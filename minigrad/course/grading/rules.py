@@ -184,6 +184,25 @@ RULES: dict[str, Rule] = {
         "which runs layers instead of using the formula",
         "by the formula",
     ),
+    "16.1": Rule(
+        "asks you to derive attention's backward and write it with NumPy only",
+        LIBRARIES,
+        "which computes it for you",
+        "NumPy only",
+    ),
+    "16.2": Rule(
+        "asks you to derive the gradients of the LSTM's cell update and write them with NumPy "
+        "only",
+        LIBRARIES,
+        "which computes them for you",
+        "NumPy only",
+    ),
+    "16.3": Rule(
+        "asks for what attention saves and what the mask allows, by the formula",
+        LIBRARIES,
+        "which runs attention instead of using the formula",
+        "by the formula",
+    ),
 }
 
 # Every exercise: what reaches into the Python that grades the answer, and what it does.

@@ -334,8 +334,9 @@ class MultiheadAttention(Module):
         if is_causal and attn_mask is None:
             raise RuntimeError(
                 "Need attn_mask if specifying the is_causal hint (it says the mask given is "
-                "the causal one). Pass attn_mask=nn.Transformer.generate_square_subsequent_mask"
-                "(L), or call scaled_dot_product_attention(..., is_causal=True)."
+                "the causal one). Pass the causal mask itself, attn_mask="
+                "minigrad.triu(minigrad.full((L, L), float('-inf')), 1), or call "
+                "F.scaled_dot_product_attention(..., is_causal=True)."
             )
         if is_causal and key_padding_mask is None and not need_weights:
             attn_mask = None  # the causal triangle, made by the Function itself

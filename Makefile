@@ -154,6 +154,7 @@ bench: setup
 	$(BIN)/python benchmarks/where_time_goes.py
 	$(BIN)/python benchmarks/cnn.py
 	$(BIN)/python benchmarks/gpt.py
+	$(BIN)/python benchmarks/rnn.py
 	$(BIN)/python benchmarks/real_loops.py
 	$(BIN)/python benchmarks/outside_loops.py --quick
 

@@ -188,15 +188,18 @@ def _common_dtype(x: Variable, weight: Variable, bias: Any, caller: str) -> tupl
     return x, weight, bias
 
 
-def _convolution(
-    x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: Any,
-    dims: int, caller: str,
-) -> Variable:
+def _conv_operands(
+    x: Any, weight: Any, bias: Any, stride: Any, dilation: Any, dims: int, caller: str,
+    weight_layout: str,
+) -> tuple:
+    """What a convolution and a transposed one check alike, in PyTorch's order: x batched
+    (and whether it came unbatched), the weight's rank, devices, one dtype for x, weight and
+    bias, the kernel, stride and dilation."""
     batched, unbatched = _batched(x, dims, caller)
     if not isinstance(weight, Variable) or weight.ndim != dims + 2:
         shape = list(weight.shape) if isinstance(weight, Variable) else type(weight).__name__
         raise RuntimeError(
-            f"{caller}: expected weight of shape (out_channels, in_channels / groups, "
+            f"{caller}: expected weight of shape ({weight_layout}, "
             f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
         )
     _same_device(batched, (("weight", weight), ("bias", bias)), caller)
@@ -204,6 +207,16 @@ def _convolution(
     kernel = _kernel_of(weight, caller)
     stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
     dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
+    return batched, unbatched, weight, bias, kernel, stride, dilation
+
+
+def _convolution(
+    x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: Any,
+    dims: int, caller: str,
+) -> Variable:
+    batched, unbatched, weight, bias, kernel, stride, dilation = _conv_operands(
+        x, weight, bias, stride, dilation, dims, caller, "out_channels, in_channels / groups"
+    )
     groups = _groups(groups, caller)
     pads = _conv_padding(padding, dims, kernel, stride, dilation, caller)
     out_channels, in_per_group = weight.shape[:2]
@@ -256,18 +269,9 @@ def _conv_transpose(
     x: Any, weight: Any, bias: Any, stride: Any, padding: Any, output_padding: Any,
     groups: Any, dilation: Any, dims: int, caller: str,
 ) -> Variable:
-    batched, unbatched = _batched(x, dims, caller)
-    if not isinstance(weight, Variable) or weight.ndim != dims + 2:
-        shape = list(weight.shape) if isinstance(weight, Variable) else type(weight).__name__
-        raise RuntimeError(
-            f"{caller}: expected weight of shape (in_channels, out_channels / groups, "
-            f"{', '.join(['k'] * dims)}) ({dims + 2}D); got {shape}."
-        )
-    _same_device(batched, (("weight", weight), ("bias", bias)), caller)
-    batched, weight, bias = _common_dtype(batched, weight, bias, caller)
-    kernel = _kernel_of(weight, caller)
-    stride = _positive(spatial_tuple(stride, dims, "stride", caller), "stride", caller)
-    dilation = _positive(spatial_tuple(dilation, dims, "dilation", caller), "dilation", caller)
+    batched, unbatched, weight, bias, kernel, stride, dilation = _conv_operands(
+        x, weight, bias, stride, dilation, dims, caller, "in_channels, out_channels / groups"
+    )
     pads = spatial_tuple(padding, dims, "padding", caller)
     extra = spatial_tuple(output_padding, dims, "output_padding", caller)
     groups = _groups(groups, caller)

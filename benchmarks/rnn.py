@@ -9,8 +9,11 @@ through nn.Linear(64 → 10); cross entropy, `optim.SGD(lr=0.01)`, `optimizer.ze
 the same code on both libraries, the same initial weights. PyTorch on one thread
 (`torch.set_num_threads(1)`), NumPy's BLAS on one thread (`make bench` sets
 OPENBLAS_NUM_THREADS=1), float32 and float64, medians of interleaved repeats in one
-process. minigrad's LSTM is its ordinary ops unrolled over the steps (about 16 per step
-forward, as many backward); PyTorch's runs one fused kernel per layer.
+process. minigrad's LSTM layer is one matmul projecting every step's input, then one
+Function running the time loop in NumPy, its backward BPTT written out
+(minigrad/nn/_functions/lstm.py); PyTorch's runs one fused kernel per layer. Compiling
+adds little here: there are few nodes left to replay, and under minigrad.compile the
+layer's backward is recorded as Variable operations, step by step.
 
 Budget: eager <= 3x PyTorch eager. The compiled column is shown for comparison.
 """

@@ -191,10 +191,14 @@ def as_variable(held: Any) -> Any:
 
 def arrays_of(grads: list) -> list | None:
     """A node's gradients as NumPy arrays (raw sums as they are), for a backward run on
-    arrays; None when one is missing or not NumPy's (a device's): it gets Variables."""
+    arrays; None when one is not NumPy's (a device's): it gets Variables. A missing one
+    stays None (only a node that asked for no zeros, set_materialize_grads(False), gets
+    one)."""
     arrays = []
     for g in grads:
-        if type(g) is np.ndarray:
+        if g is None:
+            arrays.append(None)
+        elif type(g) is np.ndarray:
             arrays.append(g)
         elif type(g) is float:  # the engine's sum of 0-d float64 gradients
             arrays.append(np.array(g))

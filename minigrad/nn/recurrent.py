@@ -1,27 +1,29 @@
 """Recurrent layers: RNN, LSTM and GRU over whole sequences, and their one-step cells.
 
-Everything here is composed from minigrad's ordinary differentiable ops (matmul, sigmoid,
-tanh, relu, cat, stack and slicing): there is no recurrent Function. The Python loop over
-time steps unrolls into an ordinary graph, so backpropagation through time (BPTT) is just
-the engine's backward through that unrolled graph, and minigrad.compile traces it as it
-traces any other step.
+RNN, GRU and the three cells are composed from minigrad's ordinary differentiable ops
+(matmul, sigmoid, tanh, relu, cat, stack and slicing): the Python loop over time steps
+unrolls into an ordinary graph, so backpropagation through time (BPTT) is just the
+engine's backward through that unrolled graph, and minigrad.compile traces it as it traces
+any other step. The LSTM layer is the exception: each layer and direction is one
+Function, LSTMLayer (nn/_functions/lstm.py), whose backward is BPTT written out, the cell
+gradients of lesson 16's exercise run backwards over the steps; before it, one matmul
+projects every step's input at once. It exists for speed: composed, an LSTM step costs
+14 operations, each paying the engine's fixed cost forward and backward, where PyTorch
+runs one fused kernel per layer (benchmarks/rnn.py). It gives the same numbers as the
+composed step (tests/test_lstm_layer.py).
 
 Parameters, their names and shapes, their initialisation (U(-1/√hidden, 1/√hidden)), the
 gate order (LSTM: i, f, g, o; GRU: r, z, n), inputs, outputs and errors are PyTorch's.
-Each operation costs the engine a node in forward and another in backward, whatever its
-size, so three choices keep the count per step down without changing what is computed:
+The composed steps keep their operation count down without changing what is computed:
 
-- one matmul per step: [x_t, h] @ [W_ih | W_hh]ᵀ = x_t W_ihᵀ + h W_hhᵀ (RNN and LSTM;
-  the GRU needs W_hh h apart, because r multiplies W_hn h + b_hn alone);
+- one matmul per step: [x_t, h] @ [W_ih | W_hh]ᵀ = x_t W_ihᵀ + h W_hhᵀ (RNN and the
+  LSTMCell; the GRU needs W_hh h apart, because r multiplies W_hn h + b_hn alone);
 - one sigmoid over all the gates, then slices (the g block's sigmoid goes unused);
 - the input is split into steps once and the output stacked once; in between, each layer
   hands its steps to the next as a list. (Each slice's backward fills an array the size
   of what it was cut from, so splitting a stacked sequence at every layer again would
   cost a whole sequence per step per layer, where an input that requires grad costs it
   once.)
-
-An LSTM step is then 14 operations (cat, matmul, add, sigmoid, 4 slices, 2 tanh, 3
-products and a sum); PyTorch runs one fused kernel per layer instead (benchmarks/rnn.py).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from minigrad.core.checks import check_flag
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init
+from minigrad.nn._functions import LSTMLayer
 from minigrad.nn.module import Module
 from minigrad.ops.shape import cat, stack
 
@@ -323,6 +326,8 @@ class RNNBase(Module):
         """The stacked layers over x (checked); states holds the initial state of each
         layer and direction. Returns the output and the final states, in that order."""
         time_dim = 1 if self.batch_first and x.ndim == 3 else 0
+        if self.mode == "LSTM":
+            return self._run_lstm(x, states, time_dim)
         steps = list(x.unbind(time_dim))
         directions = 2 if self.bidirectional else 1
         finals = []
@@ -346,6 +351,31 @@ class RNNBase(Module):
             if self.dropout and self.training and index < self.num_layers - 1:
                 steps = [F.dropout(step, self.dropout, True) for step in steps]
         return stack(steps, time_dim), finals
+
+    def _run_lstm(
+        self, x: Variable, states: list[tuple], time_dim: int
+    ) -> tuple[Variable, list[tuple]]:
+        """_run for the LSTM: each layer and direction is one LSTMLayer over the whole
+        sequence (time first), after one matmul that projects every step's input at once."""
+        sequence = x.transpose(0, 1) if time_dim else x
+        directions = 2 if self.bidirectional else 1
+        finals = []
+        for index in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                position = index * directions + direction  # in _all_weights, states, h_n
+                w_ih, w_hh, *biases = (getattr(self, name) for name in self._all_weights[position])
+                projected = sequence @ w_ih.T
+                if biases:
+                    projected = projected + (biases[0] + biases[1])
+                h0, c0 = states[position]
+                hs, h, c, _, _ = LSTMLayer.apply(projected, h0, c0, w_hh, direction == 1)
+                outputs.append(hs)
+                finals.append((h, c))
+            sequence = outputs[0] if directions == 1 else cat(outputs, -1)
+            if self.dropout and self.training and index < self.num_layers - 1:
+                sequence = F.dropout(sequence, self.dropout, True)
+        return (sequence.transpose(0, 1) if time_dim else sequence), finals
 
     def _layout(self) -> str:
         if self.batch_first:

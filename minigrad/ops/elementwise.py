@@ -200,7 +200,7 @@ def log(x: Variable) -> Variable:
     return Log.apply(x)
 
 
-@register("tanh", inplace=True)
+@register("tanh", inplace=True, numpy=np.tanh)
 def tanh(x: Variable) -> Variable:
     return Tanh.apply(x)
 

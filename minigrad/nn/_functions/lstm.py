@@ -43,14 +43,15 @@ def _joined(parts: list, dim: int) -> Any:
     return cat(parts, dim)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    """σ(x) = 1 / (1 + e^-x), in place in x; stable for large |x| (e^-x may overflow to
-    inf for x ≪ 0, and 1 / inf is 0, the right limit), so NumPy's warning is silenced."""
-    with np.errstate(over="ignore"):
-        np.negative(x, out=x)
-        np.exp(x, out=x)
-    x += 1
-    return np.reciprocal(x, out=x)
+def _gate_scales(size: int, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(scale, shift) over the 4H gate columns, so that tanh(a ⊙ scale) ⊙ scale + shift is
+    σ on the i, f and o blocks and tanh on g, in one pass: σ(a) = ½·tanh(a/2) + ½, which
+    cannot overflow where e^-a would."""
+    scale = np.full(4 * size, 0.5, dtype)
+    scale[2 * size : 3 * size] = 1.0
+    shift = np.full(4 * size, 0.5, dtype)
+    shift[2 * size : 3 * size] = 0.0
+    return scale, shift
 
 
 class LSTMLayer(Function):
@@ -87,13 +88,15 @@ class LSTMLayer(Function):
         activations = np.empty(inputs.shape, dtype)
         cells = np.empty((length, *c.shape), dtype)
         hs = np.empty((length, *h.shape), dtype)
+        scale, shift = _gate_scales(size, dtype)
         for t in range(length - 1, -1, -1) if reverse else range(length):
             a = activations[t]
             np.matmul(h, w_t, out=a)
             a += inputs[t]
-            _sigmoid(a[..., : 2 * size])  # i and f
-            np.tanh(a[..., 2 * size : 3 * size], out=a[..., 2 * size : 3 * size])  # g
-            _sigmoid(a[..., 3 * size :])  # o
+            a *= scale  # σ on i, f, o and tanh on g, all four blocks in four passes
+            np.tanh(a, out=a)
+            a *= scale
+            a += shift
             i, f = a[..., :size], a[..., size : 2 * size]
             g, o = a[..., 2 * size : 3 * size], a[..., 3 * size :]
             c = f * c + i * g

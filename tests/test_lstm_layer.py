@@ -119,8 +119,8 @@ def test_float32_stays_float32_and_matches_float64():
 
 
 def test_large_gate_values_saturate_without_warnings():
-    """σ of a very negative pre-activation is 0 (e^-x overflows to inf; 1/inf = 0):
-    the right limit, with no NumPy overflow warning."""
+    """σ of a very negative pre-activation is 0, the right limit, with no NumPy warning
+    (σ is computed as ½·tanh(a/2) + ½, where e^-a would overflow)."""
     projected = mg.tensor(np.full((2, 1, 4 * H), -1e4, dtype=np.float32), requires_grad=True)
     zeros = mg.zeros(1, H)
     with np.errstate(all="raise"):

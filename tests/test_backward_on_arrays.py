@@ -15,7 +15,7 @@ import pytest
 import minigrad
 from minigrad.autodiff import gradcheck
 from minigrad.core.function import Function
-from minigrad.nn._functions import Attention
+from minigrad.nn._functions import Attention, LSTMLayer
 
 RNG = np.random.default_rng(7)
 
@@ -52,7 +52,11 @@ CASES: dict[str, list[tuple[str, list[np.ndarray], Callable]]] = {
     "MatMul": [("matrices", [signed(4, 3), signed(3, 2)], lambda a, b: a @ b),
                ("vector @ matrix", [signed(3), signed(3, 2)], lambda a, b: a @ b),
                ("batch @ vector", [signed(2, 4, 3), signed(3)], lambda a, b: a @ b),
-               ("broadcast batch", [signed(2, 1, 4, 3), signed(5, 3, 2)], lambda a, b: a @ b)],
+               ("broadcast batch", [signed(2, 1, 4, 3), signed(5, 3, 2)], lambda a, b: a @ b),
+               ("batch @ matrix, folded", [signed(2, 3, 4, 3), signed(3, 2)],
+                lambda a, b: a @ b),
+               ("non-contiguous batch @ matrix", [signed(3, 2, 4)],
+                lambda a: a.transpose(0, 1) @ a[0].T)],
     "Reshape": [("flatten", [signed(2, 3, 2)], lambda a: a.reshape(3, 4))],
     "Transpose": [(".T", [signed(3, 2)], lambda a: a.T),
                   ("dims 0, 2", [signed(2, 3, 4)], lambda a: a.transpose(0, 2))],
@@ -73,7 +77,18 @@ CASES: dict[str, list[tuple[str, list[np.ndarray], Callable]]] = {
                                       signed(4, 5)],
          lambda q, k, v, b: _attention_and_weights(q, k, v, b)),
     ],
+    "LSTMLayer": [
+        ("forward, batched", [signed(3, 2, 8), signed(2, 2), signed(2, 2), signed(8, 2)],
+         lambda x, h, c, w: _flat(LSTMLayer.apply(x, h, c, w, False)[:3])),
+        ("reverse, unbatched, all outputs", [signed(3, 8), signed(2), signed(2), signed(8, 2)],
+         lambda x, h, c, w: _flat(LSTMLayer.apply(x, h, c, w, True))),
+    ],
 }
+
+
+def _flat(outputs: tuple) -> minigrad.Variable:
+    """A Function's outputs as one vector: one seed gradient reaches them all."""
+    return minigrad.cat([output.reshape(-1) for output in outputs])
 
 
 def _attention_and_weights(q, k, v, bias):

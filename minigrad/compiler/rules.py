@@ -71,9 +71,25 @@ def _matmul(inputs: list, kwargs: dict, outputs: list, extras: list) -> Any:
     a, b = inputs
     if kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
-    if a.ndim != 2 or b.ndim != 2:
-        return None
     out = _buffer_like(outputs[0])
+    if a.ndim > 2 and b.ndim == 2:
+        # As MatMul.forward: one product of a's rows (see _folded in ops/matmul.py), into
+        # a 2-D view of the buffer; a's rows copied first when a is not contiguous.
+        rows = np.empty((a.size // a.shape[-1], a.shape[-1]), a.dtype)
+        out_rows = out.reshape(-1, out.shape[-1])
+        if a.flags.c_contiguous:
+            rows = a.reshape(rows.shape)
+
+            def run() -> None:
+                np.matmul(rows, b, out_rows)
+
+        else:
+
+            def run() -> None:
+                np.copyto(rows.reshape(a.shape), a)
+                np.matmul(rows, b, out_rows)
+
+        return run, [out], []
 
     def run() -> None:
         np.matmul(a, b, out)

@@ -2,6 +2,11 @@
 
 For C = A @ B:  dA = dC @ B^T  and  dB = A^T @ dC. A 1-D operand is treated as a matrix
 with a dimension of size 1 added, which is removed again from its gradient.
+
+A batch of matrices times one matrix, (..., M, K) @ (K, N) (a Linear on a sequence), is
+one (…·M, K) @ (K, N) product: NumPy would otherwise run one small product per matrix of
+the batch. For the same reason dB is then A's rows, all batches together, times dC's:
+one product, no batch of products to sum.
 """
 
 from __future__ import annotations
@@ -16,6 +21,20 @@ from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of
 from minigrad.ops.shape import unsqueeze
 from minigrad.ops.table import register
+
+
+def _folded(a: Any, b: Any) -> Any:
+    """a @ b for a (..., M, K) batch and a (K, N) matrix, as one product of a's rows (a
+    copy when a is not contiguous, as NumPy's own batched loop would read it)."""
+    rows = a.reshape(-1, a.shape[-1]) @ b
+    return rows.reshape(*a.shape[:-1], b.shape[-1])
+
+
+def _product(a: Any, b: Any) -> Any:
+    """a @ b, folded when a is a batch and b one matrix; on arrays or on Variables."""
+    if a.ndim > 2 and b.ndim == 2:
+        return _folded(a, b)
+    return a @ b
 
 
 class MatMul(Function):
@@ -42,6 +61,8 @@ class MatMul(Function):
                 f"{'second-to-last' if right.ndim > 1 else 'only'} dimension of the second "
                 f"({right.shape[-2 if right.ndim > 1 else 0]})."
             )
+        if left.ndim > 2 and right.ndim == 2 and type(left) is np.ndarray:
+            return _folded(left, right)
         try:
             return np.matmul(left, right)
         except ValueError:
@@ -65,10 +86,14 @@ class MatMul(Function):
             grad = unsqueeze(grad, -2)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_a = grad @ b_matrix.mT
+            grad_a = _product(grad, b_matrix.mT)
             grad_a = grad_a.squeeze(-2) if a.ndim == 1 else grad_a
         if ctx.needs_input_grad[1]:
-            grad_b = a_matrix.mT @ grad
+            if a_matrix.ndim > 2 and b.ndim == 2:  # Σ over the batch of Aᵀ dC, as one product
+                size = a_matrix.shape[-1]
+                grad_b = a_matrix.reshape(-1, size).mT @ grad.reshape(-1, grad.shape[-1])
+            else:
+                grad_b = a_matrix.mT @ grad
             grad_b = grad_b.squeeze(-1) if b.ndim == 1 else grad_b
         return grad_a, grad_b
 

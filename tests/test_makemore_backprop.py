@@ -53,7 +53,7 @@ float64, its default, where every exercise-1 line is bit exact (in float32 PyTor
 those down to b2 are).
 
 Where minigrad cannot run the notebook's code as written, the test is marked xfail
-(strict) naming the gap (GAP_*: torch.Generator and generator=, sum's keepdims=, and
+(strict) naming the gap (GAP_*: torch.Generator and generator=, and
 `p.data += ...`); the code is left as PyTorch runs it.
 """
 
@@ -550,10 +550,6 @@ GAP_GENERATOR = (
     "minigrad has no torch.Generator (cell 8: `g = torch.Generator().manual_seed(2147483647)`)"
     ", and its randn, randint and multinomial take no generator="
 )
-GAP_KEEPDIMS = (
-    "minigrad's sum takes no keepdims= (cell 10: `counts_sum = counts.sum(1, keepdims=True)`)"
-    ", which PyTorch takes as another name for keepdim="
-)
 GAP_DATA = (
     "minigrad's .data is a NumPy array, and NumPy refuses `array += Variable` (cell 22: "
     "`p.data += -lr * grad`), which PyTorch does in place on the parameter"
@@ -689,7 +685,7 @@ def kernel(request: pytest.FixtureRequest, names_txt: list[str]) -> Kernel:
 # The notebook in each library.
 
 
-@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR, GAP_KEEPDIMS), indirect=True)
+@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR), indirect=True)
 def test_exercise_1_backprop_through_every_intermediate(kernel: Kernel) -> None:
     kernel.run_cells(3, 4, 5)
     assert tuple(kernel["Xtr"].shape) == (tuple(kernel["Ytr"].shape)[0], 3)
@@ -707,7 +703,7 @@ def test_exercise_1_backprop_through_every_intermediate(kernel: Kernel) -> None:
             assert exact, f"{name}: the manual gradient is not bit-exact"
 
 
-@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR, GAP_KEEPDIMS), indirect=True)
+@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR), indirect=True)
 def test_exercises_2_and_3_backprop_in_one_go(kernel: Kernel) -> None:
     kernel.run_cells(3, 4, 5, 7, 8, 9, 10, 11)
     n, n_hidden, vocab_size = kernel["n"], kernel["n_hidden"], kernel["vocab_size"]
@@ -814,7 +810,7 @@ def _exercises_1_to_3(kernel: Kernel, start: dict | None = None, dtype: str = ""
     return results, start
 
 
-@_gap(GAP_GENERATOR, GAP_KEEPDIMS)
+@_gap(GAP_GENERATOR)
 @pytest.mark.parametrize(
     ("dtype", "rtol", "atol"), [("float32", 1e-4, 1e-7), ("float64", 1e-10, 1e-14)]
 )

@@ -250,10 +250,13 @@ def _renamed(
 ) -> tuple[tuple, dict]:
     """PyTorch's keywords under the names the function gives them (`names`, its parameters;
     `star`, the name of its *args): `input=` and `other=` (the first and second argument),
-    and a keyword naming the *args (flip(x, dims=[0]))."""
-    if not ("input" in kwargs or "other" in kwargs or star in kwargs):
+    and a keyword naming the *args (flip(x, dims=[0])); NumPy's `keepdims=` where the
+    function takes `keepdim` (PyTorch 2 accepts both on its reductions)."""
+    if not ("input" in kwargs or "other" in kwargs or star in kwargs or "keepdims" in kwargs):
         return args, kwargs  # the usual call: nothing to rename
     renamed = dict(kwargs)
+    if "keepdims" in renamed and "keepdim" in names and "keepdim" not in renamed:
+        renamed["keepdim"] = renamed.pop("keepdims")
     if "input" in renamed and "input" not in names and not is_method:
         renamed[names[0]] = renamed.pop("input")
     if "other" in renamed and "other" not in names and len(names) > 1:

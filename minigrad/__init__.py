@@ -63,6 +63,7 @@ from minigrad.factories import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
@@ -70,6 +71,8 @@ from minigrad.factories import (
     zeros,
     zeros_like,
 )
+from minigrad.func import vmap  # torch.vmap is torch.func.vmap
+from minigrad.generator import Generator
 from minigrad.ops.table import functions as _op_functions
 from minigrad.serialization import load, save
 
@@ -89,7 +92,7 @@ globals().update(_op_functions())
 __version__ = "0.1.0"
 
 # Subpackages that pull in heavy libraries (numba, graphviz, matplotlib) load on first use.
-_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils", "cuda")
+_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils", "cuda", "distributions")
 
 
 def __getattr__(name: str) -> object:
@@ -108,6 +111,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "Generator",
     "Parameter",
     "Tensor",
     "Variable",
@@ -132,6 +136,7 @@ __all__ = [
     "float64",
     "from_numpy",
     "full",
+    "func",
     "full_like",
     "get_default_device",
     "half",
@@ -153,6 +158,7 @@ __all__ = [
     "rand",
     "rand_like",
     "randint",
+    "randint_like",
     "randn",
     "randn_like",
     "randperm",
@@ -162,6 +168,7 @@ __all__ = [
     "tensor",
     "text",
     "uint8",
+    "vmap",
     "zeros",
     "zeros_like",
 ]

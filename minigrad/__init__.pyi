@@ -17,6 +17,8 @@ from minigrad import autodiff as autograd
 from minigrad import backends as backends
 from minigrad import course as course
 from minigrad import cuda as cuda
+from minigrad import distributions as distributions
+from minigrad import func as func
 from minigrad import nn as nn
 from minigrad import ops as ops
 from minigrad import optim as optim
@@ -69,6 +71,7 @@ from minigrad.dtypes import short as short
 from minigrad.dtypes import uint8 as uint8
 from minigrad.factories import arange as arange
 from minigrad.factories import as_tensor as as_tensor
+from minigrad.factories import bernoulli as bernoulli
 from minigrad.factories import empty as empty
 from minigrad.factories import empty_like as empty_like
 from minigrad.factories import eye as eye
@@ -85,12 +88,15 @@ from minigrad.factories import ones_like as ones_like
 from minigrad.factories import rand as rand
 from minigrad.factories import rand_like as rand_like
 from minigrad.factories import randint as randint
+from minigrad.factories import randint_like as randint_like
 from minigrad.factories import randn as randn
 from minigrad.factories import randn_like as randn_like
 from minigrad.factories import randperm as randperm
 from minigrad.factories import tensor as tensor
 from minigrad.factories import zeros as zeros
 from minigrad.factories import zeros_like as zeros_like
+from minigrad.func import vmap as vmap
+from minigrad.generator import Generator as Generator
 from minigrad.ops.arithmetic import add as add
 from minigrad.ops.arithmetic import div as div
 from minigrad.ops.arithmetic import div as divide
@@ -225,6 +231,7 @@ def isinf(x: Variable) -> Variable: ...
 def isnan(x: Variable) -> Variable: ...
 
 __all__ = [
+    "Generator",
     "Parameter",
     "Tensor",
     "Variable",
@@ -249,6 +256,7 @@ __all__ = [
     "float64",
     "from_numpy",
     "full",
+    "func",
     "full_like",
     "get_default_device",
     "half",
@@ -270,6 +278,7 @@ __all__ = [
     "rand",
     "rand_like",
     "randint",
+    "randint_like",
     "randn",
     "randn_like",
     "randperm",
@@ -279,6 +288,7 @@ __all__ = [
     "tensor",
     "text",
     "uint8",
+    "vmap",
     "zeros",
     "zeros_like",
     "e",
@@ -317,6 +327,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "bernoulli",
     "bitwise_and",
     "bitwise_not",
     "bitwise_or",

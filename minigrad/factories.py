@@ -2,8 +2,9 @@
 
 Every factory takes `dtype=`, `device=` and `requires_grad=` by keyword, as in PyTorch;
 grad modes never change `requires_grad` (the factory exception). Random factories draw from
-one generator that `manual_seed` resets, so runs repeat. Without `dtype=`, floating data is
-float64 (NumPy's default; PyTorch's is float32).
+one global generator that `manual_seed` resets, so runs repeat, or from the
+`minigrad.Generator` passed as `generator=` (generator.py). Without `dtype=`, floating data
+is float64 (NumPy's default; PyTorch's is float32).
 
 A factory never hands back silently wrong numbers: a value that its dtype cannot hold
 (full((2,), 300, dtype=minigrad.uint8)) and random floats asked for in an integer dtype
@@ -27,13 +28,16 @@ from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
+from minigrad.generator import Generator
 from minigrad.ops.table import register
 
 _generator = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
-    """Reset the random generator used by rand, randn, randint and normal, so results repeat."""
+    """Reset the global random generator (used by rand, randn, randint, normal, dropout,
+    DataLoader shuffling, ... without generator=), so results repeat. A minigrad.Generator
+    keeps its own stream."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"manual_seed expects an int; got {seed!r} ({type(seed).__name__}).")
     if seed < 0:
@@ -50,6 +54,40 @@ def _reseed(seed: int) -> None:
 def generator() -> np.random.Generator:
     """The generator the random factories (and dropout, DataLoader shuffling) draw from."""
     return _generator
+
+
+def numpy_generator(source: Generator | None) -> np.random.Generator:
+    """The NumPy generator a draw with `generator=source` takes its numbers from: the
+    Generator's own, or the global one (of this moment: manual_seed replaces it) for None."""
+    return _generator if source is None else source._numpy
+
+
+def _check_generator(where: str, source: Any) -> Generator | None:
+    """generator= as a minigrad.Generator (or None), or PyTorch's TypeError."""
+    if source is None or isinstance(source, Generator):
+        return source
+    kind = type(source)
+    kind_name = kind.__name__
+    if kind.__module__ != "builtins":
+        kind_name = f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(
+        f"{where}: generator must be a minigrad.Generator (or None, for the global generator "
+        f"that minigrad.manual_seed seeds); got {kind_name}. Make one with "
+        f"g = minigrad.Generator().manual_seed(seed)."
+    )
+
+
+def _check_generator_device(where: str, source: Generator | None, device: Any) -> None:
+    """PyTorch's RuntimeError when a Generator of one device draws for another."""
+    if source is None:
+        return
+    target = devices.get_default_device().type if device is None else devices.check_device(device)
+    if source.device.type != target:
+        raise RuntimeError(
+            f"{where}: Expected a '{target}' device type for generator but found "
+            f"'{source.device.type}'. Draw for the Generator's device, or make the Generator "
+            f"with minigrad.Generator(device={target!r})."
+        )
 
 
 def _size(size: tuple, factory: str) -> tuple[int, ...]:
@@ -83,6 +121,8 @@ def factory(maker: Callable[..., Variable]) -> Callable[..., Variable]:
     def checked(*args: Any, **kwargs: Any) -> Variable:
         if not takes_any_number and len(args) > len(positional):
             raise TypeError(_too_many_positional(name, positional, options, len(args)))
+        if "generator" in options:
+            _check_generator(where, kwargs.get("generator"))
         if kwargs.get("dtype") is not None:
             _check_dtype(where, kwargs["dtype"])
         if kwargs.get("device") is not None:
@@ -196,28 +236,38 @@ def _leaf(data: Any, dtype: Any, device: Any, requires_grad: bool, where: str) -
 
 
 def _made(
-    where: str, maker: str, arguments: tuple, dtype: Any, device: Any, requires_grad: bool
+    where: str,
+    maker: str,
+    arguments: tuple,
+    dtype: Any,
+    device: Any,
+    requires_grad: bool,
+    source: Generator | None = None,
 ) -> Variable:
     """The leaf of the factory `where` ("zeros()"), filled by `maker` (a NumPy function, or
-    a method of the generator when it starts with "random.") called with `arguments`.
+    a method of the generator when it starts with "random.") called with `arguments`; the
+    generator is `source`, or the global one for None.
 
     While minigrad.compile records a step (a listener is watching), the array is made by
     the operation Made, so that a replay makes it again: the same zeros, the next random
-    numbers from the generator, in the order the eager step drew them."""
+    numbers from the same generator (the global one, or the Generator object itself, read
+    at each replay), in the order the eager step drew them."""
+    _check_generator_device(where, source, device)
     if dtype is not None and maker in ("zeros", "ones", "empty"):
         # NumPy makes these in the dtype itself: nothing to cast, and empty's leftover
         # memory (NaN, perhaps) is never cast to an integer dtype.
         arguments = (*arguments, as_dtype(dtype))
     on_cpu = device is None or devices.check_device(device) == "cpu"
     if state.listener.watching and not requires_grad and on_cpu:
-        return Made.apply(maker, arguments, None if dtype is None else as_dtype(dtype), where)
-    return _leaf(_fill(maker, arguments), dtype, device, requires_grad, where)
+        numpy_dtype = None if dtype is None else as_dtype(dtype)
+        return Made.apply(maker, arguments, numpy_dtype, where, source)
+    return _leaf(_fill(maker, arguments, source), dtype, device, requires_grad, where)
 
 
-def _fill(maker: str, arguments: tuple) -> np.ndarray:
+def _fill(maker: str, arguments: tuple, source: Generator | None = None) -> np.ndarray:
     if maker.startswith("random."):
-        # The generator of this moment: manual_seed replaces it.
-        return getattr(_generator, maker.removeprefix("random."))(*arguments)
+        # The generator of this moment: manual_seed replaces the NumPy one underneath.
+        return getattr(numpy_generator(source), maker.removeprefix("random."))(*arguments)
     return getattr(np, maker)(*arguments)
 
 
@@ -227,14 +277,19 @@ class Made(Function):
 
     @staticmethod
     def forward(
-        ctx: FunctionCtx, maker: str, arguments: tuple, dtype: Any, where: str
+        ctx: FunctionCtx,
+        maker: str,
+        arguments: tuple,
+        dtype: Any,
+        where: str,
+        source: Generator | None,
     ) -> np.ndarray:
-        data = _fill(maker, arguments)
+        data = _fill(maker, arguments, source)
         return data if dtype is None else _cast(data, dtype, where)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
-        return None, None, None, None
+        return None, None, None, None, None
 
 
 def _numeric_array(data: Any, where: str, given: Any) -> np.ndarray:
@@ -500,22 +555,34 @@ def logspace(
 
 @factory
 def rand(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    *size: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Variable:
-    """Uniform numbers in [0, 1)."""
+    """Uniform numbers in [0, 1), from `generator` (a minigrad.Generator) or the global one."""
     _floating("rand()", dtype)
     shape = _size(size, "rand")
-    return _made("rand()", "random.random", (shape,), dtype, device, requires_grad)
+    return _made("rand()", "random.random", (shape,), dtype, device, requires_grad, generator)
 
 
 @factory
 def randn(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    *size: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Variable:
-    """Standard normal numbers (mean 0, standard deviation 1)."""
+    """Standard normal numbers (mean 0, standard deviation 1), from `generator` or the
+    global one."""
     _floating("randn()", dtype)
     shape = _size(size, "randn")
-    return _made("randn()", "random.standard_normal", (shape,), dtype, device, requires_grad)
+    arguments = (shape,)
+    return _made(
+        "randn()", "random.standard_normal", arguments, dtype, device, requires_grad, generator
+    )
 
 
 @factory
@@ -524,11 +591,13 @@ def randint(
     high: int | None = None,
     size: Any = None,
     *,
+    generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
-    """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64."""
+    """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64.
+    From `generator` (a minigrad.Generator) or the global one."""
     if high is None:  # randint(high, size=...): PyTorch's short form, size by keyword
         low, high = 0, low
     elif size is None:  # randint(high, size): the short form, size in second place
@@ -546,16 +615,18 @@ def randint(
     if dtype is not None and as_dtype(dtype).kind in "biu":
         _check_bounds(int(low), int(high), as_dtype(dtype))
     arguments = (low, high, shape, np.int64)
-    return _made("randint()", "random.integers", arguments, dtype, device, requires_grad)
+    return _made(
+        "randint()", "random.integers", arguments, dtype, device, requires_grad, generator
+    )
 
 
-def _check_bounds(low: int, high: int, dtype: np.dtype) -> None:
+def _check_bounds(low: int, high: int, dtype: np.dtype, where: str = "randint()") -> None:
     """PyTorch's RuntimeError unless low .. high - 1 (randint's range) fits `dtype`."""
     lowest, highest = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
     for label, bound in (("low", low), ("high - 1", high - 1)):
         if not lowest <= bound <= highest:
             raise RuntimeError(
-                f"randint(): {label} = {bound} is out of bounds for dtype {dtype}, which "
+                f"{where}: {label} = {bound} is out of bounds for dtype {dtype}, which "
                 f"holds {lowest} .. {highest}. Draw from a range inside it, or use a wider "
                 f"dtype such as minigrad.int64 (the default)."
             )
@@ -567,11 +638,13 @@ def normal(
     std: Any = 1.0,
     size: Any = None,
     *,
+    generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
-    """Normal numbers with the given mean and std (numbers or Variables that broadcast)."""
+    """Normal numbers with the given mean and std (numbers or Variables that broadcast),
+    from `generator` (a minigrad.Generator) or the global one."""
     _floating("normal()", dtype)
     mean_data = _numeric_argument(mean, "mean")
     std_data = _numeric_argument(std, "std")
@@ -602,30 +675,60 @@ def normal(
         )
     if mean_data.ndim == 0 and std_data.ndim == 0:  # numbers: a replay can draw again
         arguments = (mean_data.item(), std_data.item(), shape)
-        return _made("normal()", "random.normal", arguments, dtype, device, requires_grad)
-    values = _generator.normal(mean_data, std_data, shape)
+        return _made(
+            "normal()", "random.normal", arguments, dtype, device, requires_grad, generator
+        )
+    _check_generator_device("normal()", generator, device)
+    values = _drawn_outside_operations(generator, "normal() with Variable mean or std").normal(
+        mean_data, std_data, shape
+    )
     return _leaf(values, dtype, device, requires_grad, "normal()")
 
 
+def _drawn_outside_operations(source: Generator | None, what: str) -> np.random.Generator:
+    """The NumPy generator for a draw that no operation records (normal() with Variable
+    mean or std, multinomial): a replay of minigrad.compile would not draw it again.
+
+    For the global generator the new Variable is an array the trace did not make, which
+    keeps the step eager; for a Generator object the step is told so outright."""
+    if source is not None:
+        state.listener.unsupported(
+            f"{what} draws from a minigrad.Generator outside the operations a replay repeats "
+            f"(it would reuse the traced numbers); draw it outside the compiled step and pass "
+            f"it in"
+        )
+    return numpy_generator(source)
+
+
 @register("normal_", function=False)
-def normal_(x: Variable, mean: float = 0.0, std: float = 1.0) -> Variable:
-    """Fill x in place with normal numbers of the given mean and std; returns x."""
+def normal_(
+    x: Variable, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None
+) -> Variable:
+    """Fill x in place with normal numbers of the given mean and std, from `generator` (a
+    minigrad.Generator) or the global one; returns x."""
     _numeric(x, "normal_")
+    _check_generator("normal_()", generator)
     _floating("normal_()", x.dtype, from_input=True)
-    drawn = normal(mean, std, x.shape, dtype=x.dtype, device=x.device)
+    drawn = normal(mean, std, x.shape, dtype=x.dtype, device=x.device, generator=generator)
     return x.copy_(drawn)
 
 
 @register("uniform_", function=False)
-def uniform_(x: Variable, a: float = 0.0, b: float = 1.0) -> Variable:
-    """Fill x in place with numbers drawn uniformly from [a, b); returns x."""
+def uniform_(
+    x: Variable, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None
+) -> Variable:
+    """Fill x in place with numbers drawn uniformly from [a, b), from `generator` (a
+    minigrad.Generator) or the global one; returns x."""
     _numeric(x, "uniform_")
+    _check_generator("uniform_()", generator)
     _floating("uniform_()", x.dtype, from_input=True)
     low, high = _number(a, "uniform_", "a"), _number(b, "uniform_", "b")
     if not low <= high:
         raise ValueError(f"uniform_ expects a <= b; got a={low}, b={high}.")
     arguments = (low, high, x.shape)
-    drawn = _made("uniform_()", "random.uniform", arguments, x.dtype, x.device, False)
+    drawn = _made(
+        "uniform_()", "random.uniform", arguments, x.dtype, x.device, False, generator
+    )
     return x.copy_(drawn)
 
 
@@ -646,13 +749,21 @@ def _numeric_argument(value: Any, label: str) -> np.ndarray:
 
 @factory
 def randperm(
-    n: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Variable:
-    """A random permutation of 0 .. n-1 (int64)."""
+    """A random permutation of 0 .. n-1 (int64), from `generator` or the global one."""
     count = _count(n, "randperm", "n")
     if dtype is not None:
         _check_permutation_fits(count, as_dtype(dtype))
-    return _made("randperm()", "random.permutation", (count,), dtype, device, requires_grad)
+    arguments = (count,)
+    return _made(
+        "randperm()", "random.permutation", arguments, dtype, device, requires_grad, generator
+    )
 
 
 def _check_permutation_fits(count: int, dtype: np.dtype) -> None:
@@ -677,12 +788,20 @@ def _check_permutation_fits(count: int, dtype: np.dtype) -> None:
         )
 
 
-def multinomial(probabilities: Variable, num_samples: int, replacement: bool = False) -> Variable:
+def multinomial(
+    probabilities: Variable,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Variable:
     """Indices drawn from each row of `probabilities` (weights, need not sum to 1); int64.
+    From `generator` (a minigrad.Generator) or the global one.
 
     Without replacement it uses the Gumbel-top-k trick: adding Gumbel noise to the log
     weights and taking the k largest draws k distinct indices with the right probabilities.
     """
+    _check_generator("multinomial()", generator)
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(
             f"multinomial(): num_samples must be an int; got {_described(num_samples)}."
@@ -705,28 +824,143 @@ def multinomial(probabilities: Variable, num_samples: int, replacement: bool = F
             f"multinomial expects a 1-D or 2-D input with at least one category; got shape "
             f"{weights.shape}."
         )
-    if np.any(weights < 0) or not np.all(np.isfinite(weights)):
-        raise RuntimeError("multinomial: weights must be finite and non-negative.")
     rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
+    source = _drawn_outside_operations(generator, "multinomial()")
+    indices = multinomial_rows(rows, count, bool(replacement), source)
+    return Variable(indices[0] if weights.ndim == 1 else indices)
+
+
+def multinomial_rows(
+    rows: np.ndarray, count: int, replacement: bool, numbers: np.random.Generator
+) -> np.ndarray:
+    """`count` category indices (int64) drawn from each row of the weights `rows` (2-D,
+    float64), with NumPy's generator `numbers`; multinomial's errors for bad weights.
+
+    With replacement, a uniform draw u picks the first category whose cumulative share
+    exceeds u. Without, the Gumbel-top-k trick: adding Gumbel noise to the log weights and
+    taking the k largest draws k distinct indices with the right probabilities."""
+    if np.any(rows < 0) or not np.all(np.isfinite(rows)):
+        raise RuntimeError("multinomial: weights must be finite and non-negative.")
     totals = rows.sum(axis=1, keepdims=True)
     if np.any(totals <= 0):
         raise RuntimeError("multinomial: each row of weights needs a positive sum.")
     if replacement:
         cdf = np.cumsum(rows / totals, axis=1)
-        draws = _generator.random((rows.shape[0], count))
-        indices = (draws[..., None] >= cdf[:, None, :]).sum(axis=-1)
+        draws = numbers.random((rows.shape[0], count))
+        indices = np.zeros((rows.shape[0], count), dtype=np.int64)
+        for row, (shares, uniform) in enumerate(zip(cdf, draws)):
+            # How many cumulative shares are <= u: one row at a time, never a
+            # (rows, count, categories) array.
+            indices[row] = np.searchsorted(shares, uniform, side="right")
         indices = np.minimum(indices, rows.shape[1] - 1)
     else:
-        if count > np.count_nonzero(rows, axis=1).min():
+        if rows.shape[0] and count > np.count_nonzero(rows, axis=1).min():
             raise RuntimeError(
                 f"multinomial: cannot draw {count} samples without replacement from rows "
                 f"with fewer non-zero weights; pass replacement=True or draw fewer."
             )
         with np.errstate(divide="ignore"):
-            keys = np.log(rows) + _generator.gumbel(size=rows.shape)
+            keys = np.log(rows) + numbers.gumbel(size=rows.shape)
         indices = np.argsort(-keys, axis=1, kind="stable")[:, :count]
-    indices = indices.astype(np.int64)
-    return Variable(indices[0] if weights.ndim == 1 else indices)
+    return indices.astype(np.int64)
+
+
+class _FromInput:
+    """bernoulli's p when none is given: draw with the input's own chances. (PyTorch's two
+    signatures refuse bernoulli(x, None), so None cannot stand for "not given".)"""
+
+    def __repr__(self) -> str:
+        return "<the input's chances>"
+
+
+_FROM_INPUT: Any = _FromInput()
+
+
+@register("bernoulli")
+def bernoulli(
+    probabilities: Variable, p: float = _FROM_INPUT, *, generator: Generator | None = None
+) -> Variable:
+    """0 or 1 for each element, 1 with probability probabilities[i] (or with probability
+    `p` for every element when p is given), from `generator` or the global one; the input's
+    shape and dtype. Its derivative is 0, as in PyTorch."""
+    x = _numeric(probabilities, "bernoulli")
+    _check_generator("bernoulli()", generator)
+    if p is not _FROM_INPUT:
+        # PyTorch's bernoulli(x, p) is x's shape and dtype filled by bernoulli_(p).
+        return bernoulli_(zeros_like(x), p, generator=generator)
+    _check_floating_chances(x, "bernoulli()")
+    _check_generator_device("bernoulli()", generator, x.device)
+    _check_probabilities(x, "bernoulli()")
+    if devices.is_on_cuda(x.data):  # drawn on the host, as every number is
+        return Bernoulli.apply(x.cpu(), generator).to(x.device)
+    return Bernoulli.apply(x, generator)
+
+
+@register("bernoulli_", function=False)
+def bernoulli_(x: Variable, p: Any = 0.5, *, generator: Generator | None = None) -> Variable:
+    """Fill x in place with 0 or 1, 1 with probability p (a number, or a Variable of
+    probabilities that broadcasts to x), from `generator` or the global one; returns x. x
+    may have an integer dtype."""
+    _numeric(x, "bernoulli_")
+    _check_generator("bernoulli_()", generator)
+    _check_generator_device("bernoulli_()", generator, x.device)
+    if isinstance(p, Variable) and not p.is_text:
+        _check_floating_chances(p, "bernoulli_()")
+        _check_probabilities(p, "bernoulli_()")
+        chances = p.cpu().expand(x.shape)
+    else:
+        chance = _number(p, "bernoulli_", "p")
+        if not 0 <= chance <= 1:
+            raise RuntimeError(
+                f"bernoulli_ expects p to be in [0, 1], but got p={chance}; p is the "
+                f"probability of drawing a 1."
+            )
+        chances = full(x.shape, float(chance), dtype=np.float64)
+    drawn = Bernoulli.apply(chances, generator)
+    return x.copy_(drawn.to(dtype=x.dtype, device=x.device))
+
+
+def _check_floating_chances(chances: Variable, where: str) -> None:
+    """PyTorch's NotImplementedError unless the probabilities are floating."""
+    if np.dtype(chances.dtype).kind != "f":
+        raise NotImplementedError(
+            f"{where}: probabilities in dtype {np.dtype(chances.dtype)} are not implemented; "
+            f"they must be floating: convert them first with .float()."
+        )
+
+
+def _check_probabilities(chances: Variable, where: str) -> None:
+    """PyTorch's RuntimeError unless every value is a probability, in [0, 1]."""
+    values = chances._data.to_host() if devices.is_on_cuda(chances._data) else chances._data
+    if not _are_probabilities(values):
+        outside = values[~((values >= 0) & (values <= 1))]
+        raise RuntimeError(
+            f"{where}: Expected p_in >= 0 && p_in <= 1 to be true, but got "
+            f"{float(outside.reshape(-1)[0])}: each value is the probability of drawing a 1. "
+            f"Clip them (x.clamp(0, 1)) or compute them with a sigmoid."
+        )
+    # minigrad.compile reads the probabilities live; the check above read their values.
+    state.listener.assume(values, _are_probabilities, f"{where}: the probabilities are in [0, 1]")
+
+
+def _are_probabilities(values: np.ndarray) -> bool:
+    return bool(np.all((values >= 0) & (values <= 1)))  # NaN fails both
+
+
+class Bernoulli(Function):
+    """bernoulli's draw as an operation, so that a replay of minigrad.compile draws again
+    from the same generator: 1 where a uniform u in [0, 1) is < p, else 0, in p's dtype.
+    Nothing flows back: the derivative is 0 (a zero gradient, as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, chances: Variable, source: Generator | None) -> np.ndarray:
+        values = np.asarray(chances.data)
+        uniform = numpy_generator(source).random(values.shape)
+        return (uniform < values).astype(values.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_output: Variable) -> tuple:
+        return zeros_like(grad_output), None
 
 
 # --------------------------------------------------------------------------- like another
@@ -749,15 +983,17 @@ def _like(
     device: Any,
     requires_grad: bool,
     fill: tuple = (),
+    source: Generator | None = None,
 ) -> Variable:
     """A leaf of other's shape, dtype and device (unless told otherwise), made by `maker`
-    (see _made) from the shape and then `fill`."""
+    (see _made) from the shape and then `fill`, drawing from `source` if it is random."""
     other = _numeric(other, factory_name)
     dtype, device = _defaults_from(other, dtype, device)
     if maker.startswith("random."):  # random floats: other's dtype may be an integer one
         _floating(f"{factory_name}()", dtype, from_input=dtype is other.dtype)
     arguments = (other.shape, *fill)
-    return _made(f"{factory_name}()", maker, arguments, dtype, device, requires_grad)
+    where = f"{factory_name}()"
+    return _made(where, maker, arguments, dtype, device, requires_grad, source)
 
 
 @factory
@@ -796,16 +1032,63 @@ def full_like(
 
 @factory
 def rand_like(
-    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    other: Variable,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Variable:
-    return _like(other, "rand_like", "random.random", dtype, device, requires_grad)
+    """Uniform numbers in [0, 1) of other's shape, from `generator` or the global one."""
+    maker = "random.random"
+    return _like(other, "rand_like", maker, dtype, device, requires_grad, source=generator)
 
 
 @factory
 def randn_like(
-    other: Variable, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    other: Variable,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Variable:
-    return _like(other, "randn_like", "random.standard_normal", dtype, device, requires_grad)
+    """Standard normal numbers of other's shape, from `generator` or the global one."""
+    maker = "random.standard_normal"
+    return _like(other, "randn_like", maker, dtype, device, requires_grad, source=generator)
+
+
+@factory
+def randint_like(
+    other: Variable,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Variable:
+    """Integers drawn uniformly from [low, high), of other's shape and dtype (a float
+    Variable gets whole floats); randint_like(x, high) starts at 0."""
+    other = _numeric(other, "randint_like")
+    if high is None:  # randint_like(x, high): PyTorch's short form
+        low, high = 0, low
+    for label, bound in (("low", low), ("high", high)):
+        if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
+            raise TypeError(f"randint_like(): {label} must be an int; got {_described(bound)}.")
+    if high <= low:
+        raise RuntimeError(
+            f"randint_like(): expected low < high (the numbers are drawn from [low, high)); "
+            f"got low={low}, high={high}."
+        )
+    dtype, device = _defaults_from(other, dtype, device)
+    _check_bounds(int(low), int(high), np.dtype(np.int64), "randint_like()")
+    if as_dtype(dtype).kind in "biu":
+        _check_bounds(int(low), int(high), as_dtype(dtype), "randint_like()")
+    arguments = (int(low), int(high), other.shape, np.int64)
+    where = "randint_like()"
+    return _made(where, "random.integers", arguments, dtype, device, requires_grad, generator)
 
 
 # --------------------------------------------------------------------------- from data

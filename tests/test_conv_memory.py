@@ -36,7 +36,7 @@ def test_conv_saves_its_input_and_weight_and_nothing_else() -> None:
     with saved_tensors_hooks(pack, lambda variable: variable):
         F.conv2d(x, w, b, padding=2)
     distinct = {id(_base(array)) for array in saved}
-    assert distinct == {id(_base(x.data)), id(_base(w.data))}
+    assert distinct == {id(_base(x._data)), id(_base(w._data))}
 
 
 def test_tracemalloc_sees_only_the_output_stay_after_forward() -> None:

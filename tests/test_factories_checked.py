@@ -436,8 +436,8 @@ def test_as_tensor_moves_a_variable_to_the_device_asked_for() -> None:
 
 def test_as_tensor_still_shares_a_numpy_array_of_the_dtype() -> None:
     array = np.arange(3.0)
-    assert minigrad.as_tensor(array).data is array
-    assert minigrad.as_tensor(array, dtype=minigrad.float32).data is not array
+    assert minigrad.as_tensor(array)._data is array
+    assert minigrad.as_tensor(array, dtype=minigrad.float32)._data is not array
 
 
 # --------------------------------------------------------------------------- 8. new_tensor

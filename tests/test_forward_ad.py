@@ -235,3 +235,30 @@ def test_a_dual_level_forgets_the_tangent_of_a_freed_value() -> None:
     assert peak(200) < 1.5 * peak(20)
     with pytest.raises(fwAD.NoDualLevelError, match="open dual level"):
         fwAD.make_dual(x, x)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_reverse_over_forward_through_an_op_without_a_jvp_rule(op):
+    """A tangent computed through an op whose J·v is read off its backward (softmax has no
+    rule of its own) is a differentiable function of the primal and of the tangent: its
+    gradients equal central differences (reverse mode over forward mode, as jacrev(jacfwd)
+    needs)."""
+    rng = np.random.default_rng(3)
+    x0, v0, w = rng.standard_normal(4), rng.standard_normal(4), np.array([1.0, 2.0, 3.0, 4.0])
+
+    def tangent(xv, vv, needs_grad=False):
+        x = minigrad.tensor(xv, requires_grad=needs_grad)
+        v = minigrad.tensor(vv, requires_grad=needs_grad)
+        with fwAD.dual_level():
+            y = (getattr(fwAD.make_dual(x, v), op)(0) * minigrad.tensor(w)).sum()
+            return x, v, fwAD.unpack_dual(y).tangent
+
+    x, v, t = tangent(x0, v0, needs_grad=True)
+    grad_x, grad_v = minigrad.autograd.grad(t, (x, v))
+    eps, eye = 1e-6, np.eye(4)
+    numeric_x = [(tangent(x0 + eps * e, v0)[2].item() - tangent(x0 - eps * e, v0)[2].item())
+                 / (2 * eps) for e in eye]  # fmt: skip
+    numeric_v = [(tangent(x0, v0 + eps * e)[2].item() - tangent(x0, v0 - eps * e)[2].item())
+                 / (2 * eps) for e in eye]  # fmt: skip
+    np.testing.assert_allclose(grad_x.numpy(), numeric_x, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(grad_v.numpy(), numeric_v, rtol=1e-6, atol=1e-8)

@@ -184,7 +184,7 @@ def test_lesson_runs_on_with_wrong_answers(lesson: Path) -> None:
             accepted.append(f"{exercise} (cell {index}) accepted the wrong answer")
         elif not re.match(rf"CheckError: {re.escape(exercise)}\b", error):
             accepted.append(f"{exercise} (cell {index}) raised {error[:200]} instead of CheckError")
-        elif exercise in caught and f"{exercise}: correct." not in printed:
+        elif exercise in caught and f"{exercise}: correct" not in printed:
             accepted.append(
                 f"{exercise} (cell {index}): the hidden catch should pass the visible check and "
                 f"fail only the hidden tests; the visible check raised {error[:200]}"

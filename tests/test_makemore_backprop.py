@@ -52,9 +52,9 @@ gradient and autograd's. The notebook's code does not lean on float32: minigrad 
 float64, its default, where every exercise-1 line is bit exact (in float32 PyTorch, only
 those down to b2 are).
 
-Where minigrad cannot run the notebook's code as written, the test is marked xfail
-(strict) naming the gap (GAP_*: torch.Generator and generator=, and
-`p.data += ...`); the code is left as PyTorch runs it.
+The notebook's own idioms run as written: `torch.Generator().manual_seed(...)` with
+`generator=g`, `counts.sum(1, keepdims=True)`, and `p.data += -lr * grad` (the array's
+numbers updated in place, nothing recorded, as PyTorch's .data is).
 """
 
 # The notebook's lines are up to 136 columns long; they are kept as written.
@@ -544,17 +544,6 @@ for _ in range(20):
 """,
 }
 
-# What minigrad lacks to run the cells as written (each test is marked with the ones it
-# meets; strict, so a test that starts to pass says its mark is to go).
-GAP_GENERATOR = (
-    "minigrad has no torch.Generator (cell 8: `g = torch.Generator().manual_seed(2147483647)`)"
-    ", and its randn, randint and multinomial take no generator="
-)
-GAP_DATA = (
-    "minigrad's .data is a NumPy array, and NumPy refuses `array += Variable` (cell 22: "
-    "`p.data += -lr * grad`), which PyTorch does in place on the parameter"
-)
-
 # Exercise 1's cmp lines, in the notebook's order; down to b2 the notebook's backward is
 # bit exact (the cross entropy and the second layer), after it approximately equal.
 EXERCISE_1 = [
@@ -649,14 +638,7 @@ def _np(t: Any) -> np.ndarray:
     return np.array(t.detach().numpy())
 
 
-def _gap(*reasons: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(reason="; ".join(reasons), strict=True)
-
-
-def _libraries(*gaps: str) -> list:
-    """The `kernel` parameters: minigrad (marked with the gaps it meets), and PyTorch."""
-    minigrad_marks = [_gap(*gaps)] if gaps else []
-    return [pytest.param("minigrad", marks=minigrad_marks), "torch"]
+LIBRARIES = ["minigrad", "torch"]  # the `kernel` parameters
 
 
 @pytest.fixture
@@ -685,7 +667,7 @@ def kernel(request: pytest.FixtureRequest, names_txt: list[str]) -> Kernel:
 # The notebook in each library.
 
 
-@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR), indirect=True)
+@pytest.mark.parametrize("kernel", LIBRARIES, indirect=True)
 def test_exercise_1_backprop_through_every_intermediate(kernel: Kernel) -> None:
     kernel.run_cells(3, 4, 5)
     assert tuple(kernel["Xtr"].shape) == (tuple(kernel["Ytr"].shape)[0], 3)
@@ -703,7 +685,7 @@ def test_exercise_1_backprop_through_every_intermediate(kernel: Kernel) -> None:
             assert exact, f"{name}: the manual gradient is not bit-exact"
 
 
-@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR), indirect=True)
+@pytest.mark.parametrize("kernel", LIBRARIES, indirect=True)
 def test_exercises_2_and_3_backprop_in_one_go(kernel: Kernel) -> None:
     kernel.run_cells(3, 4, 5, 7, 8, 9, 10, 11)
     n, n_hidden, vocab_size = kernel["n"], kernel["n_hidden"], kernel["vocab_size"]
@@ -740,7 +722,7 @@ def test_exercises_2_and_3_backprop_in_one_go(kernel: Kernel) -> None:
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR, GAP_DATA), indirect=True)
+@pytest.mark.parametrize("kernel", LIBRARIES, indirect=True)
 def test_exercise_4_first_step_by_hand_equals_autograd(kernel: Kernel) -> None:
     kernel.run_cells(3, 4, 5, 7)
     kernel.run("22, one step with loss.backward()", _exercise_4(max_steps=1, check=True))
@@ -752,7 +734,7 @@ def test_exercise_4_first_step_by_hand_equals_autograd(kernel: Kernel) -> None:
         assert close or name in ROUNDING_ONLY, f"{name} {shape}: not allclose to autograd's"
 
 
-@pytest.mark.parametrize("kernel", _libraries(GAP_GENERATOR, GAP_DATA), indirect=True)
+@pytest.mark.parametrize("kernel", LIBRARIES, indirect=True)
 def test_exercise_4_trains_with_the_manual_backward(kernel: Kernel) -> None:
     kernel.run_cells(3, 4, 5, 7)
     printed, _ = kernel.run("22, 20 steps", _exercise_4(max_steps=20))
@@ -810,7 +792,6 @@ def _exercises_1_to_3(kernel: Kernel, start: dict | None = None, dtype: str = ""
     return results, start
 
 
-@_gap(GAP_GENERATOR)
 @pytest.mark.parametrize(
     ("dtype", "rtol", "atol"), [("float32", 1e-4, 1e-7), ("float64", 1e-10, 1e-14)]
 )

@@ -192,11 +192,11 @@ class TestCommon:
 
     def test_updates_in_place(self, optimizer_class, settings):
         p = Parameter(np.array([1.0, -2.0]))
-        array, version = p.data, p._version
+        array, version = p._data, p._version
         optimizer = optimizer_class([p], **settings)
         (p * p).sum().backward()
         optimizer.step()
-        assert p.data is array  # same memory
+        assert p._data is array  # same memory
         assert p._version > version
         assert p.is_leaf and p.requires_grad and p.grad_fn is None
         assert isinstance(p, Parameter)

@@ -184,8 +184,8 @@ def test_from_numpy_shares_memory_and_as_tensor_avoids_copies() -> None:
     assert shared.tolist() == [7.0, 1.0, 2.0]
     shared.data[1] = 5.0
     assert array[1] == 5.0
-    assert torch.as_tensor(array).data is array
-    assert torch.as_tensor(array, dtype=torch.float32).data is not array
+    assert torch.as_tensor(array)._data is array
+    assert torch.as_tensor(array, dtype=torch.float32)._data is not array
     x = Variable([1.0])
     assert torch.as_tensor(x) is x
     assert torch.as_tensor([1, 2]).dtype == np.int64
@@ -250,8 +250,8 @@ def test_numpy_is_refused_while_grad_mode_is_on_only() -> None:
     with pytest.raises(RuntimeError, match="detach"):
         x.numpy()
     with torch.no_grad():
-        assert x.numpy() is x.data
-    assert x.detach().numpy() is x.data
+        assert x.numpy() is x._data
+    assert x.detach().numpy() is x._data
 
 
 def test_numpy_inside_a_forward_works_as_in_pytorch() -> None:

@@ -112,7 +112,7 @@ def test_saved_array_dies_with_the_graph_without_backward():
 def test_outputs_saved_by_built_ins_die_after_backward(op):
     x = Variable([0.5, 1.5], requires_grad=True)
     out = getattr(x, op)()
-    saved = weakref.ref(out.data)
+    saved = weakref.ref(out._data)
     loss = (out * 2.0).sum()
     del out  # now only the graph keeps the output's values
     assert saved() is not None
@@ -124,7 +124,7 @@ def test_outputs_saved_by_built_ins_die_after_backward(op):
 def test_outputs_saved_by_built_ins_survive_retain_graph(op):
     x = Variable([0.5, 1.5], requires_grad=True)
     out = getattr(x, op)()
-    saved = weakref.ref(out.data)
+    saved = weakref.ref(out._data)
     loss = (out * 2.0).sum()
     del out
     loss.backward(retain_graph=True)
@@ -139,7 +139,7 @@ def test_saved_intermediate_variables_die_after_backward():
     x = Variable([0.5, 1.5], requires_grad=True)
     h = x.exp()  # saved by the multiplication below
     saved_variable = weakref.ref(h)
-    saved_array = weakref.ref(h.data)
+    saved_array = weakref.ref(h._data)
     loss = (h * h).sum()
     del h
     assert saved_variable() is not None

@@ -496,11 +496,11 @@ INPLACE = {
 def test_inplace_ops_change_data_and_bump_version(name):
     op, expected = INPLACE[name]
     v = Variable([1.0, 2.0, 3.0])
-    data = v.data
+    data = v._data
     assert v._version == 0
     result = op(v)
     assert result is v
-    assert v.data is data  # the same array, changed in place
+    assert v._data is data  # the same array, changed in place
     np.testing.assert_allclose(v.data, expected)
     assert v._version == 1
     op(v)

@@ -298,10 +298,17 @@ def _check_user_tangents(cls: type, returned: Any, result: Any) -> None:
 
 
 def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> Any:
-    """J·t for any op with a differentiable backward: d/du <vjp(u), t> (linear in u)."""
+    """J·t for any op with a differentiable backward: d/du <vjp(u), t> (linear in u).
+
+    When a primal or a tangent is part of a graph (reverse mode over forward mode:
+    differentiating a tangent), J·t is computed on the primals themselves with
+    create_graph, so that it stays a differentiable function of both."""
+    variables = [v for v in (*args, *tangents) if isinstance(v, Variable)]
+    keep_graph = state.grad_enabled and any(v.requires_grad for v in variables)
     with enable_grad():
         leaves = [
-            Variable(a._data, requires_grad=True) if t is not None else a
+            a if t is None or (keep_graph and a.requires_grad)
+            else Variable(a._data, requires_grad=True)
             for a, t in zip(args, tangents)
         ]
         results = cls.apply(*leaves, **kwargs)
@@ -322,7 +329,7 @@ def _jvp_from_backward(cls: type, args: tuple, kwargs: dict, tangents: list) -> 
                 term = (g * t).sum()
                 total = term if total is None else total + term
         if total is not None:
-            jvps = grad(total, cotangents, allow_unused=True)
+            jvps = grad(total, cotangents, allow_unused=True, create_graph=keep_graph)
             for i, jvp_value in zip(moving, jvps):
                 tangents_out[i] = jvp_value
     return tuple(tangents_out) if len(results) > 1 else tangents_out[0]

@@ -179,7 +179,7 @@ def saved_values(node: Any) -> list[SavedValue] | None:
             continue
         output_nr = function.output_nr_at(node, position)
         if type(value) is SavedOutput:
-            value = value.data
+            value = value.array
         values.append(SavedValue(value, output_nr))
     return values
 

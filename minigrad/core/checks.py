@@ -80,9 +80,9 @@ def gradient(node: Any, index: int, grad: Any, shape: Any) -> Variable | None:
                 f"which is {expected}; gradients must be of the same kind as their input."
             )
         return grad
-    if grad.data.shape != shape:
-        if not broadcasts_to(shape, grad.data.shape):
-            raise GradientShapeError(node.name(), index, shape, grad.data.shape)
+    if grad._data.shape != shape:
+        if not broadcasts_to(shape, grad._data.shape):
+            raise GradientShapeError(node.name(), index, shape, grad._data.shape)
         grad = grad.sum_to_size(shape)
     return grad
 

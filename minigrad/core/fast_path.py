@@ -190,10 +190,8 @@ def as_variable(held: Any) -> Any:
 
 
 def arrays_of(grads: list) -> list | None:
-    """A node's gradients as NumPy arrays (raw sums as they are), for a backward run on
-    arrays; None when one is not NumPy's (a device's): it gets Variables. A missing one
-    stays None (only a node that asked for no zeros, set_materialize_grads(False), gets
-    one)."""
+    """A node's gradients as NumPy arrays (raw sums as they are; None stays None), for a
+    backward run on arrays; None when one is not NumPy's (a device's): it gets Variables."""
     arrays = []
     for g in grads:
         if g is None:

@@ -37,15 +37,15 @@ from minigrad.devices import DeviceMismatchError
 class SavedOutput:
     """An output saved for backward, kept without its grad_fn to avoid a reference cycle."""
 
-    __slots__ = ("data", "version_counter", "output_nr")
+    __slots__ = ("array", "version_counter", "output_nr")
 
     def __init__(self, output: Variable) -> None:
-        self.data = output._data
+        self.array = output._data
         self.version_counter = output._shared_version_counter()
         self.output_nr = output._output_nr
 
     def unpack(self, node: Any) -> Variable:
-        return _as_output(self.data, node, self.output_nr, self.version_counter)
+        return _as_output(self.array, node, self.output_nr, self.version_counter)
 
 
 class PackedValue:
@@ -234,7 +234,7 @@ def _packed_by_hooks(saved: list, outputs: tuple) -> list:
         for index, value in enumerate(saved):
             if type(value) is SavedOutput:
                 # The hook sees the output without its history (which would hold the node).
-                output = Variable._make(value.data, value.version_counter)
+                output = Variable._make(value.array, value.version_counter)
                 saved[index] = PackedValue(
                     pack_hook(output), unpack_hook, value.output_nr, output.shape
                 )
@@ -635,7 +635,7 @@ def _marked_once_differentiable(grad: Variable | np.ndarray, ctx: BackwardNode) 
     node.needs_input_grad = ctx.needs_input_grad
     node._input_shapes = ctx._input_shapes
     # NumPy arithmetic on 0-d arrays gives scalars (np.generic): those are marked too.
-    marked = Variable._make(grad.data if isinstance(grad, Variable) else np.asarray(grad))
+    marked = Variable._make(grad._data if isinstance(grad, Variable) else np.asarray(grad))
     attach_outputs(node, (marked,))
     return marked
 
@@ -748,7 +748,7 @@ def copy_returned_inputs(outputs: tuple, args: tuple, ctx: Any) -> tuple:
     copied = []
     for value in outputs:
         if isinstance(value, Variable) and is_input(value, args) and not is_input(value, ctx.dirty):
-            value = Variable._make(value.data, value._shared_version_counter())
+            value = Variable._make(value._data, value._shared_version_counter())
         copied.append(value)
     return tuple(copied)
 

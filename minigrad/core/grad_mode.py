@@ -91,6 +91,8 @@ class ThreadState(threading.local):
     # function.py: a backward runs on NumPy arrays (Function.backward_on_arrays): saved
     # values are read as their arrays
     saved_as_arrays: bool = False
+    # minigrad.func (func/levels.py): how many transforms (grad, vmap, ...) are running
+    func_depth: int = 0
 
 
 state = ThreadState()
@@ -291,7 +293,7 @@ def _in_package(frame: str) -> bool:
 def check_gradients(node: Any, grads: tuple) -> None:
     """Raise if a numeric gradient that `node`'s backward returned holds NaN."""
     for index, grad in enumerate(grads):
-        if grad is None or grad.is_text or not np.isnan(grad.data).any():
+        if grad is None or grad.is_text or not np.isnan(grad._data).any():
             continue
         where = ""
         if node._forward_trace:

@@ -27,8 +27,18 @@ _PREVIEW_OPTIONS = {"precision": 4, "threshold": 20, "edgeitems": 2}
 def _to_data(data: Any) -> Any:
     """What a Variable holds: a NumPy array, or a str for a text Variable."""
     if isinstance(data, Variable):
-        return data.data if isinstance(data.data, str) else data.data.copy()
+        return data._data if isinstance(data._data, str) else data._data.copy()
     return variable_checks.as_data(data)
+
+
+def _into_arrays(inputs: tuple, kwargs: dict) -> bool:
+    """Whether a NumPy operator call writes into plain arrays (out= only) from numeric
+    Variables on the CPU: `array += v`."""
+    outputs = kwargs.get("out")
+    if outputs is None or len(kwargs) != 1 or not all(type(o) is np.ndarray for o in outputs):
+        return False
+    variables = [value for value in inputs if isinstance(value, Variable)]
+    return all(type(value._data) is np.ndarray for value in variables)
 
 
 class Variable:
@@ -100,7 +110,7 @@ class Variable:
 
     @data.setter
     def data(self, value: Any) -> None:
-        new = value.data if isinstance(value, Variable) else _to_data(value)
+        new = value._data if isinstance(value, Variable) else _to_data(value)
         self._data = variable_checks.assigned_data(self, new)
 
     @property
@@ -354,8 +364,13 @@ class Variable:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """`array * v` makes NumPy call np.multiply(array, v): the operator is handed back to
-        the Variable (v.__rmul__(array)). Any other NumPy function on a Variable, np.exp(v)
-        say, would drop the graph, so it raises and says what to write."""
+        the Variable (v.__rmul__(array)). `array -= v` writes v's numbers into the array, as
+        PyTorch's `p.data -= lr * p.grad` does (its .data records nothing either). Any other
+        NumPy function on a Variable, np.exp(v) say, would drop the graph, so it raises and
+        says what to write."""
+        if method == "__call__" and ufunc in _OPERATORS and _into_arrays(inputs, kwargs):
+            numbers = [value._data if isinstance(value, Variable) else value for value in inputs]
+            return ufunc(*numbers, **kwargs)
         names = _OPERATORS.get(ufunc) if method == "__call__" and not kwargs else None
         if names is None:
             raise errors.numpy_on_variable(ufunc, method, inputs, kwargs)

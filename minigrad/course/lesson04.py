@@ -116,7 +116,7 @@ def _expect_predictions(
         if not isinstance(prediction, Variable):
             fail(
                 exercise,
-                f"{what} is of type {type(prediction).__name__}, not a Variable: return what "
+                f"{what} is of type {check.type_name(prediction)}, not a Variable: return what "
                 f"model_fn gives (a Variable), not its .data, .numpy() or .item(). Under "
                 f"no_grad that Variable carries no graph anyway.",
             )

@@ -429,7 +429,7 @@ def _apply(exercise: str, cls: type[Function], args: tuple, call: str, hint: str
     if isinstance(output, tuple):
         check.fail(exercise, f"{call} returned a tuple; forward has one output, return it alone.")
     if not isinstance(output, Variable):
-        check.fail(exercise, f"{call} returned a {type(output).__name__}, not a Variable.")
+        check.fail(exercise, f"{call} returned {check.with_article(output)}, not a Variable.")
     if output.grad_fn is None:
         check.fail(
             exercise,

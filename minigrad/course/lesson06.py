@@ -426,7 +426,7 @@ def check_6_3(neuron_output: Any) -> None:
         check.fail(
             exercise,
             f"neuron_output should be a function, `def neuron_output(a, b, logits):`; got "
-            f"an object of type {type(neuron_output).__name__}.",
+            f"an object of type {check.type_name(neuron_output)}.",
         )
     for batch, seed, equal_logits in NEURON_CASES:
         rng = np.random.default_rng(seed)

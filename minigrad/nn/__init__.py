@@ -41,6 +41,7 @@ from minigrad.nn.loss import (
 )
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm
+from minigrad.nn.parameter_containers import ParameterDict, ParameterList
 from minigrad.nn.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -49,6 +50,7 @@ from minigrad.nn.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from minigrad.nn.prelu import PReLU
 from minigrad.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minigrad.nn.transformer import TransformerEncoder, TransformerEncoderLayer
 
@@ -92,7 +94,10 @@ __all__ = [
     "ModuleList",
     "MultiheadAttention",
     "NLLLoss",
+    "PReLU",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "RNN",
     "RNNCell",
     "ReLU",

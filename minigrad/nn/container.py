@@ -3,6 +3,8 @@ so their Parameters are registered, called however forward likes)."""
 
 from __future__ import annotations
 
+import operator
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -21,22 +23,37 @@ def _check_module(module: Any, container: str, where: str) -> Module:
 
 def _position(index: Any, length: int, container: str) -> int:
     """An int index as a position in [0, length), or a clear error."""
-    if not isinstance(index, int) or isinstance(index, bool):
+    try:
+        if isinstance(index, bool):
+            raise TypeError
+        index = operator.index(index)  # an int, or a NumPy integer
+    except TypeError:
         raise TypeError(
             f"{container} indices must be ints; got {type(index).__name__}. (Slices give a "
             f"{container} of the selected modules: model[1:].)"
-        )
+        ) from None
     if not -length <= index < length:
         raise IndexError(f"index {index} is out of range for a {container} of {length} modules.")
     return index % length
 
 
 class Sequential(Module):
-    """Sequential(m0, m1, ...)(x) = ...m1(m0(x)); the modules are named "0", "1", ..."""
+    """Sequential(m0, m1, ...)(x) = ...m1(m0(x)); the modules are named "0", "1", ..., or
+    as given: Sequential(OrderedDict([("fc", Linear(2, 3)), ("act", ReLU())]))."""
 
-    def __init__(self, *modules: Module) -> None:
+    def __init__(self, *args: Module | OrderedDict) -> None:
         super().__init__()
-        for index, module in enumerate(modules):
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, _check_module(module, "Sequential", f"the value {name!r}"))
+            return
+        for index, module in enumerate(args):
+            if isinstance(module, Mapping):
+                raise TypeError(
+                    f"Sequential takes Modules, or one OrderedDict of name → Module; argument "
+                    f"{index} is a {type(module).__name__}. Wrap it: "
+                    f"Sequential(OrderedDict(...))."
+                )
             self.add_module(str(index), _check_module(module, "Sequential", f"argument {index}"))
 
     def forward(self, x: Any) -> Any:
@@ -50,15 +67,114 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __getitem__(self, index: int | slice) -> Any:
+    def _renumber(self) -> None:
+        """Name the modules "0", "1", ... in order again (PyTorch does so after a deletion)."""
         modules = list(self._modules.values())
+        self._modules.clear()
+        for index, module in enumerate(modules):
+            self._modules[str(index)] = module
+
+    def __getitem__(self, index: int | slice) -> Any:
+        """model[i] is a module; model[i:j] a Sequential of those modules, with their names."""
         if isinstance(index, slice):
-            return Sequential(*modules[index])
-        return modules[_position(index, len(modules), "Sequential")]
+            return type(self)(OrderedDict(list(self._modules.items())[index]))
+        names = list(self._modules)
+        return self._modules[names[_position(index, len(names), "Sequential")]]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        names = list(self._modules)
+        name = names[_position(index, len(names), "Sequential")]
+        self._modules[name] = _check_module(module, "Sequential", "the value")
+
+    def __delitem__(self, index: int | slice) -> None:
+        names = list(self._modules)
+        if isinstance(index, slice):
+            doomed = names[index]
+        else:
+            doomed = [names[_position(index, len(names), "Sequential")]]
+        for name in doomed:
+            del self._modules[name]
+        self._renumber()
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at key (the later ones are renumbered)."""
+        module = self[key]
+        del self[key]
+        return module
 
     def append(self, module: Module) -> Sequential:
         """Add a module at the end; returns self."""
         self.add_module(str(len(self)), _check_module(module, "Sequential", "the module"))
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Put a module before position index (the modules are renumbered); returns self."""
+        _check_module(module, "Sequential", "the module")
+        count = len(self)
+        if isinstance(index, bool) or not isinstance(index, int) or not -count <= index <= count:
+            raise IndexError(
+                f"Index out of range: {index!r}; Sequential.insert takes a position from "
+                f"{-count} to {count}."
+            )
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        for position, each in enumerate(modules):
+            self._modules[str(position)] = each
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        """Append each module of `sequential` (any iterable of modules); returns self."""
+        modules = check_iterable(sequential, "sequential", "Sequential.extend", "Modules")
+        for module in modules:
+            self.append(module)
+        return self
+
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new Sequential: this one's modules, then other's."""
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but "
+                f"{type(other).__name__} is given."
+            )
+        combined = Sequential()
+        for module in (*self, *other):
+            combined.append(module)
+        return combined
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but "
+                f"{type(other).__name__} is given."
+            )
+        return self.extend(list(other))
+
+    def _check_factor(self, factor: Any) -> int:
+        if isinstance(factor, bool) or not isinstance(factor, int):
+            raise TypeError(
+                f"unsupported operand type(s) for *: Sequential and {type(factor).__name__}; "
+                f"multiply by an int."
+            )
+        if factor <= 0:
+            raise ValueError(f"Non-positive multiplication factor {factor} for Sequential.")
+        return factor
+
+    def __mul__(self, factor: int) -> Sequential:
+        """The modules repeated `factor` times (the same module objects, shared)."""
+        combined = Sequential()
+        for _ in range(self._check_factor(factor)):
+            for module in self:
+                combined.append(module)
+        return combined
+
+    __rmul__ = __mul__
+
+    def __imul__(self, factor: int) -> Sequential:
+        modules = list(self)
+        for _ in range(self._check_factor(factor) - 1):
+            for module in modules:
+                self.append(module)
         return self
 
 
@@ -130,6 +246,12 @@ class ModuleList(Module):
         modules = list(self._modules.values())
         modules.insert(index, _check_module(module, "ModuleList", "the module"))
         self._renumber(modules)
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at key (the later ones are renumbered)."""
+        module = self[key]
+        del self[key]
+        return module
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(

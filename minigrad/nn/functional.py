@@ -45,6 +45,7 @@ from minigrad.nn.functional_conv import (
     unfold,
 )
 from minigrad.nn.functional_norm import batch_norm, dropout2d, group_norm
+from minigrad.nn.prelu import prelu
 from minigrad.ops.tooling.arguments import checks
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -167,7 +168,7 @@ def embedding(
         )
     indices = _labels(x)
     if indices.dtype.kind not in "iu":
-        raise TypeError(
+        raise RuntimeError(  # PyTorch's class
             f"embedding expects integer indices; got dtype {indices.dtype}. Convert them: x.long()."
         )
     if weight.ndim != 2:
@@ -656,6 +657,14 @@ def _class_indices(
         if expected is not None
         else "a 0-d input has no class dimension"
     )
+    if x.ndim > 2 and labels.shape == tuple(x.shape[:-1]):
+        # (N, L, C) logits of a sequence model, where PyTorch wants the classes in dim 1.
+        raise RuntimeError(
+            f"{caller}: Expected target size {list(expected)}, got {list(labels.shape)}: the "
+            f"input {tuple(x.shape)} looks like (batch, length, classes), but {caller} reads "
+            f"the classes from dim 1. Use logits.transpose(1, 2), or flatten both: "
+            f"{caller}(logits.reshape(-1, {x.shape[-1]}), target.reshape(-1))."
+        )
     raise ValueError(
         f"{caller} expects input of shape (classes,), (batch, classes, d1, ...) or "
         f"(batch, classes); got {x.shape} with a target of shape {labels.shape} and dtype "
@@ -694,8 +703,8 @@ def _picked_losses(
     ignored = labels == ignore_index
     outside = labels[~ignored & ((labels < 0) | (labels >= classes))]
     if outside.size:
-        raise ValueError(
-            f"{caller}: target holds class {outside[0]}, but there are {classes} classes (0 to "
+        raise IndexError(  # PyTorch's class ("Target 5 is out of bounds.")
+            f"{caller}: Target {outside[0]} is out of bounds: there are {classes} classes (0 to "
             f"{classes - 1})."
         )
     any_ignored = bool(ignored.any())
@@ -742,7 +751,10 @@ def _reduce_picked(
         return losses.reshape(shape)
     if reduction == "sum":
         return losses.sum()
-    return losses.mean() if sample_weight is None else losses.sum() / sample_weight.sum()
+    if sample_weight is None:
+        return losses.mean()
+    with np.errstate(invalid="ignore"):  # every target ignored: 0/0 is NaN, as PyTorch, silently
+        return losses.sum() / sample_weight.sum()
 
 
 
@@ -912,6 +924,7 @@ __all__ = [
     "normalize",
     "one_hot",
     "pad",
+    "prelu",
     "relu",
     "relu6",
     "scaled_dot_product_attention",

@@ -269,7 +269,7 @@ def _condition(mask: Any, op: str) -> Any:
     """A condition or mask as a bool array; any other dtype is refused."""
     data = array_of(mask, op)
     if data.dtype != np.bool_:
-        raise TypeError(
+        raise RuntimeError(  # PyTorch's class
             f"{op} expects a bool condition, such as x > 0; got dtype {data.dtype}. "
             f"Compare to get one, or convert with .bool()."
         )

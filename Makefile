@@ -28,7 +28,7 @@ LAB_ARGS ?=
 COURSE   ?= course
 EXCHANGE ?= $(COURSE)-exchange
 
-.PHONY: help setup instructor graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading \
+.PHONY: help setup instructor graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading fuzz-torch \
         figures exercises stubs course grade sandbox lesson-times clean
 
 help:
@@ -38,6 +38,7 @@ help:
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
 	@echo "make course     an nbgrader course folder (COURSE=course) with every lesson as an assignment"
 	@echo "make grade      autograde one lesson's submissions in parallel sandboxes (LESSON=03 JOBS=4)"
+	@echo "make fuzz-torch random calls on minigrad and PyTorch side by side (new seed each run; SEED=N CALLS=N)"
 	@echo "make bench | bench-gpu | test-gpu | bench-grading | figures | exercises | stubs | lesson-times | clean"
 
 setup: $(STAMP) graphviz
@@ -157,6 +158,13 @@ bench: setup
 	$(BIN)/python benchmarks/rnn.py
 	$(BIN)/python benchmarks/real_loops.py
 	$(BIN)/python benchmarks/outside_loops.py --quick
+	-$(BIN)/python benchmarks/fuzz_torch.py
+
+# The same random calls on minigrad and PyTorch (needs torch): leaks and silent divergences,
+# with a new seed each run unless SEED is given (also part of `make bench`, ~10 s).
+CALLS ?= 10000
+fuzz-torch: setup
+	$(BIN)/python benchmarks/fuzz_torch.py --calls $(CALLS) $(if $(SEED),--seed $(SEED))
 
 # On a machine with an NVIDIA GPU (CUDA 13 driver): the kernels against cuBLAS (through
 # CuPy, when installed) and against the device's copy bandwidth. Never part of `make test`.

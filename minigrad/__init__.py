@@ -27,6 +27,15 @@ from minigrad.devices import device, get_default_device, set_default_device
 # PyTorch's dtype names: minigrad.float, minigrad.int and minigrad.bool shadow the builtins
 # only as attributes of this module, as torch.float does.
 from minigrad.dtypes import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
     bool,
     bool_,
     double,
@@ -111,8 +120,17 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
     "Generator",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
     "Parameter",
+    "ShortTensor",
     "Tensor",
     "Variable",
     "amp",

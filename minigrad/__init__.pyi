@@ -53,6 +53,15 @@ from minigrad.core.variable import Variable as Variable
 from minigrad.devices import device as device
 from minigrad.devices import get_default_device as get_default_device
 from minigrad.devices import set_default_device as set_default_device
+from minigrad.dtypes import BoolTensor as BoolTensor
+from minigrad.dtypes import ByteTensor as ByteTensor
+from minigrad.dtypes import CharTensor as CharTensor
+from minigrad.dtypes import DoubleTensor as DoubleTensor
+from minigrad.dtypes import FloatTensor as FloatTensor
+from minigrad.dtypes import HalfTensor as HalfTensor
+from minigrad.dtypes import IntTensor as IntTensor
+from minigrad.dtypes import LongTensor as LongTensor
+from minigrad.dtypes import ShortTensor as ShortTensor
 from minigrad.dtypes import bool as bool
 from minigrad.dtypes import bool_ as bool_
 from minigrad.dtypes import double as double
@@ -186,6 +195,8 @@ from minigrad.ops.shape import broadcast_to as broadcast_to
 from minigrad.ops.shape import cat as cat
 from minigrad.ops.shape import cat as concat
 from minigrad.ops.shape import cat as concatenate
+from minigrad.ops.shape import diag_embed as diag_embed
+from minigrad.ops.shape import diagonal as diagonal
 from minigrad.ops.shape import flatten as flatten
 from minigrad.ops.shape import flip as flip
 from minigrad.ops.shape import masked_select as masked_select
@@ -231,8 +242,17 @@ def isinf(x: Variable) -> Variable: ...
 def isnan(x: Variable) -> Variable: ...
 
 __all__ = [
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
     "Generator",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
     "Parameter",
+    "ShortTensor",
     "Tensor",
     "Variable",
     "amp",
@@ -345,6 +365,8 @@ __all__ = [
     "cos",
     "cumsum",
     "diag",
+    "diag_embed",
+    "diagonal",
     "div",
     "divide",
     "dot",

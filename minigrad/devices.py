@@ -68,6 +68,16 @@ class device:  # noqa: N801 (PyTorch's name)
             return f"device(type={self.type!r})"
         return f"device(type={self.type!r}, index={self.index})"
 
+    def __enter__(self) -> device:
+        """`with minigrad.device("cuda"):` factories inside make data here (PyTorch 2's
+        device context); on exit the default device is the one before it."""
+        _entered.append(_default["device"])
+        _default["device"] = self.type
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _default["device"] = _entered.pop()
+
 
 def mixed_devices(error: DeviceMismatchError) -> RuntimeError:
     """The same error told in terms of Variables, with what to do about it."""
@@ -104,6 +114,8 @@ def check_device(spec: Any) -> str:
 
 # Where the factories (zeros, randn, tensor, ...) put new data when no device= is given.
 _default = {"device": "cpu"}
+# The default device before each `with device(...):` still open, innermost last.
+_entered: list[str] = []
 
 
 def set_default_device(spec: Any) -> None:

@@ -103,6 +103,17 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
     return tuple(int(dim) for dim in size)
 
 
+def _given_size(size: tuple, factory: str) -> tuple[int, ...]:
+    """_size of the positional sizes of zeros(*size) and the like, which PyTorch requires:
+    zeros(()) is a 0-d Variable, zeros() a TypeError."""
+    if len(size) == 0:
+        raise TypeError(
+            f'{factory}() missing 1 required positional arguments: "size". Give the shape, '
+            f"e.g. {factory}(2, 3), or {factory}(()) for a 0-d Variable."
+        )
+    return _size(size, factory)
+
+
 def factory(maker: Callable[..., Variable]) -> Callable[..., Variable]:
     """Decorate a factory: its dtype=, device= and requires_grad= are checked, by the
     factory's name, before anything else (as PyTorch parses every argument's kind first).
@@ -117,10 +128,15 @@ def factory(maker: Callable[..., Variable]) -> Callable[..., Variable]:
     # zeros(*size) takes any number of positional arguments; full(size, fill_value) two.
     takes_any_number = any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
+    # zeros_like(other, ...) and the like: PyTorch checks `input` before the options.
+    takes_a_variable = bool(positional) and positional[0].name == "other"
+
     @functools.wraps(maker)
     def checked(*args: Any, **kwargs: Any) -> Variable:
         if not takes_any_number and len(args) > len(positional):
             raise TypeError(_too_many_positional(name, positional, options, len(args)))
+        if takes_a_variable and args:
+            _numeric(args[0], name)
         if "generator" in options:
             _check_generator(where, kwargs.get("generator"))
         if kwargs.get("dtype") is not None:
@@ -265,10 +281,30 @@ def _made(
 
 
 def _fill(maker: str, arguments: tuple, source: Generator | None = None) -> np.ndarray:
-    if maker.startswith("random."):
-        # The generator of this moment: manual_seed replaces the NumPy one underneath.
-        return getattr(numpy_generator(source), maker.removeprefix("random."))(*arguments)
-    return getattr(np, maker)(*arguments)
+    try:
+        if maker.startswith("random."):
+            # The generator of this moment: manual_seed replaces the NumPy one underneath.
+            return getattr(numpy_generator(source), maker.removeprefix("random."))(*arguments)
+        return getattr(np, maker)(*arguments)
+    except MemoryError:
+        raise RuntimeError(_too_large(arguments, "can't allocate memory")) from None
+    except ValueError as error:
+        if "too big" not in str(error) and "Maximum allowed dimension" not in str(error):
+            raise
+        raise RuntimeError(_too_large(arguments, "storage size calculation overflowed")) from None
+
+
+def _too_large(arguments: tuple, what: str) -> str:
+    """PyTorch's allocator message for an array that does not fit in memory."""
+    shape = arguments[0] if isinstance(arguments[0], tuple) else arguments[:2]
+    count = 1
+    for size in shape:
+        count *= int(size)
+    return (
+        f"[enforce fail] DefaultCPUAllocator: {what}: you tried to allocate {count} elements "
+        f"(sizes={list(shape)}), about {count * 8} bytes, more than this machine has. Ask for "
+        f"a smaller size, or work on the data in pieces."
+    )
 
 
 class Made(Function):
@@ -424,14 +460,14 @@ def _fill_value(value: Any, factory: str) -> Any:
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _made("zeros()", "zeros", (_size(size, "zeros"),), dtype, device, requires_grad)
+    return _made("zeros()", "zeros", (_given_size(size, "zeros"),), dtype, device, requires_grad)
 
 
 @factory
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
-    return _made("ones()", "ones", (_size(size, "ones"),), dtype, device, requires_grad)
+    return _made("ones()", "ones", (_given_size(size, "ones"),), dtype, device, requires_grad)
 
 
 @factory
@@ -439,7 +475,7 @@ def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory, as in PyTorch: fill it before reading it."""
-    return _made("empty()", "empty", (_size(size, "empty"),), dtype, device, requires_grad)
+    return _made("empty()", "empty", (_given_size(size, "empty"),), dtype, device, requires_grad)
 
 
 @factory
@@ -563,7 +599,7 @@ def rand(
 ) -> Variable:
     """Uniform numbers in [0, 1), from `generator` (a minigrad.Generator) or the global one."""
     _floating("rand()", dtype)
-    shape = _size(size, "rand")
+    shape = _given_size(size, "rand")
     return _made("rand()", "random.random", (shape,), dtype, device, requires_grad, generator)
 
 
@@ -578,7 +614,7 @@ def randn(
     """Standard normal numbers (mean 0, standard deviation 1), from `generator` or the
     global one."""
     _floating("randn()", dtype)
-    shape = _size(size, "randn")
+    shape = _given_size(size, "randn")
     arguments = (shape,)
     return _made(
         "randn()", "random.standard_normal", arguments, dtype, device, requires_grad, generator
@@ -1202,7 +1238,7 @@ def new_zeros(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Zeros with x's dtype and device (unless given)."""
-    shape = _size(size, "new_zeros")
+    shape = _given_size(size, "new_zeros")
     return _new_made(x, "new_zeros", "zeros", (shape,), dtype, device, requires_grad)
 
 
@@ -1212,7 +1248,7 @@ def new_ones(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Ones with x's dtype and device (unless given)."""
-    shape = _size(size, "new_ones")
+    shape = _given_size(size, "new_ones")
     return _new_made(x, "new_ones", "ones", (shape,), dtype, device, requires_grad)
 
 
@@ -1222,7 +1258,7 @@ def new_empty(
     x: Variable, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Variable:
     """Uninitialised memory with x's dtype and device (unless given)."""
-    shape = _size(size, "new_empty")
+    shape = _given_size(size, "new_empty")
     return _new_made(x, "new_empty", "empty", (shape,), dtype, device, requires_grad)
 
 

@@ -570,10 +570,10 @@ def test_normal_of_two_numbers_without_a_size_is_a_type_error_in_pytorch(real_to
     assert tuple(real_torch.normal(real_torch.zeros(3), 1.0).shape) == (3,)
 
 
-def test_sizeless_zeros_stays_a_zero_dimensional_variable() -> None:
-    """PyTorch's zeros() (ones(), empty(), rand(), x.new_zeros(), ...) raises a TypeError
-    that wants a size. minigrad's makes a 0-d Variable, as zeros(()) does: nn.LayerNorm
-    makes its weight with empty(*normalized_shape), which is empty() for the shape ()."""
-    for made in (minigrad.zeros(), minigrad.ones(), minigrad.ones(2).new_zeros()):
-        assert made.shape == ()
+def test_sizeless_zeros_is_a_type_error_and_an_empty_shape_is_zero_dimensional() -> None:
+    """As PyTorch's: zeros() (ones(), empty(), rand(), x.new_zeros(), ...) raises a
+    TypeError that wants a size (issue 35); zeros(()) and zeros([]) are 0-d."""
+    for make in (minigrad.zeros, minigrad.ones, minigrad.rand, minigrad.ones(2).new_zeros):
+        with pytest.raises(TypeError, match='missing 1 required positional arguments: "size"'):
+            make()
     assert minigrad.zeros(()).shape == () and minigrad.zeros([]).shape == ()

@@ -159,7 +159,7 @@ class TestFans:
     @pytest.mark.parametrize("shape", [(5,), ()])
     def test_schemes_need_two_dimensions(self, fill, shape):
         with pytest.raises(ValueError, match="fewer than 2 dimensions"):
-            fill(mg.empty(*shape))
+            fill(mg.empty(shape))
 
     @pytest.mark.parametrize("fill", [init.kaiming_uniform_, init.kaiming_normal_])
     def test_mode_is_checked_and_case_free(self, fill):

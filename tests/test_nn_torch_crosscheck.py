@@ -239,7 +239,7 @@ def test_fan_error_type_matches_torch(shape):
     with pytest.raises(ValueError):
         torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
     with pytest.raises(ValueError):
-        init._calculate_fan_in_and_fan_out(mg.empty(*shape))
+        init._calculate_fan_in_and_fan_out(mg.empty(shape))
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,17 @@ def _check_func(func: Any, function: str) -> None:
         )
 
 
+def _check_sizes(vectors: tuple, values: tuple, function: str) -> None:
+    """A RuntimeError unless each vector of v has the shape of its input (PyTorch's check)."""
+    for index, (vector, x) in enumerate(zip(vectors, values)):
+        if tuple(vector.shape) != tuple(x.shape):
+            raise RuntimeError(
+                f"{function}: v has invalid size: should be {tuple(x.shape)} but got "
+                f"{tuple(vector.shape)} (v[{index}] against inputs[{index}]). Give v the "
+                f"shape of the input it multiplies."
+            )
+
+
 def _fresh(inputs: tuple) -> tuple:
     """Leaves over the same values that require grad (the caller's stay untouched)."""
     return tuple(Variable(x.data.copy(), requires_grad=True) for x in inputs)
@@ -240,6 +251,7 @@ def hvp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tupl
         raise ValueError(
             f"hvp: v needs one Variable per input ({len(values)}); got {len(tangents)}."
         )
+    _check_sizes(tangents, values, "hvp")
     with forward_ad.dual_level():
         leaves = _fresh(values)
         duals = [forward_ad.make_dual(x, t) for x, t in zip(leaves, tangents)]
@@ -267,6 +279,7 @@ def vhp(func: Callable, inputs: Any, v: Any, create_graph: bool = False) -> tupl
         raise ValueError(
             f"vhp: v needs one Variable per input ({len(values)}); got {len(vectors)}."
         )
+    _check_sizes(vectors, values, "vhp")
     leaves = _fresh(values)
     output = func(*leaves)
     if not isinstance(output, Variable) or output.numel() != 1:

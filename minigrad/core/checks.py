@@ -11,6 +11,7 @@ import Variable); the op table's arguments in minigrad/ops/tooling/arguments.py.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -68,6 +69,12 @@ def gradient(node: Any, index: int, grad: Any, shape: Any) -> Variable | None:
     if shape is None:
         raise GradientForNonVariableError(node.name(), index)
     if not node.needs_input_grad[index]:
+        return None
+    if grad is None and not isinstance(shape, str):  # (text feedback may skip an input)
+        warnings.warn(  # PyTorch is silent, and input `index` would quietly get nothing
+            f"{node._function.__name__}.backward returned None for input {index}, which "
+            f"requires grad: it gets no gradient (return zeros if meant).", stacklevel=2)
+    if grad is None:
         return None
     grad = as_gradient(grad, f"function {node.name()} (input {index})")
     kind = kind_of(grad._data)

@@ -100,11 +100,11 @@ def record_usual_inputs(node: Any, args: tuple) -> bool:
 
 def usual_gradients(node: Any, grads: tuple) -> list | None:
     """BackwardNode._call_backward's check of the usual answer: NumPy Variables of the
-    inputs' shapes (None for an input that needs none). Anything else: None."""
+    inputs' shapes (None for an input that needs none). Anything else (a None it needs): None."""
     shapes = node._input_shapes
     checked = []
     for index, grad in enumerate(grads):
-        if grad is None:
+        if grad is None and not node.needs_input_grad[index]:
             checked.append(None)
         elif (
             type(grad) is Variable

@@ -443,6 +443,22 @@ class BackwardNode(FunctionCtx):
     def name(self) -> str:
         return self._function.__name__ + "Backward"
 
+    def __call__(self, *grad_outputs: Any) -> Any:
+        """node(grad, ...): this one step of backward, as PyTorch's nodes are called: the
+        gradient of each input (None where there is none), or None when no grad is given."""
+        for index, grad in enumerate(grad_outputs):
+            if grad is not None and not isinstance(grad, Variable):
+                raise TypeError(
+                    f"{self.name()}(...): argument {index} is not a Variable but "
+                    f"{type(grad).__name__}; pass the gradient of each output, or None."
+                )
+        if all(grad is None for grad in grad_outputs):
+            return None
+        everything = self._call_backward(list(grad_outputs))
+        # One gradient per Variable input (an argument such as a dim has none), as PyTorch.
+        grads = [g for g, shape in zip(everything, self._input_shapes) if shape is not None]
+        return grads[0] if len(grads) == 1 else tuple(grads)
+
     def __repr__(self) -> str:
         return f"<{self.name()}>"
 
@@ -477,7 +493,7 @@ class BackwardNode(FunctionCtx):
         if checked is None:
             checked = []
             for index, grad in enumerate(grads):
-                if grad is not None:
+                if grad is not None or self.needs_input_grad[index]:
                     grad = checks.gradient(self, index, grad, shapes[index])
                 checked.append(grad)
         return checked

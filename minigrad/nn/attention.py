@@ -60,7 +60,7 @@ def canonical_mask(mask: Any, name: str, dtype: np.dtype, owner: str = LAYER) ->
             f"with minigrad.tensor(...)."
         )
     if mask.dtype.kind == "b":
-        return factories.zeros(*mask.shape, dtype=dtype).masked_fill(mask, -math.inf)
+        return factories.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
     if mask.dtype.kind != "f":
         raise RuntimeError(
             f"{owner}: only bool and floating types of {name} are supported; got dtype "

@@ -3,6 +3,8 @@ dim split into several. Both are reshapes (x.flatten, x.unflatten)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from minigrad.core.variable import Variable
 from minigrad.nn.module import Module
 
@@ -27,6 +29,18 @@ class Unflatten(Module):
 
     def __init__(self, dim: int, unflattened_size: tuple[int, ...] | list[int]) -> None:
         super().__init__()
+        # Checked here, as PyTorch does, not at the first forward far from the mistake.
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(
+                f"unflattened_size must be a tuple of ints, but found type "
+                f"{type(unflattened_size).__name__}. Pass e.g. Unflatten(1, (3, 4))."
+            )
+        for position, size in enumerate(unflattened_size):
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+                raise TypeError(
+                    f"unflattened_size must be tuple of ints, but found element of type "
+                    f"{type(size).__name__} at pos {position}: {tuple(unflattened_size)}."
+                )
         self.dim = dim
         self.unflattened_size = unflattened_size
 

@@ -143,6 +143,13 @@ def linear(x: Variable, weight: Variable, bias: Variable | None = None) -> Varia
             f"linear expects x of shape (..., in_features) and weight of shape (out_features, "
             f"in_features); got x {x.shape} and weight {weight.shape}."
         )
+    if np.dtype(x.dtype).kind != np.dtype(weight.dtype).kind:
+        # PyTorch's matmul never mixes integers and floats (no silent promotion).
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {x.dtype} (the input) and "
+            f"{weight.dtype} (the weight). Convert the input first, e.g. x.to(weight.dtype) "
+            f"or x.float()."
+        )
     y = x @ (weight.T if weight.ndim == 2 else weight)
     return y if bias is None else y + bias
 
@@ -228,8 +235,15 @@ def dropout(x: Variable, p: float = 0.5, training: bool = True, inplace: bool = 
 
     The mask is drawn from minigrad's generator, so minigrad.manual_seed repeats it.
     """
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+    if not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"dropout(): argument 'p' must be a number in [0, 1], but got {p!r}.")
+    if isinstance(p, bool) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}.")
+    if not isinstance(training, (bool, np.bool_)):
+        raise TypeError(
+            f"dropout(): argument 'training' must be True or False, but got "
+            f"{type(training).__name__} {training!r}. Pass training=self.training in a Module."
+        )
     _variable(x, "dropout")
     if not training or p == 0:
         return x
@@ -783,12 +797,41 @@ def elu(x: Variable, alpha: float = 1.0, inplace: bool = False) -> Variable:
     return x.where(x > 0, negative)
 
 
+def _number_bound(value: Any, name: str) -> Any:
+    """hardtanh's bound as a number: a 0-d Variable gives its value, as PyTorch takes it;
+    a Variable with more elements is refused (PyTorch's errors), not broadcast."""
+    if not isinstance(value, Variable):
+        if not isinstance(value, (int, float, np.number)):
+            raise TypeError(
+                f"hardtanh(): argument '{name}' must be a number, but got "
+                f"{type(value).__name__} {value!r}."
+            )
+        return value
+    if value.numel() > 1:
+        raise RuntimeError(
+            f"hardtanh(): {name} must be a number, but got a Variable of shape "
+            f"{tuple(value.shape)} (Boolean value of a Variable with more than one value is "
+            f"ambiguous). For bounds per element use minigrad.clamp(x, min, max)."
+        )
+    if value.ndim != 0:
+        raise TypeError(
+            f"hardtanh(): argument '{name}' must be a number, not a Variable of shape "
+            f"{tuple(value.shape)}. Pass {name}=value.item()."
+        )
+    return value.item()
+
+
 @checked_function
 def hardtanh(
-    x: Variable, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+    x: Variable,
+    min_val: float | Variable = -1.0,
+    max_val: float | Variable = 1.0,
+    inplace: bool = False,
 ) -> Variable:
     """y = x clamped to [min_val, max_val]; dy/dx = 1 strictly inside, 0 elsewhere."""
     _variable(x, "hardtanh")
+    min_val = _number_bound(min_val, "min_val")
+    max_val = _number_bound(max_val, "max_val")
     inside = (x > min_val) & (x < max_val)
     clamped = x.clamp(min_val, max_val).detach()  # outside: a constant, no gradient
     if inplace:

@@ -46,9 +46,9 @@ class LayerNorm(Module):
         self.elementwise_affine = check_flag(elementwise_affine, "elementwise_affine", "LayerNorm")
         bias = check_flag(bias, "bias", "LayerNorm")
         if elementwise_affine:
-            self.weight = Parameter(factories.empty(*shape))
+            self.weight = Parameter(factories.empty(shape))
             if bias:
-                self.bias = Parameter(factories.empty(*shape))
+                self.bias = Parameter(factories.empty(shape))
             else:
                 self.register_parameter("bias", None)
         else:

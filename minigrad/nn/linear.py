@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from minigrad import factories
 from minigrad.core.checks import check_flag
 from minigrad.core.variable import Parameter, Variable
@@ -58,6 +60,12 @@ class Linear(Module):
             raise ValueError(
                 f"Linear expects input of shape (..., {self.in_features}) (its in_features); "
                 f"got {got}."
+            )
+        if np.dtype(x.dtype).kind != np.dtype(self.weight.dtype).kind:
+            # PyTorch's matmul never mixes integers and floats (no silent promotion).
+            raise RuntimeError(
+                f"mat1 and mat2 must have the same dtype, but got {x.dtype} (the input) and "
+                f"{self.weight.dtype} (the weight). Convert the input first, e.g. x.float()."
             )
         y = x @ self.weight.T
         if self.bias is not None:

@@ -19,6 +19,7 @@ from minigrad.ops import (
     reduction,
     shape,
     softmax,
+    storage,
     table,
     triangle,
 )
@@ -229,6 +230,7 @@ __all__ = [
     "reduction",
     "shape",
     "softmax",
+    "storage",
     "stack",
     "operators",
     "table",

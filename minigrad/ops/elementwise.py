@@ -23,6 +23,24 @@ from minigrad.ops.operand import array_of, numeric, shape_of
 from minigrad.ops.table import register
 
 
+def _float_of_mask(data: Any) -> Any:
+    """A bool operand as float64, the default float: a float function of a mask is computed
+    in it, as PyTorch does (NumPy alone would pick float16). Other dtypes pass unchanged."""
+    if getattr(data, "dtype", None) == np.bool_:
+        return data.astype(np.float64)
+    return data
+
+
+def _refuse_mask(data: Any, op: str) -> Any:
+    """data, unless it is bool: PyTorch has no relu, floor, ceil or round of a mask."""
+    if getattr(data, "dtype", None) == np.bool_:
+        raise NotImplementedError(
+            f"{op} of a bool Variable is not supported (nor in PyTorch); convert the mask to "
+            f"numbers first, e.g. mask.float().{op}()."
+        )
+    return data
+
+
 class Exp(Function):
     """y = exp(x);  dy/dx = y."""
 
@@ -30,7 +48,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
-        return np.exp(numeric(x, "exp"))
+        return np.exp(_float_of_mask(numeric(x, "exp")))
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
@@ -50,7 +68,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         ctx.save_for_backward(x)
-        return np.log(numeric(x, "log"))
+        return np.log(_float_of_mask(numeric(x, "log")))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
@@ -65,7 +83,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
-        return np.tanh(numeric(x, "tanh"))
+        return np.tanh(_float_of_mask(numeric(x, "tanh")))
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
@@ -104,7 +122,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
-        return np.maximum(numeric(x, "relu"), 0)
+        return np.maximum(_refuse_mask(numeric(x, "relu"), "relu"), 0)
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
@@ -141,7 +159,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
-        return np.sqrt(numeric(x, "sqrt"))
+        return np.sqrt(_float_of_mask(numeric(x, "sqrt")))
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
@@ -289,7 +307,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         ctx.save_for_backward(x)
-        return np.sin(_on_cpu(x, "sin"))
+        return np.sin(_float_of_mask(_on_cpu(x, "sin")))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
@@ -303,7 +321,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         ctx.save_for_backward(x)
-        return np.cos(_on_cpu(x, "cos"))
+        return np.cos(_float_of_mask(_on_cpu(x, "cos")))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
@@ -317,7 +335,10 @@ class Square(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         ctx.save_for_backward(x)
-        return np.square(numeric(x, "square"))
+        data = numeric(x, "square")
+        if getattr(data, "dtype", None) == np.bool_:
+            data = data.astype(np.int64)  # a mask squared counts in int64, as in PyTorch
+        return np.square(data)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
@@ -330,7 +351,7 @@ class Rsqrt(Function):
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
-        return 1 / np.sqrt(numeric(x, "rsqrt"))
+        return 1 / np.sqrt(_float_of_mask(numeric(x, "rsqrt")))
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
@@ -348,7 +369,7 @@ class Log1p(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
         ctx.save_for_backward(x)
-        return np.log1p(_on_cpu(x, "log1p"))
+        return np.log1p(_float_of_mask(_on_cpu(x, "log1p")))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> Variable:
@@ -361,7 +382,7 @@ class Expm1(Function):
 
     @staticmethod
     def forward(x: Variable) -> np.ndarray:
-        return np.expm1(_on_cpu(x, "expm1"))
+        return np.expm1(_float_of_mask(_on_cpu(x, "expm1")))
 
     @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple, output: Variable) -> None:
@@ -515,7 +536,7 @@ class Floor(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
-        data = _on_cpu(x, "floor")
+        data = _refuse_mask(_on_cpu(x, "floor"), "floor")
         return data.copy() if data.dtype.kind in "iub" else np.floor(data)
 
     @staticmethod
@@ -528,7 +549,7 @@ class Ceil(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable) -> np.ndarray:
-        data = _on_cpu(x, "ceil")
+        data = _refuse_mask(_on_cpu(x, "ceil"), "ceil")
         return data.copy() if data.dtype.kind in "iub" else np.ceil(data)
 
     @staticmethod
@@ -541,7 +562,7 @@ class Round(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, decimals: int = 0) -> np.ndarray:
-        data = _on_cpu(x, "round")
+        data = _refuse_mask(_on_cpu(x, "round"), "round")
         return data.copy() if data.dtype.kind in "iub" else np.round(data, decimals)
 
     @staticmethod

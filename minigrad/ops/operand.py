@@ -104,8 +104,9 @@ def single_dim(dim: Any, ndim: int) -> int:
 
 
 def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    """dim as a sorted tuple of non-negative axes; None means every axis."""
-    if dim is None:
+    """dim as a sorted tuple of non-negative axes; None, [] or () means every axis (as the
+    reductions of PyTorch read an empty dim list: t.sum([]) sums everything)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(ndim))
     if ndim == 0:
         # A 0-d value accepts dim 0 or -1 (as in PyTorch), and has no axis to reduce.

@@ -63,6 +63,10 @@ def nonzero(x: Variable, *, as_tuple: bool = False) -> Any:
     positions = np.nonzero(np.atleast_1d(data))
     if as_tuple:
         return tuple(Variable._make(p.astype(np.int64)) for p in positions)
+    if np.ndim(data) == 0:
+        # A 0-d value has no dimension to index: one row of no columns if it is nonzero,
+        # as in PyTorch (shape (1, 0) or (0, 0)).
+        return Variable._make(np.zeros((len(positions[0]), 0), dtype=np.int64))
     return Variable._make(np.stack(positions, axis=1).astype(np.int64))
 
 

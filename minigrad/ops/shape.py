@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import devices
 from minigrad.core.checks import broadcasts_to, summed_to
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
@@ -331,8 +332,33 @@ def reshape(x: Variable, *shape: Any) -> Variable:
 
 @register("view", function=False)
 def view(x: Variable, *shape: Any) -> Variable:
-    """Same as reshape: minigrad's reshapes of NumPy arrays are views whenever NumPy can."""
-    return Reshape.apply(x, shape_arguments(shape))
+    """x's memory seen in another shape (writes through one are seen by the other); an
+    error where the strides allow no such view (a transposed x), as in PyTorch."""
+    sizes = shape_arguments(shape)
+    data = numeric_metadata(x, "view")
+    if type(data) is np.ndarray and not data.flags.c_contiguous:
+        _check_viewable(data, sizes)
+    return Reshape.apply(x, sizes)
+
+
+def _check_viewable(data: np.ndarray, sizes: Any) -> None:
+    """A RuntimeError when `data` has the elements for `sizes` but only a copy can hold
+    them in that shape (a wrong size is left to reshape's own error)."""
+    try:
+        np.reshape(data, sizes, copy=False)
+    except ValueError:
+        try:
+            np.reshape(data, sizes)
+        except (ValueError, TypeError):
+            return
+        raise RuntimeError(
+            f"view size is not compatible with input tensor's size and stride (at least one "
+            f"dimension spans across two contiguous subspaces): the Variable of shape "
+            f"{data.shape} is not contiguous (transposed or sliced). Use .reshape(...) "
+            f"instead, or .contiguous().view(...)."
+        ) from None
+    except TypeError:
+        return
 
 
 @register("transpose", aliases=("swapaxes", "swapdims"))
@@ -555,3 +581,107 @@ def masked_select(x: Variable, mask: Any) -> Variable:
     return expanded[np.broadcast_to(mask_data, shape)]
 
 
+
+
+# ------------------------------------------------------------------ diagonals
+#
+# x.diagonal(offset, dim1, dim2) is a view: its elements are x[..., i, i + offset, ...] along
+# dim1 and dim2, and a write into it writes into x (as PyTorch's). Its backward puts the
+# gradient back on the same diagonal of zeros; diag_embed is that placement as an op.
+
+
+def _diagonal_of(data: np.ndarray, offset: int, axis1: int, axis2: int) -> np.ndarray:
+    """A writable view of diagonal `offset` of axes (axis1, axis2), appended as the last axis.
+
+    Stepping one element along the diagonal moves one step along both axes, so the view's
+    last stride is the sum of the two (np.diagonal gives the same numbers, read-only)."""
+    moved = np.moveaxis(data, (axis1, axis2), (-2, -1))
+    rows, columns = moved.shape[-2:]
+    if offset >= 0:
+        length, first = min(rows, columns - offset), (0, offset)
+    else:
+        length, first = min(rows + offset, columns), (-offset, 0)
+    length = max(length, 0)
+    corner = moved[..., first[0] :, first[1] :] if length else moved
+    strides = moved.strides[:-2] + (moved.strides[-2] + moved.strides[-1],)
+    return np.lib.stride_tricks.as_strided(corner, moved.shape[:-2] + (length,), strides)
+
+
+def _diagonal_axes(offset: Any, dim1: Any, dim2: Any, ndim: int, op: str) -> tuple[int, int]:
+    """(dim1, dim2) as non-negative axes of an `ndim`-dimensional array, checked as PyTorch."""
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        raise TypeError(f"{op}(): argument 'offset' must be int, not {type(offset).__name__}.")
+    axis1, axis2 = single_dim(dim1, ndim), single_dim(dim2, ndim)
+    if axis1 == axis2:
+        raise RuntimeError(
+            f"diagonal dimensions cannot be identical {dim1}, {dim2}; {op} takes the "
+            f"diagonal of two different dimensions (dim1=-2, dim2=-1 for the last two)."
+        )
+    return axis1, axis2
+
+
+def _on_host(data: Any) -> np.ndarray:
+    """The values as a NumPy array (a cuda array is copied to the host)."""
+    return data if type(data) is np.ndarray else data.to_host()
+
+
+class Diagonal(Function):
+    """y[..., i] = x[..., i, i + offset, ...] along (dim1, dim2): a view of x;
+    dx = zeros(x.shape) with dy on that diagonal."""
+
+    _output_is_view = True
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, offset: int, dim1: int, dim2: int) -> Any:
+        data = numeric(x, "diagonal")
+        ctx.axes = _diagonal_axes(offset, dim1, dim2, data.ndim, "diagonal")
+        ctx.offset, ctx.input_shape = int(offset), data.shape
+        if type(data) is np.ndarray:
+            return _diagonal_of(data, ctx.offset, *ctx.axes)
+        # On cuda: a copy made on the host (the GPU arrays have no strided views).
+        on_host = _diagonal_of(_on_host(data), ctx.offset, *ctx.axes).copy()
+        return devices.move(on_host, "cuda")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        placed = DiagonalScatter.apply(grad, ctx.input_shape, ctx.offset, *ctx.axes)
+        return placed, None, None, None
+
+
+class DiagonalScatter(Function):
+    """y = zeros(shape) with v on diagonal `offset` of (dim1, dim2);  dv = that diagonal of dy."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, v: Variable, shape: tuple, offset: int, dim1: int, dim2: int
+    ) -> Any:
+        values = numeric(v, "diag_embed")
+        ctx.offset, ctx.axes = offset, (dim1, dim2)
+        result = np.zeros(shape, dtype=values.dtype)
+        _diagonal_of(result, offset, dim1, dim2)[...] = _on_host(values)
+        return result if type(values) is np.ndarray else devices.move(result, "cuda")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return Diagonal.apply(grad, ctx.offset, *ctx.axes), None, None, None, None
+
+
+@register("diagonal")
+def diagonal(x: Variable, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Variable:
+    """The diagonal `offset` of dims (dim1, dim2), a view moved to the last dim:
+    (2, 3, 4).diagonal() is (4, 2)."""
+    return Diagonal.apply(x, offset, dim1, dim2)
+
+
+@register("diag_embed")
+def diag_embed(x: Variable, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Variable:
+    """Each last-dim vector of x (n values) on diagonal `offset` of a new square block of
+    size n + |offset| at dims (dim1, dim2) of the result: (2, 3) -> (2, 3, 3), zeros elsewhere."""
+    shape = numeric_shape(x, "diag_embed")
+    ndim = len(shape) + 1
+    axis1, axis2 = _diagonal_axes(offset, dim1, dim2, ndim, "diag_embed")
+    size = shape[-1] + abs(int(offset))
+    result_shape = list(shape[:-1])
+    for axis in sorted((axis1, axis2)):
+        result_shape.insert(axis, size)
+    return DiagonalScatter.apply(x, tuple(result_shape), int(offset), axis1, axis2)

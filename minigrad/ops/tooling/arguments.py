@@ -175,6 +175,35 @@ PRODUCTS = ("matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "inner", "addmm"
 OPERANDS = ("x", "other", "mat1", "mat2", "vec", "vec2")
 
 
+# The functions whose first argument (input) PyTorch takes as a number too: add(2, x);
+# pow(2, x) and the bitwise ones only when the second is a Variable. Every other function
+# (exp, sum, ...) refuses a number or a list there: a Variable (or x.data) goes first.
+NUMBER_FIRST = ("add", "sub", "mul", "div")
+NUMBER_BEFORE_VARIABLE = ("pow", "bitwise_and", "bitwise_or", "bitwise_xor", "remainder")
+
+
+def _first_refused(op: str, args: tuple, kwargs: dict, first: str) -> Any:
+    """The function `op`'s first argument (named `first`) if PyTorch refuses it (it is no
+    Variable), or None when the call may go on."""
+    if args:
+        value = args[0]
+    elif first in kwargs:
+        value = kwargs[first]
+    else:
+        return None
+    if isinstance(value, (Variable, np.ndarray)):
+        # An array is let through: minigrad's x.data is one, and PyTorch code passes x.data
+        # where PyTorch's is a tensor (torch.max(outputs.data, 1)).
+        return None
+    if _is_number(value):
+        if op in NUMBER_FIRST:
+            return None
+        second = args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("exponent"))
+        if op in NUMBER_BEFORE_VARIABLE and isinstance(second, Variable):
+            return None
+    return value
+
+
 def kinds_of(run: Callable, op: str) -> dict[str, Kind]:
     """The kind of each argument of `run` (the op `op`) that minigrad can check."""
     kinds = {}
@@ -305,11 +334,14 @@ def checked(
 ) -> Callable:
     """`run` with PyTorch's keywords, `out=` (if it takes_out), and a TypeError naming a bad
     argument. `where` names it in messages: "minigrad.add()" or "Variable.add()"."""
-    kinds = kinds_of(run, where.split(".")[1][:-2])
+    op = where.split(".")[1][:-2]
+    kinds = kinds_of(run, op)
     # Read once here, not at each call: inspect.signature costs tens of microseconds.
     parameters = inspect.signature(run).parameters
     names = list(parameters)
     star = next((n for n, p in parameters.items() if p.kind is p.VAR_POSITIONAL), None)
+    # minigrad.exp(x) and the like want a Variable first, as PyTorch's functions do.
+    wants_variable = not is_method and where == f"minigrad.{op}()" and names[:1] == ["x"]
 
     @functools.wraps(run)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -318,6 +350,13 @@ def checked(
             args, kwargs = _renamed(names, star, args, kwargs, is_method)
             if "out" in kwargs and takes_out and not is_method:
                 out = kwargs.pop("out")
+        if wants_variable and not (args and isinstance(args[0], Variable)):
+            refused = _first_refused(op, args, kwargs, names[0])
+            if refused is not None:
+                raise TypeError(
+                    f"{where}: argument '{names[0]}' (position 1) must be a Variable, but got "
+                    f"{_described(refused)}. {_MAKE}"
+                )
         try:
             result = run(*args, **kwargs)
         except Exception:

@@ -969,7 +969,9 @@ def other_method_calls(rng: np.random.Generator) -> Iterator[Call]:
 def module_calls(rng: np.random.Generator) -> Iterator[Call]:
     """Constructors with random arguments; forward and the Module methods on instances
     built from plausible ones; nn.init and nn.utils."""
-    helpers = {f"nn.utils.{name}": getattr(mg.nn.utils, name) for name in mg.nn.utils.__all__}
+    helpers = {f"nn.utils.{name}": getattr(mg.nn.utils, name) for name in mg.nn.utils.__all__
+               if callable(getattr(mg.nn.utils, name))}  # fmt: skip
+    helpers["nn.utils.rnn.pad_sequence"] = mg.nn.utils.rnn.pad_sequence
     helpers.update({f"nn.init.{name}": getattr(mg.nn.init, name) for name in _public(mg.nn.init)
                     if inspect.isfunction(getattr(mg.nn.init, name))
                     and _minigrads(getattr(mg.nn.init, name))})  # fmt: skip

@@ -4,7 +4,7 @@ from typing import Any
 
 from minigrad.core.errors import missing_name
 from minigrad.core.variable import Parameter
-from minigrad.nn import functional, init, utils
+from minigrad.nn import functional, init, modules, utils
 from minigrad.nn.activation import (
     GELU,
     LeakyReLU,
@@ -112,6 +112,7 @@ __all__ = [
     "Unfold",
     "functional",
     "init",
+    "modules",
     "utils",
 ]
 

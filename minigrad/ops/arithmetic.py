@@ -23,6 +23,8 @@ def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
     if type(a) in fast_path.PLAIN and type(b) in fast_path.PLAIN:
         x, y = a._data, b._data
         if type(x) is np.ndarray and type(y) is np.ndarray:
+            if x.dtype is not y.dtype:
+                x, y = _promoted(x, y)
             if x.shape or y.shape or x.dtype is not _FLOAT64 or y.dtype is not _FLOAT64:
                 return _compute(op, compute, x, y)  # the usual case: two arrays
     # Two 0-d float64 values (or one and a Python number): a shortcut in fast_path.py.
@@ -30,6 +32,16 @@ def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
     if on_floats is not None:
         return on_floats
     return _compute(op, compute, numeric(a, op), numeric(b, op))
+
+
+def _promoted(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integers (or bools) with floats take the floats' dtype, as in PyTorch: int64 and
+    float32 give float32 (NumPy would widen to float64)."""
+    if x.dtype.kind == "f" and y.dtype.kind in "biu":
+        return x, y.astype(x.dtype)
+    if y.dtype.kind == "f" and x.dtype.kind in "biu":
+        return x.astype(y.dtype), y
+    return x, y
 
 
 def _compute(op: str, compute: Any, a: Any, b: Any) -> Any:

@@ -227,7 +227,7 @@ def _assign_inplace(self, result: Variable) -> Variable:
     """Write `result` into this Variable's array and take over its history."""
     data, new = self._data, result._data
     if new.dtype != data.dtype and not np.can_cast(new.dtype, data.dtype, casting="same_kind"):
-        raise TypeError(
+        raise RuntimeError(  # PyTorch's class
             f"result type {result.data.dtype} can't be cast to the desired output type "
             f"{self._data.dtype} of this in-place operation; use the out-of-place form "
             f"(x = x + y) or convert x first."

@@ -282,6 +282,13 @@ def reduce_sum(
 def reduce_mean(
     x: Variable, dim: Any = None, keepdim: bool = False, *, axis: Any = None
 ) -> Variable:
+    dtype = getattr(getattr(x, "_data", None), "dtype", None)
+    if dtype is not None and dtype.kind in "biu":
+        raise RuntimeError(  # PyTorch's class and words: a mean of integers has no dtype
+            f"mean(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {dtype}. Convert first: x.float().mean() (or "
+            f".double())."
+        )
     return Mean.apply(x, _dim_or_axis(dim, axis, "mean"), keepdim)
 
 

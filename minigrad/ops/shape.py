@@ -545,6 +545,11 @@ def roll(x: Variable, shifts: Any, dims: Any = None) -> Variable:
 @register("unbind")
 def unbind(x: Variable, dim: int = 0) -> tuple:
     """The slices of x along `dim`, as a tuple (each a differentiable x.select)."""
+    if x.ndim == 0:
+        raise IndexError(
+            f"Dimension specified as {dim} but tensor has no dimensions: unbind cuts a "
+            f"Variable along a dimension, and a 0-d one has none (use it as it is, or .item())."
+        )
     axis = single_dim(dim, x.ndim)
     prefix = (slice(None),) * axis
     return tuple(x[prefix + (i,)] for i in range(x.shape[axis]))

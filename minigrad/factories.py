@@ -99,7 +99,7 @@ def _size(size: tuple, factory: str) -> tuple[int, ...]:
             raise TypeError(f"{factory}() sizes must be ints; got {dim!r} in {size}.")
     for dim in size:
         if dim < 0:
-            raise ValueError(f"{factory}() sizes must be non-negative; got {size}.")
+            raise RuntimeError(f"{factory}() sizes must be non-negative; got {size}.")
     return tuple(int(dim) for dim in size)
 
 
@@ -429,7 +429,7 @@ def _count(value: Any, factory: str, label: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{factory}(): {label} must be an int; got {_described(value)}.")
     if value < 0:
-        raise ValueError(f"{factory}(): {label} must be non-negative; got {value}.")
+        raise RuntimeError(f"{factory}(): {label} must be non-negative; got {value}.")
     return int(value)
 
 

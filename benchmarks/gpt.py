@@ -19,12 +19,11 @@ PyTorch eager.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from steps import interleaved_medians
 
 import minigrad
 
@@ -114,18 +113,6 @@ def copy_weights(source: Any, target: Any) -> None:
     target.load_state_dict(state, strict=True)
 
 
-def timed(step: Callable, x: Any, y: Any, steps: int) -> float:
-    """Median ms per step over `steps` steps (after 3 untimed ones)."""
-    for _ in range(3):
-        step(x, y)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step(x, y).item()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
-
-
 def measure(steps: int, repeats: int) -> dict[str, float | None]:
     idx, targets = make_data()
     minigrad.manual_seed(0)
@@ -148,15 +135,7 @@ def measure(steps: int, repeats: int) -> dict[str, float | None]:
         runs["torch eager"] = (
             step_fn(torch_model, torch_optimizer), torch.from_numpy(idx), torch.from_numpy(targets)
         )
-    results: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(repeats):
-        for name, (step, step_x, step_y) in runs.items():
-            results[name].append(timed(step, step_x, step_y, steps))
-    medians: dict[str, float | None] = {
-        name: statistics.median(values) for name, values in results.items()
-    }
-    medians.setdefault("torch eager", None)
-    return medians
+    return interleaved_medians(runs, steps, repeats)
 
 
 def main() -> None:

@@ -21,12 +21,11 @@ Budget: eager <= 3x PyTorch eager. The compiled column is shown for comparison.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from steps import interleaved_medians
 
 import minigrad
 
@@ -81,18 +80,6 @@ def copy_weights(source: Any, target: Any) -> None:
             q.copy_(torch.from_numpy(np.array(p.detach().numpy())))
 
 
-def timed(step: Callable, x: Any, y: Any, steps: int) -> float:
-    """Median ms per step over `steps` steps (after 3 untimed ones)."""
-    for _ in range(3):
-        step(x, y)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step(x, y).item()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
-
-
 def measure(dtype_name: str, steps: int, repeats: int) -> dict[str, float | None]:
     sequences, labels = make_data()
     dtype = getattr(minigrad, dtype_name)
@@ -119,15 +106,7 @@ def measure(dtype_name: str, steps: int, repeats: int) -> dict[str, float | None
             torch.from_numpy(sequences).to(torch_dtype),
             torch.from_numpy(labels),
         )
-    results: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(repeats):
-        for name, (step, step_x, step_y) in runs.items():
-            results[name].append(timed(step, step_x, step_y, steps))
-    medians: dict[str, float | None] = {
-        name: statistics.median(values) for name, values in results.items()
-    }
-    medians.setdefault("torch eager", None)
-    return medians
+    return interleaved_medians(runs, steps, repeats)
 
 
 def main() -> None:

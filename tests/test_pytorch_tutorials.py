@@ -1227,7 +1227,6 @@ def _check_blitz_update(r):
 @example(
     "blitz/neural_networks_tutorial (f.data.sub_ update)",
     check=_check_blitz_update,
-    xfail="Variable.data of a numeric Variable is a NumPy array, which has no sub_",
 )
 def ex_blitz_nn_data_update(torch):
     nn = torch.nn

@@ -45,11 +45,8 @@ Sources:
 Left out, and why:
 - torchvision (datasets, transforms, utils.make_grid) and matplotlib's imshow: the data
   is synthetic and already a tensor; nothing is shown.
-- makemore's `torch.Generator().manual_seed(...)` and `generator=g`: minigrad has no
-  Generator objects (its factories draw from one generator, minigrad.manual_seed); the
-  draws are replaced by NumPy ones anyway. Its `p.data += -lr * p.grad` update is written
-  `with torch.no_grad(): p += -lr * p.grad` (minigrad's .data is a NumPy array, see the
-  xfail example "f.data.sub_ update").
+- makemore's `torch.Generator().manual_seed(...)` and `generator=g`: the draws are NumPy
+  ones here, so that both libraries see the same numbers (their generators differ).
 """
 
 # The tutorials are PyTorch's code as published: they shadow a builtin (input), use
@@ -281,7 +278,6 @@ def _check_lenet_update(r):
     rtol=1e-4,
     atol=1e-6,
     check=_check_lenet_update,
-    xfail="Variable.data of a numeric Variable is a NumPy array, which has no sub_",
 )
 def ex_blitz_lenet_data_update(torch):
     nn = torch.nn
@@ -927,9 +923,8 @@ def ex_makemore_batchnorm(torch):
 
         # update
         lr = 0.1 if i < 20 else 0.01  # step learning rate decay
-        with torch.no_grad():
-            for p in parameters:
-                p += -lr * p.grad
+        for p in parameters:
+            p.data += -lr * p.grad
 
         # track stats
         if i % 10 == 0:  # print every once in a while

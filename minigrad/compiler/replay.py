@@ -104,6 +104,7 @@ class Replay:
                 )
             np.copyto(buffer, grad._data)
         for grad, references in zip(self.handed_out, self.buffer_references):
+            grad.grad._data_view = None  # p.grad.data's cached view: held by p.grad, not kept
             if sys.getrefcount(grad.buffer) > references:
                 # The caller kept the array itself (p.grad.numpy(), .data): a new trace gets
                 # new buffers, and theirs stays as it is.
@@ -115,6 +116,8 @@ class Replay:
         for write in self.after:
             write()
         result = self.result()
+        for grad in self.handed_out:
+            grad.grad._data_view = None
         self.buffer_references = [sys.getrefcount(grad.buffer) for grad in self.handed_out]
         return result
 

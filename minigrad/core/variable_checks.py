@@ -25,7 +25,7 @@ def as_data(data: Any) -> Any:
     if devices.is_on_cuda(data):
         return data  # already an array in GPU memory (see minigrad/devices.py)
     if isinstance(data, np.ndarray):
-        array = data
+        array = data if type(data) is np.ndarray else np.asarray(data)  # x.data: plain
     else:
         try:
             array = np.asarray(data)

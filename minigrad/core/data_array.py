@@ -1,0 +1,143 @@
+"""What `x.data` gives: the Variable's NumPy array, which also answers PyTorch's methods.
+
+A Function's forward computes on `x.data` with NumPy, as the lessons teach, so `.data` is
+the array itself. PyTorch code from before `torch.no_grad` uses `.data` as a tensor
+instead: `p.data.sub_(lr * p.grad)`, `p.grad.data.zero_()`, `m.weight.data.normal_(0, 0.02)`,
+`y.data.norm()`. A DataArray serves both: a NumPy view of the Variable's memory (nothing
+is copied; a write is seen by the Variable) with two additions.
+
+- NumPy on it gives plain arrays (the engine's own type) and takes a Variable operand as
+  its numbers, recording nothing: `p.data += -lr * p.grad` updates p's array in place.
+- A name NumPy arrays lack (`zero_`, `normal_`, `clamp_`, `copy_`, `sub_`, `norm`, ...) is
+  the Variable method of that name, run under no_grad on a Variable over the same memory,
+  as PyTorch's `.data` is a tensor that shares storage and records nothing. An in-place
+  method writes the array and returns it; any other returns a Variable.
+
+A name both have keeps NumPy's meaning (`x.data.max(1)` is NumPy's max over axis 1), except
+when called with PyTorch's keywords: `x.data.max(dim=1)` gives PyTorch's (values, indices),
+and `x.data.view(-1)` (sizes, which NumPy's dtype view never takes) is PyTorch's view.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from minigrad.core import grad_mode
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy operand: a DataArray as a plain ndarray view, a Variable as its array."""
+    if isinstance(value, DataArray):
+        return np.asarray(value)
+    if isinstance(value, DataArray.variable_type):
+        return value._data
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    return value
+
+
+class DataArray(np.ndarray):
+    """A NumPy view of a Variable's array that also speaks PyTorch (see above)."""
+
+    # Variable, set by core/variable.py once it is defined (it imports this module).
+    variable_type: type = type(None)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        outputs = kwargs.get("out")
+        if outputs is not None:
+            kwargs["out"] = _plain(outputs)
+        result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
+        if outputs is not None and len(outputs) == 1 and isinstance(outputs[0], DataArray):
+            return outputs[0]  # `a += b` keeps a, so `p.data += ...` keeps p's array
+        return result
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        # What NumPy functions make from a DataArray (np.where, np.dot, ...) comes out plain.
+        if return_scalar and array.ndim == 0:
+            return array[()]
+        return np.asarray(array) if isinstance(array, np.ndarray) else array
+
+    def __repr__(self) -> str:
+        return repr(np.asarray(self))  # array([...]), the array it is
+
+    def __reduce__(self) -> Any:
+        # Pickled as a plain array; as the very array it views when it views all of one, so
+        # pickling a Variable (which holds both) writes its numbers once.
+        if self._views_all_of_base():
+            return (np.asarray, (self.base,))
+        return np.asarray(self).__reduce__()
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        # As pickling: copy.deepcopy(model) copies each parameter's numbers once.
+        if self._views_all_of_base():
+            return copy.deepcopy(self.base, memo)
+        return np.asarray(self).copy()
+
+    def _views_all_of_base(self) -> bool:
+        base = self.base
+        return (type(base) is np.ndarray and base.dtype == self.dtype
+                and base.shape == self.shape and base.strides == self.strides
+                and base.ctypes.data == self.ctypes.data)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only names an ndarray lacks arrive here: PyTorch's tensor methods.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if getattr(DataArray.variable_type, name, None) is None:
+            raise AttributeError(
+                f"x.data is x's NumPy array, which has no attribute {name!r}, and minigrad's "
+                f"Variables have no method {name!r} either. Check the spelling, or work on "
+                f"the Variable under `with minigrad.no_grad():`."
+            )
+        return _BoundToData(self, name)
+
+
+def _numpy_or_torch(name: str) -> Any:
+    """ndarray's method `name`, or the Variable's when called with dim= or keepdim=."""
+    numpy_method = getattr(np.ndarray, name)
+
+    def method(self: DataArray, *args: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs or "keepdim" in kwargs:
+            return _BoundToData(self, name)(*args, **kwargs)
+        return numpy_method(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _view(self: DataArray, *args: Any, **kwargs: Any) -> Any:
+    """ndarray.view(dtype), or PyTorch's view(*sizes) when given sizes."""
+    sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    if sizes and not kwargs and all(isinstance(size, int) for size in sizes):
+        return _BoundToData(self, "view")(*args)
+    return np.ndarray.view(self, *args, **kwargs)
+
+
+for _name in ("sum", "mean", "max", "min", "std", "var", "prod", "argmax", "argmin", "all",
+              "any", "cumsum", "cumprod"):
+    setattr(DataArray, _name, _numpy_or_torch(_name))
+DataArray.view = _view
+
+
+class _BoundToData:
+    """`data.name(...)` for a Variable method `name`: called under no_grad on a Variable over
+    data's memory. An in-place method (name_) gives data back, for chaining."""
+
+    def __init__(self, data: DataArray, name: str) -> None:
+        self.data = data
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        array = np.asarray(self.data)
+        variable = DataArray.variable_type._make(array)
+        with grad_mode.no_grad():
+            result = getattr(variable, self.name)(*args, **kwargs)
+        if result is variable:
+            return self.data
+        return result
+
+    def __repr__(self) -> str:
+        return f"<PyTorch method {self.name!r} of x.data, run on the Variable's numbers>"

@@ -9,11 +9,23 @@ As in PyTorch, `float` is 32-bit and `double` 64-bit; `int` is 32-bit and `long`
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any
 
 import numpy as np
 
 from minigrad.core.variable import Variable
+
+# Floating-point results as PyTorch gives them: exp(1000) is inf, log(0) is -inf, 0/0 is nan,
+# without a word. NumPy would warn ("overflow encountered in exp") from the engine's own line,
+# which the user never wrote. Only warnings raised in minigrad's modules are silenced;
+# NumPy in the user's code still warns. (np.errstate per operation would cost ~5 us each.)
+warnings.filterwarnings(
+    "ignore",
+    message=r"(overflow|underflow|divide by zero|invalid value) encountered",
+    category=RuntimeWarning,
+    module=r"minigrad\.",
+)
 
 float16 = np.float16
 float32 = np.float32

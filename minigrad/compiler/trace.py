@@ -304,7 +304,9 @@ class Recorder(Listener):
         if _from_user_code():
             self.unsupported(
                 f"the step reads {how} of a Variable: NumPy work on it would not be replayed "
-                f"(return the value, or use .item() on what the step returns)"
+                f"(return the value, or use .item() on what the step returns; for an update "
+                f"such as p.data.sub_(lr * p.grad), write `with torch.no_grad(): "
+                f"p.sub_(lr * p.grad)`, which replays)"
             )
 
     def assume(self, array: np.ndarray, holds: Any, what: str) -> None:

@@ -109,14 +109,16 @@ from minigrad.generator import Generator as Generator
 from minigrad.ops.arithmetic import add as add
 from minigrad.ops.arithmetic import div as div
 from minigrad.ops.arithmetic import div as divide
-from minigrad.ops.arithmetic import div as true_divide
+from minigrad.ops.arithmetic import fmod as fmod
 from minigrad.ops.arithmetic import mul as mul
 from minigrad.ops.arithmetic import mul as multiply
 from minigrad.ops.arithmetic import neg as neg
 from minigrad.ops.arithmetic import neg as negative
 from minigrad.ops.arithmetic import power as pow
+from minigrad.ops.arithmetic import remainder as remainder
 from minigrad.ops.arithmetic import sub as sub
 from minigrad.ops.arithmetic import sub as subtract
+from minigrad.ops.arithmetic import true_divide as true_divide
 from minigrad.ops.closeness import allclose as allclose
 from minigrad.ops.closeness import equal as equal
 from minigrad.ops.closeness import isclose as isclose
@@ -155,6 +157,8 @@ from minigrad.ops.indexing import narrow as narrow
 from minigrad.ops.indexing import scatter as scatter
 from minigrad.ops.indexing import scatter_add as scatter_add
 from minigrad.ops.indexing import split as split
+from minigrad.ops.inference import is_inference as is_inference
+from minigrad.ops.inference import is_inference_mode_enabled as is_inference_mode_enabled
 from minigrad.ops.linalg import addmm as addmm
 from minigrad.ops.linalg import bmm as bmm
 from minigrad.ops.linalg import dot as dot
@@ -191,17 +195,17 @@ from minigrad.ops.reduction import sort as sort
 from minigrad.ops.reduction import standard_deviation as std
 from minigrad.ops.reduction import topk as topk
 from minigrad.ops.reduction import variance as var
-from minigrad.ops.shape import broadcast_to as broadcast_to
+from minigrad.ops.shape import _broadcast_to_function as broadcast_to
+from minigrad.ops.shape import _flip_function as flip
+from minigrad.ops.shape import _permute_function as permute
+from minigrad.ops.shape import _reshape_function as reshape
 from minigrad.ops.shape import cat as cat
 from minigrad.ops.shape import cat as concat
 from minigrad.ops.shape import cat as concatenate
 from minigrad.ops.shape import diag_embed as diag_embed
 from minigrad.ops.shape import diagonal as diagonal
 from minigrad.ops.shape import flatten as flatten
-from minigrad.ops.shape import flip as flip
 from minigrad.ops.shape import masked_select as masked_select
-from minigrad.ops.shape import permute as permute
-from minigrad.ops.shape import reshape as reshape
 from minigrad.ops.shape import roll as roll
 from minigrad.ops.shape import squeeze as squeeze
 from minigrad.ops.shape import stack as stack
@@ -213,6 +217,11 @@ from minigrad.ops.shape import unflatten as unflatten
 from minigrad.ops.shape import unsqueeze as unsqueeze
 from minigrad.ops.softmax import log_softmax as log_softmax
 from minigrad.ops.softmax import softmax as softmax
+from minigrad.ops.special import _polygamma_function as polygamma
+from minigrad.ops.special import digamma as digamma
+from minigrad.ops.special import erfinv as erfinv
+from minigrad.ops.special import lgamma as lgamma
+from minigrad.ops.special import xlogy as xlogy
 from minigrad.ops.triangle import diag as diag
 from minigrad.ops.triangle import tril as tril
 from minigrad.ops.triangle import triu as triu
@@ -231,12 +240,12 @@ def less(x: Variable, other: Any) -> Variable: ...
 def lt(x: Variable, other: Any) -> Variable: ...
 def ne(x: Variable, other: Any) -> Variable: ...
 def not_equal(x: Variable, other: Any) -> Variable: ...
-def bitwise_and(x: Variable, other: Any) -> Variable: ...
-def bitwise_or(x: Variable, other: Any) -> Variable: ...
-def bitwise_xor(x: Variable, other: Any) -> Variable: ...
-def logical_and(x: Variable, other: Any) -> Variable: ...
-def logical_or(x: Variable, other: Any) -> Variable: ...
-def logical_xor(x: Variable, other: Any) -> Variable: ...
+def bitwise_and(x: Any, other: Any) -> Variable: ...
+def bitwise_or(x: Any, other: Any) -> Variable: ...
+def bitwise_xor(x: Any, other: Any) -> Variable: ...
+def logical_and(x: Any, other: Any) -> Variable: ...
+def logical_or(x: Any, other: Any) -> Variable: ...
+def logical_xor(x: Any, other: Any) -> Variable: ...
 def isfinite(x: Variable) -> Variable: ...
 def isinf(x: Variable) -> Variable: ...
 def isnan(x: Variable) -> Variable: ...
@@ -367,6 +376,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "diagonal",
+    "digamma",
     "div",
     "divide",
     "dot",
@@ -374,11 +384,13 @@ __all__ = [
     "eq",
     "equal",
     "erf",
+    "erfinv",
     "exp",
     "expm1",
     "flatten",
     "flip",
     "floor",
+    "fmod",
     "gather",
     "ge",
     "ger",
@@ -389,6 +401,8 @@ __all__ = [
     "index_add",
     "index_select",
     "is_floating_point",
+    "is_inference",
+    "is_inference_mode_enabled",
     "is_tensor",
     "isclose",
     "isfinite",
@@ -397,6 +411,7 @@ __all__ = [
     "le",
     "less",
     "less_equal",
+    "lgamma",
     "log",
     "log10",
     "log1p",
@@ -429,9 +444,11 @@ __all__ = [
     "numel",
     "outer",
     "permute",
+    "polygamma",
     "pow",
     "prod",
     "relu",
+    "remainder",
     "reshape",
     "roll",
     "round",
@@ -466,4 +483,5 @@ __all__ = [
     "unsqueeze",
     "var",
     "where",
+    "xlogy",
 ]

@@ -114,6 +114,17 @@ def _given_size(size: tuple, factory: str) -> tuple[int, ...]:
     return _size(size, factory)
 
 
+def _full_size(size: Any, factory: str) -> tuple[int, ...]:
+    """The size of full(), new_full() and randint(): a tuple or list of ints, as PyTorch
+    requires (an int alone is refused there, unlike zeros(2))."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"{factory}(): argument 'size' must be a tuple of ints, but got "
+            f"{type(size).__name__} {size!r:.40}. Give the shape as a tuple, e.g. ({size!r:.20},)."
+        )
+    return _size((size,), factory)
+
+
 def factory(maker: Callable[..., Variable]) -> Callable[..., Variable]:
     """Decorate a factory: its dtype=, device= and requires_grad= are checked, by the
     factory's name, before anything else (as PyTorch parses every argument's kind first).
@@ -487,8 +498,8 @@ def full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
+    shape = _full_size(size, "full")
     value = _fill_value(fill_value, "full")
-    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "full")
     return _made("full()", "full", (shape, value), dtype, device, requires_grad)
 
 
@@ -623,7 +634,7 @@ def randn(
 
 @factory
 def randint(
-    low: int = 0,
+    low: int | None = None,
     high: int | None = None,
     size: Any = None,
     *,
@@ -635,17 +646,26 @@ def randint(
     """Integers drawn uniformly from [low, high); randint(high, size) starts at 0. int64.
     From `generator` (a minigrad.Generator) or the global one."""
     if high is None:  # randint(high, size=...): PyTorch's short form, size by keyword
+        if low is None:
+            raise TypeError(
+                'randint() missing 1 required positional argument: "high". Give the bound, '
+                "e.g. randint(10, (3,)) for integers in [0, 10)."
+            )
         low, high = 0, low
     elif size is None:  # randint(high, size): the short form, size in second place
         low, high, size = 0, low, high
+    low = 0 if low is None else low
     if size is None:
         raise TypeError("randint() needs a size, e.g. randint(0, 10, (3,)).")
     for label, bound in (("low", low), ("high", high)):
         if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
             raise TypeError(f"randint(): {label} must be an int; got {_described(bound)}.")
-    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "randint")
+    shape = _full_size(size, "randint")
     if high <= low:
-        raise ValueError(f"randint: expected low < high; got low={low}, high={high}.")
+        raise RuntimeError(
+            f"randint: expected low < high (the numbers are drawn from [low, high)); got "
+            f"low={low}, high={high}."
+        )
     # The draw is in int64; the numbers drawn must then fit the dtype asked for too.
     _check_bounds(int(low), int(high), np.dtype(np.int64))
     if dtype is not None and as_dtype(dtype).kind in "biu":
@@ -766,6 +786,73 @@ def uniform_(
         "uniform_()", "random.uniform", arguments, x.dtype, x.device, False, generator
     )
     return x.copy_(drawn)
+
+
+@register("random_", function=False)
+def random_(
+    x: Variable, *bounds: Any, generator: Generator | None = None, **named: Any
+) -> Variable:
+    """Fill x in place with integers drawn uniformly from [from, to), from `generator` (a
+    minigrad.Generator) or the global one; returns x. random_(to) starts at 0; without
+    `to`, up to the largest integer x's dtype holds exactly (its max, or 2**24 for
+    float32, 2**53 for float64). PyTorch's names `from` and `to` work as keywords."""
+    _numeric(x, "random_")
+    _check_generator("random_()", generator)
+    low, high = _random_bounds(bounds, named)
+    dtype = np.dtype(x.dtype)
+    if dtype.kind == "b":
+        lowest, highest = 0, 1
+    elif dtype.kind in "iu":
+        lowest, highest = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+    else:
+        # The draw is in int64; without `to` it stops at 2 ** (mantissa bits + 1), beyond
+        # which not every integer exists in the dtype.
+        lowest, highest = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+    if high is not None and low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}; "
+            f"the integers are drawn from [from, to)."
+        )
+    for label, bound in (("from", low), ("to - 1", None if high is None else high - 1)):
+        if bound is not None and not lowest <= bound <= highest:
+            raise RuntimeError(
+                f"random_(): {label} is out of bounds for {dtype} (it holds the integers "
+                f"{lowest} .. {highest} exactly); got {bound}. Draw from a range inside it, or "
+                f"convert x to a wider dtype first."
+            )
+    last = high - 1 if high is not None else highest
+    if high is None and dtype.kind == "f":
+        last = 2 ** (np.finfo(dtype).nmant + 1)
+    arguments = (low, last, x.shape, np.int64, True)  # endpoint=True: `last` can be drawn
+    drawn = _made("random_()", "random.integers", arguments, x.dtype, x.device, False, generator)
+    return x.copy_(drawn)
+
+
+def _random_bounds(bounds: tuple, named: dict) -> tuple[int, int | None]:
+    """random_'s (from, to): random_(), random_(to), random_(from, to), from=/to= keywords."""
+    unknown = sorted(set(named) - {"from", "to"})
+    if unknown or len(bounds) > 2:
+        raise TypeError(
+            f"random_() takes random_(), random_(to) or random_(from, to) (ints, from= and "
+            f"to= by keyword too) and generator=; got {len(bounds)} positional arguments"
+            f"{' and ' + ', '.join(unknown) if unknown else ''}."
+        )
+    if len(bounds) == 1 and "to" not in named and "from" not in named:
+        low, high = 0, bounds[0]  # random_(to)
+    else:
+        given = dict(zip(("from", "to"), bounds))
+        for name in named:
+            if name in given:
+                raise TypeError(f"random_() got multiple values for argument '{name}'.")
+        given.update(named)
+        low, high = given.get("from", 0), given.get("to")
+    for label, bound in (("from", low), ("to", high)):
+        if bound is not None and not _is_int(bound):
+            raise TypeError(
+                f"random_(): argument '{label}' must be an int; got {_described(bound)}. The "
+                f"bounds of the integers drawn are ints, e.g. x.random_(0, 10)."
+            )
+    return int(low), None if high is None else int(high)
 
 
 def _numeric_argument(value: Any, label: str) -> np.ndarray:
@@ -1274,8 +1361,8 @@ def new_full(
     requires_grad: bool = False,
 ) -> Variable:
     """fill_value everywhere, with x's dtype and device (unless given)."""
+    shape = _full_size(size, "new_full")
     value = _fill_value(fill_value, "new_full")
-    shape = _size(size if isinstance(size, (tuple, list)) else (size,), "new_full")
     return _new_made(x, "new_full", "full", (shape, value), dtype, device, requires_grad)
 
 

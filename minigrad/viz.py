@@ -630,7 +630,7 @@ class _Graph:
 
     def _expand_inputs(self, function: _Item, queue: list) -> None:
         node = function.node
-        for index, (next_node, output_nr) in enumerate(node.next_functions):
+        for index, next_node, output_nr in autodiff_graph.input_edges(node):
             # A Variable still alive; an input that takes no gradient may be gone.
             variable = autodiff_graph.input_variable(node, index, self.alive)
             if next_node is None:

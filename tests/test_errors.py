@@ -799,13 +799,13 @@ SHAPES = [
         "permute-repeated-dim",
         lambda: ones(2, 3).permute(0, 0),
         ValueError,
-        allof("permute needs each of the 2 dimensions exactly once", lit("(0, 0)")),
+        allof("duplicate dims are not allowed", lit("(0, 0)")),
     ),
     (
         "permute-too-few-dims",
         lambda: ones(2, 3).permute(0),
         ValueError,
-        allof("permute needs each of the 2 dimensions exactly once", lit("(0,)")),
+        allof("number of dims must match the Variable's 2 dimensions", lit("(0,)")),
     ),
     (
         "expand-incompatible",
@@ -904,12 +904,6 @@ SHAPES = [
         allof("stack expects each Variable to be equal size", lit("(3,)"), lit("(4,)")),
     ),
     ("stack-empty", lambda: mg.stack([]), ValueError, allof("stack expects a non-empty list")),
-    (
-        "mean-empty",
-        lambda: ones(0).mean(),
-        ValueError,
-        allof("mean of an empty Variable", lit("(0,)")),
-    ),
     ("max-empty", lambda: ones(0).max(), ValueError, allof("max of an empty Variable")),
 ]
 
@@ -1325,7 +1319,6 @@ BAD_CALLS = [
     ("size-out-of-range", lambda: ones(3).size(2)),
     ("grad-unused", _grad_of_unused_input),
     ("backward-twice", lambda: _backward_twice(lambda a: a * a)),
-    ("mean-empty", lambda: ones(0).mean()),
     ("cat-0d", lambda: mg.cat([Variable(1.0), Variable(2.0)])),
     ("expand-negative", lambda: ones(3).expand(2, -2)),
     ("permute-out-of-range", lambda: ones(2, 3).permute(0, 1, 2)),

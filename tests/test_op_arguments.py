@@ -125,7 +125,7 @@ def test_out_matches_pytorch() -> None:
         (lambda: F.cross_entropy(matrix(), "a"), r"argument 'target' .* got str 'a'"),
         (lambda: F.dropout(matrix(), p="a"), r"argument 'p' \(position 2\) must be a number"),
         (lambda: F.linear(matrix(), matrix(), out=matrix()), r"got an unexpected keyword argument 'out'"),  # noqa: E501
-        (lambda: minigrad.einsum("ij->j", 3), r"argument 'operands' .* Variables, or one list"),
+        (lambda: minigrad.einsum("ij->j", 3), r"expected a Variable as operand 1, but got int"),
         (lambda: minigrad.cat([minigrad.Variable("a")]), r"but got a list holding text Variables. Text"),  # noqa: E501
     ],
 )
@@ -210,7 +210,8 @@ def test_where_pytorch_says_type_error_so_does_minigrad() -> None:
     ("call", "error", "message"),
     [
         (lambda: -minigrad.tensor([True, False]), RuntimeError, "on a bool Variable is not"),
-        (lambda: minigrad.tensor([True]) - minigrad.tensor([True]), RuntimeError, "For masks"),
+        (lambda: minigrad.tensor([True]) - minigrad.tensor([True]), NotImplementedError,
+         "Subtraction.*bool.*logical_xor"),
         (lambda: minigrad.div(matrix(), np.array(["a", "b"])), TypeError, "'other' .* dtype='<U1'"),
         (lambda: minigrad.tensor(2.0) / [[1, 2], [3]], TypeError, "ragged list"),
         (lambda: minigrad.bmm([[1, 2], [3]], matrix()), TypeError, "argument 'x'"),

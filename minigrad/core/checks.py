@@ -240,6 +240,29 @@ def leaf_changed_in_place(fix: str) -> RuntimeError:
     )
 
 
+def not_saveable(node: Any, index: int, value: Any) -> TypeError:
+    """ctx.save_for_backward(3) in a recorded call: PyTorch's TypeError."""
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return TypeError(
+        f"save_for_backward can only save variables, but argument {index} is of type {name} "
+        f"(in {node.name()}). Save Variables (or None) there, and keep other values on ctx "
+        f"as attributes: ctx.k = k in forward, read as ctx.k in backward."
+    )
+
+
+def inference_saved(node: Any, index: int) -> RuntimeError:
+    """A recorded call saved a Variable made inside inference_mode (PyTorch's wording)."""
+    return RuntimeError(
+        f"Inference tensors cannot be saved for backward: {node.name()} saved, as its "
+        f"value {index}, a Variable made inside minigrad.inference_mode(), which has no "
+        f"history for a gradient. Please do not use Variables created in inference mode in "
+        f"computation tracked by autograd. To work around this, make a .clone() of it (outside "
+        f"inference_mode) to get a normal Variable, or use minigrad.no_grad() instead of "
+        f"minigrad.inference_mode()."
+    )
+
+
 # --------------------------------------------------------------------------- shared arguments
 # Each raises PyTorch's TypeError for a wrong kind, naming the owner ("SGD",
 # "DataLoader"), the argument, what it got and what it needs.

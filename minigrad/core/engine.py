@@ -105,8 +105,7 @@ def _execute(
             node = ready.pop()
             grads = buffers.pop(node, None)
             if grads is None or (needed is not None and node not in needed):
-                # No gradient reached this node (or none is wanted from it): skip its
-                # backward, but its inputs still lose a consumer.
+                # No gradient here (or none wanted): skip its backward; its inputs lose a consumer.
                 _release_inputs(node, dependencies, ready)
                 continue
             # Raw sums in the buffers (add_raw) become Variables (_finished) where one is read.
@@ -117,12 +116,13 @@ def _execute(
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or (node, 0) in targets):
                     accumulate_into(node.variable, _finished(grads)[0], create_graph)
+                    if node._post_hooks:  # register_post_accumulate_grad_hook (ops/hooks.py)
+                        node._post_hooks(node.variable)
                 continue
             input_grads = _run_node(node, grads, assignments)
             if not retain_graph and node._saved:
                 node._saved = None  # free the saved values (saved.free(node), inlined)
-            # Send each input's gradient on; the node it feeds has one consumer less, and
-            # is ready once its last consumer has sent its gradient.
+            # Send each input's gradient on: a node is ready once its last consumer has sent one.
             edges = zip(node._next_nodes, node._next_nrs, input_grads)
             for next_node, output_nr, input_grad in edges:
                 if next_node is not None:
@@ -225,8 +225,7 @@ def add_to_buffer(
     if held is None:
         slots[output_nr] = g
         return
-    # Without create_graph nobody differentiates the sum: it may add raw arrays
-    # (fast_path.py). A watching listener (minigrad.compile) must see it as an Add.
+    # Without create_graph the sum may add raw arrays (fast_path.py), unless a tool must see an Add.
     if not create_graph and not state.listener.watching:
         if fast_path.add_raw(slots, output_nr, held, g):
             return

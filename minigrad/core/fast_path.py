@@ -250,8 +250,8 @@ def in_place(compute: Any, x: Any, other: Any) -> bool:
     optimizer's update runs: NumPy writes straight into x's array, no new array and no
     Function. False when any condition fails (the plain in-place path then runs): a dtype
     the result would need casting to, a shape the result would not keep, a read-only view."""
-    if state.grad_enabled or state.listener.watching or type(x) not in PLAIN:
-        return False
+    if state.grad_enabled or state.listener.watching or type(x) not in PLAIN or x._inference:
+        return False  # (an inference Variable takes the plain path, which checks it)
     data = x._data
     if type(data) is not np.ndarray or not data.flags.writeable:
         return False

@@ -175,8 +175,12 @@ def pack(node: Any, outputs: tuple) -> None:
                 saved[index] = value = SavedOutput(value)
                 versions.append(value.version_counter.value)
             else:
+                if value._inference and not state.inference_enabled:
+                    raise checks.inference_saved(node, index)
                 counter = value._version_counter
                 versions.append(0 if counter is None else counter.value)
+        elif value is not None and kind_of(value) is None and type(value) is not str:
+            raise checks.not_saveable(node, index, value)  # a number, a list: refused
         else:
             versions.append(None)
     if state.saved_tensors_hooks:
@@ -397,10 +401,8 @@ class FunctionCtx:
 
 
 class BackwardNode(FunctionCtx):
-    """One recorded call of a Function: the ctx of its forward and a node of the graph.
-
-    `next_functions[i]` is (node, output_nr) for input i: where its gradient goes next.
-    """
+    """One recorded call of a Function: the ctx of its forward and a node of the graph,
+    whose `next_functions` say where each Variable input's gradient goes next."""
 
     # Slots keep nodes small and cheap for the garbage collector. The edges are two tuples,
     # nodes and output numbers (ints: untracked), not a tracked (node, nr) pair per edge.
@@ -437,8 +439,13 @@ class BackwardNode(FunctionCtx):
 
     @property
     def next_functions(self) -> tuple:
-        """PyTorch's edges: ((node, output_nr), ...), one pair per input."""
-        return tuple(zip(self._next_nodes, self._next_nrs))
+        """PyTorch's edges: ((node, output_nr), ...), one pair per Variable input. As in PyTorch,
+        an argument such as a dim or an exponent 2 is not listed, but a number operand of
+        + - * / is (PyTorch wraps it into a Tensor): (None, 0)."""
+        if getattr(self._function, "lists_number_operands", False):  # ops/arithmetic.py
+            return tuple(zip(self._next_nodes, self._next_nrs))
+        edges = zip(self._next_nodes, self._next_nrs, self._input_shapes)
+        return tuple((node, output_nr) for node, output_nr, shape in edges if shape is not None)
 
     def name(self) -> str:
         return self._function.__name__ + "Backward"
@@ -523,8 +530,7 @@ class Function:
         super().__init_subclass__(**kwargs)
         # Decided once per class: which of the two forward styles this Function uses.
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
-        # apply calls the forward you wrote as `_forward`; `forward` itself gets a guard
-        # that explains a direct call, Square.forward(x), meant as Square.apply(x).
+        # apply calls your forward as `_forward`; `forward` explains a call meant as .apply(x).
         errors.guard_forward(cls)
 
     @staticmethod
@@ -678,8 +684,7 @@ class _OnceDifferentiableError(Function):
 def record_inputs(node: Any, args: tuple) -> None:
     """Fill needs_input_grad, next_functions and the input shapes of `node`."""
     needs_input_grad, edges, shapes = [], [], []
-    # Inputs that take no gradient have no edge; drawings still want to show them
-    # (data, constants), so the node keeps weak references that never extend a lifetime.
+    # An input without gradient has no edge: drawings find it through a weak reference.
     for index, value in enumerate(args):
         if isinstance(value, Variable):
             needs_input_grad.append(value._requires_grad)
@@ -723,7 +728,7 @@ def is_input(value: Any, args: tuple) -> bool:
 
 
 def wrap(cls: type, raw: Any) -> tuple:
-    """Turn what forward returned into a tuple of Variables (other values pass through)."""
+    """Forward's result as Variables over plain arrays (not x.data's views); others pass."""
     if type(raw) is np.ndarray:
         return (Variable._make(raw),)
     if isinstance(raw, np.generic):
@@ -735,7 +740,7 @@ def wrap(cls: type, raw: Any) -> tuple:
     outputs = []
     for value in values:
         if isinstance(value, np.ndarray) or kind_of(value) is not None:
-            value = Variable._make(value)
+            value = Variable._make(np.asarray(value) if isinstance(value, np.ndarray) else value)
         elif isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
             value = Variable._make(np.asarray(value))
         outputs.append(value)

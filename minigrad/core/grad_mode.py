@@ -93,6 +93,8 @@ class ThreadState(threading.local):
     saved_as_arrays: bool = False
     # minigrad.func (func/levels.py): how many transforms (grad, vmap, ...) are running
     func_depth: int = 0
+    # inference_mode (below): Variables made now are inference Variables (x.is_inference())
+    inference_enabled: bool = False
 
 
 state = ThreadState()
@@ -309,15 +311,23 @@ def check_gradients(node: Any, grads: tuple) -> None:
 
 # ------------------------------------------------------------------------- inference
 #
-# inference_mode: PyTorch's faster no_grad for pure inference; here a grad mode like no_grad.
+# inference_mode: PyTorch's no_grad for pure inference, whose results are marked.
+#
+# Inside it nothing is recorded, and every Variable made is an *inference* Variable
+# (x.is_inference()). Outside it, an inference Variable may not be saved for backward by a
+# recorded operation, nor changed in place: nothing recorded its history, so no gradient
+# through it could be right. `.clone()` (outside inference_mode) gives a normal Variable.
+
+# How many inference_mode() blocks are open, in all threads: Variable._make reads this plain
+# number first, as reading the thread's own flag (state.inference_enabled) costs far more.
+inference_entered = 0
+_inference_lock = threading.Lock()
+
 
 class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
-    """PyTorch's faster no_grad for pure inference. `inference_mode()` is no_grad here;
-    `inference_mode(False)` turns recording on, as PyTorch's does (even inside no_grad).
-
-    PyTorch also marks results as inference tensors that may never enter a graph later;
-    minigrad keeps the simpler rule: results are ordinary Variables that do not require grad.
-    """
+    """`with inference_mode():` no recording, and Variables made inside are inference
+    Variables. `inference_mode(False)` turns both off (recording on, even inside no_grad,
+    as PyTorch's does)."""
 
     def __new__(cls, mode: Any = True):
         if callable(mode):  # @inference_mode without parentheses
@@ -332,13 +342,34 @@ class inference_mode(_GradModeContext):  # noqa: N801 (PyTorch's name)
                 f"inference_mode expects True or False; got {mode!r} ({type(mode).__name__})."
             )
         self.mode = not mode  # the grad mode inside: inference means no recording
+        self.inference = mode
+
+    def __enter__(self) -> None:
+        global inference_entered
+        super().__enter__()
+        self._previous_inference = state.inference_enabled
+        state.inference_enabled = self.inference
+        with _inference_lock:
+            inference_entered += 1
+
+    def __exit__(self, *exc_info: Any) -> None:
+        global inference_entered
+        with _inference_lock:
+            inference_entered -= 1
+        state.inference_enabled = self._previous_inference
+        super().__exit__(*exc_info)
 
     def __call__(self, func: Callable) -> Callable:
-        recording = self.mode
-        return in_mode(func, lambda: set_grad_enabled(recording))
+        inference = self.inference
+        return in_mode(func, lambda: inference_mode(inference))
 
     def __repr__(self) -> str:
-        return f"inference_mode(mode={not self.mode})"
+        return f"inference_mode(mode={self.inference})"
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside `inference_mode()`: Variables made now are inference Variables."""
+    return state.inference_enabled
 
 
 __all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]

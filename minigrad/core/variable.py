@@ -17,7 +17,8 @@ import numpy as np
 # The engine, reached at call time (`core.engine.run_backward(...)`), as PyTorch's
 # Tensor.backward reaches torch.autograd: the engine imports this file, not the reverse.
 from minigrad import core, devices
-from minigrad.core import errors, variable_checks
+from minigrad.core import errors, grad_mode, variable_checks
+from minigrad.core.data_array import DataArray
 from minigrad.core.grad_mode import state
 
 # How repr() previews values: a few digits, and the ends of a long array.
@@ -57,8 +58,8 @@ class Variable:
         "role",
         "name",
         "_retains_grad",
-        "_accumulator_edge",
-        "_is_view",
+        "_accumulator_edge", "_inference",
+        "_is_view", "_data_view",
         "__weakref__",
     )
 
@@ -80,6 +81,7 @@ class Variable:
         self._retains_grad = False
         self._accumulator_edge = None
         self._is_view = False
+        self._inference = state.inference_enabled  # made inside inference_mode (grad_mode.py)
         self._requires_grad = False
         self.requires_grad = requires_grad
 
@@ -88,28 +90,35 @@ class Variable:
         """The fast constructor operations use: `data` is already an array or a str."""
         variable = object.__new__(cls)
         variable._data = data
-        variable._grad = None
-        variable._grad_fn = None
+        variable._grad = variable._grad_fn = None
         variable._requires_grad = False
         variable._output_nr = 0
         variable._version_counter = version_counter
-        variable.role = None
-        variable.name = None
-        variable._retains_grad = False
+        variable.role = variable.name = None
+        variable._retains_grad = variable._is_view = False
         variable._accumulator_edge = None
-        variable._is_view = False
+        variable._inference = state.inference_enabled if grad_mode.inference_entered else False
         return variable
 
     # ------------------------------------------------------------------ attributes
     @property
     def data(self) -> Any:
-        """The values: a NumPy array, a str (text), or a GPU array. Assignable, as in PyTorch,
-        with a Variable, an array or a number; the new value is not recorded in any graph."""
+        """The values: a NumPy array (a DataArray, which also takes PyTorch's `.data` methods,
+        see core/data_array.py), a str (text), or a GPU array. Assignable, as in PyTorch, with
+        a Variable, an array or a number; the new value is not recorded in any graph."""
         state.listener.escape(self, ".data")  # raw array work would escape minigrad.compile
-        return self._data
+        data = self._data
+        if type(data) is not np.ndarray:
+            return data  # a str, or an array in GPU memory
+        view = getattr(self, "_data_view", None)  # x.data is x.data, as an attribute
+        if view is None or view.base is not data:
+            view = self._data_view = data.view(DataArray)
+        return view
 
     @data.setter
     def data(self, value: Any) -> None:
+        if value is getattr(self, "_data_view", None) and value.base is self._data:
+            return  # `x.data += 1` wrote into x's array and assigns it back
         new = value._data if isinstance(value, Variable) else _to_data(value)
         self._data = variable_checks.assigned_data(self, new)
 
@@ -221,6 +230,7 @@ class Variable:
         detached = Variable._make(self._data, self._shared_version_counter())
         detached.role = self.role
         detached.name = self.name
+        detached._inference = self._inference  # the same data: an inference one stays one
         return detached
 
     def detach_(self) -> Variable:
@@ -424,6 +434,8 @@ class Variable:
     # op table, minigrad/ops/table.py; variable.pyi lists them for editors.
 
 
+DataArray.variable_type = Variable  # x.data.zero_() runs Variable.zero_ (core/data_array.py)
+
 # The NumPy ufuncs behind the operators, with the Variable's method for each side.
 _OPERATORS = {
     np.add: ("__add__", "__radd__"),
@@ -508,7 +520,7 @@ class VersionCounter:
 class AccumulateGrad:
     """The graph node of a leaf that requires grad: it adds incoming gradients into `.grad`."""
 
-    __slots__ = ("_variable", "_pre_hooks", "__weakref__")
+    __slots__ = ("_variable", "_pre_hooks", "_post_hooks", "__weakref__")
     _retained = None  # only non-leaf nodes keep retained gradients
     _next_nodes = _next_nrs = next_functions = ()  # where the walk ends: no edges
 
@@ -516,6 +528,7 @@ class AccumulateGrad:
         # A weak reference: the leaf holds this node, so a strong one would make a cycle.
         self._variable = weakref.ref(variable)
         self._pre_hooks: dict[int, list[Callable]] | None = None
+        self._post_hooks: Any = None  # register_post_accumulate_grad_hook's (ops/hooks.py)
 
     @property
     def variable(self) -> Any:
@@ -529,6 +542,7 @@ class AccumulateGrad:
             return None  # its leaf is gone; the copy makes a fresh node when it needs one
         node = AccumulateGrad(copy.deepcopy(variable, memo))
         node._pre_hooks = copy.deepcopy(self._pre_hooks, memo)
+        node._post_hooks = copy.deepcopy(self._post_hooks, memo)
         return node
 
     def name(self) -> str:

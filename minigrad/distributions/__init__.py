@@ -6,10 +6,15 @@ from typing import Any
 from minigrad.core.errors import missing_name
 from minigrad.distributions import constraints, kl, utils
 from minigrad.distributions.bernoulli import Bernoulli
+from minigrad.distributions.beta import Beta
 from minigrad.distributions.categorical import Categorical
+from minigrad.distributions.dirichlet import Dirichlet
 from minigrad.distributions.distribution import Distribution
+from minigrad.distributions.exponential import Exponential
+from minigrad.distributions.gamma import Gamma
 from minigrad.distributions.independent import Independent
 from minigrad.distributions.kl import kl_divergence, register_kl
+from minigrad.distributions.laplace import Laplace
 from minigrad.distributions.multivariate_normal import MultivariateNormal
 from minigrad.distributions.normal import Normal
 from minigrad.distributions.one_hot_categorical import OneHotCategorical
@@ -17,9 +22,14 @@ from minigrad.distributions.uniform import Uniform
 
 __all__ = [
     "Bernoulli",
+    "Beta",
     "Categorical",
+    "Dirichlet",
     "Distribution",
+    "Exponential",
+    "Gamma",
     "Independent",
+    "Laplace",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",

@@ -12,6 +12,13 @@ The pairs here (closed forms; +inf where p puts mass where q has none):
     MultivariateNormal‖MultivariateNormal
                            ½(tr(Σq⁻¹Σp) + (μq - μp)ᵀΣq⁻¹(μq - μp) - n) + ½ log(det Σq / det Σp)
     Independent‖Independent  the bases' KL summed over the reinterpreted dimensions
+    Exponential‖Exponential  λq/λp - 1 - log(λq/λp)
+    Laplace‖Laplace        log(bq/bp) + |μp - μq|/bq + (bp/bq) e^(-|μp - μq|/bp) - 1
+    Gamma‖Gamma            αq log(βp/βq) + lgamma(αq) - lgamma(αp) + (αp - αq) ψ(αp)
+                           + (βq - βp) αp/βp                        (ψ = digamma)
+    Dirichlet‖Dirichlet    lgamma(Σαp) - lgamma(Σαq) - Σ(lgamma(αp) - lgamma(αq))
+                           + Σ (αp - αq)(ψ(αp) - ψ(Σαp))
+    Beta‖Beta              the Dirichlet formula for (a, b), written out
     Uniform‖Normal         log(√(2π) σ/(b - a)) + ((b - a)²/12 + ((a + b)/2 - μ)²) / (2σ²)
     Normal‖Uniform         inf (a normal has mass outside any interval)
 """
@@ -26,9 +33,14 @@ from typing import Any
 import minigrad
 from minigrad.core.variable import Variable
 from minigrad.distributions.bernoulli import Bernoulli
+from minigrad.distributions.beta import Beta
 from minigrad.distributions.categorical import Categorical
+from minigrad.distributions.dirichlet import Dirichlet
 from minigrad.distributions.distribution import Distribution
+from minigrad.distributions.exponential import Exponential
+from minigrad.distributions.gamma import Gamma
 from minigrad.distributions.independent import Independent
+from minigrad.distributions.laplace import Laplace
 from minigrad.distributions.multivariate_normal import (
     MultivariateNormal,
     batch_mahalanobis,
@@ -206,6 +218,53 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Variable:
         )
     result = kl_divergence(p.base_dist, q.base_dist)
     return sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Variable:
+    rate_ratio = q.rate / p.rate
+    return rate_ratio - 1 - rate_ratio.log()
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Variable:
+    scale_ratio = p.scale / q.scale
+    distance = (p.loc - q.loc).abs()
+    return -scale_ratio.log() + distance / q.scale + scale_ratio * (-distance / p.scale).exp() - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Variable:
+    log_rates = q.concentration * (p.rate / q.rate).log()
+    log_normalisers = q.concentration.lgamma() - p.concentration.lgamma()
+    shape_term = (p.concentration - q.concentration) * p.concentration.digamma()
+    rate_term = (q.rate - p.rate) * (p.concentration / p.rate)
+    return log_rates + log_normalisers + shape_term + rate_term
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Variable:
+    total_p = p.concentration.sum(-1)
+    total_q = q.concentration.sum(-1)
+    each_lgamma = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    log_normalisers = total_p.lgamma() - total_q.lgamma() - each_lgamma
+    # E_p[log x_k] = ψ(αp_k) - ψ(Σαp).
+    expected_logs = p.concentration.digamma() - total_p.digamma().unsqueeze(-1)
+    return log_normalisers + ((p.concentration - q.concentration) * expected_logs).sum(-1)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Variable:
+    total_p = p.concentration1 + p.concentration0
+    total_q = q.concentration1 + q.concentration0
+    log_normalisers = (
+        q.concentration1.lgamma() + q.concentration0.lgamma() + total_p.lgamma()
+        - p.concentration1.lgamma() - p.concentration0.lgamma() - total_q.lgamma()
+    )
+    heads = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    tails = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    totals = (total_q - total_p) * total_p.digamma()
+    return log_normalisers + heads + tails + totals
 
 
 # --------------------------------------------------------------------------- mixed types

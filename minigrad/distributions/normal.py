@@ -1,6 +1,7 @@
 """Normal(loc, scale): the Gaussian N(μ, σ²), as torch.distributions.Normal.
 
     log p(x) = -(x - μ)² / (2σ²) - log σ - ½ log 2π        entropy = ½ + ½ log 2π + log σ
+    cdf(x) = ½(1 + erf((x - μ)/(σ√2)))                     icdf(p) = μ + σ√2 · erfinv(2p - 1)
     rsample: x = μ + σ·ε with ε ~ N(0, 1), so gradients reach μ and σ.
 
 loc and scale broadcast together; their shape is the batch shape (() for two numbers).
@@ -75,6 +76,10 @@ class Normal(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + ((value - self.loc) / self.scale / math.sqrt(2)).erf())
+
+    def icdf(self, value: Variable) -> Variable:
+        """Φ⁻¹: the x with cdf(x) = value, μ + σ√2 · erfinv(2·value - 1) (±inf at 0 and 1)."""
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
     def entropy(self) -> Variable:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

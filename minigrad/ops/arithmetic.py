@@ -15,7 +15,7 @@ from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
 from minigrad.ops.op_error import OpError
-from minigrad.ops.operand import numeric, shape_of
+from minigrad.ops.operand import numeric, save_operands, saved_operands, shape_of
 from minigrad.ops.table import register
 
 
@@ -68,13 +68,31 @@ def _dtype(value: Any) -> str:
     return str(getattr(value, "dtype", type(value).__name__))
 
 
+def _is_bool(value: Any) -> bool:
+    """Whether an operand is a bool (a Variable, an array or a Python bool): two cheap tests."""
+    return type(value) is bool or getattr(getattr(value, "_data", value), "dtype", None) == _BOOL
+
+
+def _kind(value: Any) -> str:
+    """An operand's dtype kind: "b" (bool), "i" (integer) or "f" (float)."""
+    if isinstance(value, bool):
+        return "b"
+    if isinstance(value, (int, np.integer)):
+        return "i"
+    kind = getattr(getattr(value, "_data", value), "dtype", np.dtype(float)).kind
+    return "i" if kind == "u" else kind
+
+
 _FLOAT64 = np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
 
 
 class Add(Function):
     """z = a + b;  dz/da = 1, dz/db = 1."""
 
     backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+    # A Python number operand (x * 2) has an entry in next_functions, as PyTorch's wrapped number
+    lists_number_operands = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
@@ -90,9 +108,17 @@ class Sub(Function):
     """z = a - b;  dz/da = 1, dz/db = -1."""
 
     backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+    # A Python number operand (x * 2) has an entry in next_functions, as PyTorch's wrapped number
+    lists_number_operands = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
+        if _is_bool(a) or _is_bool(b):
+            raise NotImplementedError(
+                "Subtraction, the `-` operator, with a bool Variable is not supported. To "
+                "invert a mask, use the `~` operator or minigrad.logical_not(); for a mask "
+                "difference, minigrad.logical_xor(); for numbers, convert first: mask.long()."
+            )
         return _broadcast("sub", np.subtract, a, b)
 
     @staticmethod
@@ -105,15 +131,17 @@ class Mul(Function):
     """z = a * b;  dz/da = b, dz/db = a."""
 
     backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+    # A Python number operand (x * 2) has an entry in next_functions, as PyTorch's wrapped number
+    lists_number_operands = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        ctx.save_for_backward(a, b)
+        save_operands(ctx, a, b)  # a number (x * 2) is kept on ctx
         return _broadcast("mul", np.multiply, a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        a, b = ctx.saved_tensors
+        a, b = saved_operands(ctx)
         grad_a = grad * b if ctx.needs_input_grad[0] else None
         grad_b = grad * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -123,15 +151,17 @@ class Div(Function):
     """z = a / b;  dz/da = 1 / b, dz/db = -a / b**2."""
 
     backward_on_arrays = True  # its formula means the same on NumPy arrays (see Function)
+    # A Python number operand (x * 2) has an entry in next_functions, as PyTorch's wrapped number
+    lists_number_operands = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        ctx.save_for_backward(a, b)
+        save_operands(ctx, a, b)  # a number (x * 2) is kept on ctx
         return _broadcast("div", np.true_divide, a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        a, b = ctx.saved_tensors
+        a, b = saved_operands(ctx)
         grad_a = grad / b if ctx.needs_input_grad[0] else None
         grad_b = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -147,12 +177,12 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        ctx.save_for_backward(a, b)
+        save_operands(ctx, a, b)  # a number (x * 2) is kept on ctx
         return _broadcast("pow", np.power, a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        a, b = ctx.saved_tensors
+        a, b = saved_operands(ctx)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0] and isinstance(b, (int, float)) and b != 0:
             grad_a = grad * b * a ** (b - 1)  # the usual x ** 2: no 0 ** -1 to avoid
@@ -190,6 +220,78 @@ class RoundedDiv(Function):
         return (zeros if needs_a else None), (zeros if needs_b else None), None
 
 
+def _integer_division_by_zero(a: Any, b: Any, op: str) -> None:
+    """PyTorch's RuntimeError for an integer division by zero (floats give nan instead)."""
+    divisor = numeric(b, op)
+    result = np.result_type(numeric(a, op), divisor)
+    if result.kind in "iu" and np.any(np.equal(divisor, 0)):
+        raise RuntimeError(
+            f"ZeroDivisionError: {op}() of integers by zero; the divisor holds a 0. Make the "
+            f"divisor non-zero, or convert to floats first (x.double()) to get nan there."
+        )
+
+
+def _refuse_two_masks(a: Any, b: Any, op: str) -> None:
+    if _is_bool(a) and _is_bool(b):
+        raise NotImplementedError(
+            f'"{op}_cpu" not implemented for \'Bool\': the remainder of two masks has no '
+            f"meaning; convert one to numbers first, e.g. mask.long()."
+        )
+
+
+def _floored_remainder(a: Any, b: Any) -> Any:
+    """a - b * floor(a / b): the remainder takes the divisor's sign (Python's a % b).
+
+    From fmod (which keeps the dividend's sign): where the two signs differ and the result
+    is not 0, one more b brings it to the divisor's side. Integers use NumPy's remainder,
+    already Python's rule."""
+    if np.result_type(a, b).kind in "biu":
+        return np.remainder(a, b)
+    truncated = np.fmod(a, b)
+    across = (truncated != 0) & ((truncated < 0) != (np.asarray(b) < 0))
+    return np.where(across, truncated + b, truncated).astype(truncated.dtype)
+
+
+class Remainder(Function):
+    """z = a - b * floor(a / b) (the sign of b, Python's %);  dz/da = 1,
+    dz/db = -floor(a / b)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
+        _refuse_two_masks(a, b, "remainder")
+        _integer_division_by_zero(a, b, "remainder")
+        save_operands(ctx, a, b)
+        return np.asarray(_broadcast("remainder", _floored_remainder, a, b))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        a, b = saved_operands(ctx)
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad * RoundedDiv.apply(a, b, "floor")
+        return (grad if ctx.needs_input_grad[0] else None), grad_b
+
+
+class Fmod(Function):
+    """z = a - b * trunc(a / b) (the sign of a, C's fmod);  dz/da = 1,
+    dz/db = -trunc(a / b)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
+        _refuse_two_masks(a, b, "fmod")
+        _integer_division_by_zero(a, b, "fmod")
+        save_operands(ctx, a, b)
+        return np.asarray(_broadcast("fmod", np.fmod, a, b))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        a, b = saved_operands(ctx)
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad * RoundedDiv.apply(a, b, "trunc")
+        return (grad if ctx.needs_input_grad[0] else None), grad_b
+
+
 class Neg(Function):
     """z = -a;  dz/da = -1."""
 
@@ -199,7 +301,7 @@ class Neg(Function):
     def forward(ctx: FunctionCtx, a: Variable) -> np.ndarray:
         data = numeric(a, "neg")
         if isinstance(data, (bool, np.bool_)) or getattr(data, "dtype", None) == np.bool_:
-            raise OpError(
+            raise NotImplementedError(
                 "Negation, the `-` operator, on a bool Variable is not supported. To invert "
                 "a mask, use the `~` operator or minigrad.logical_not(); for numbers, "
                 "convert first: -mask.float()."
@@ -214,21 +316,52 @@ class Neg(Function):
 # --------------------------------------------------------------------------- the op table
 
 
-def _scaled(other: Any, alpha: Any) -> Any:
+def _scaled(x: Any, other: Any, alpha: Any, op: str) -> Any:
     """alpha * other, skipping the multiplication for the usual alpha = 1."""
-    return other if alpha == 1 else Mul.apply(other, alpha)
+    if type(alpha) is int and alpha == 1:
+        return other
+    alpha = _checked_alpha(x, other, alpha, op)
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        # A Python number stays one, so it takes x's dtype (float32 - 0.5 * 2 is float32).
+        return other * alpha
+    return Mul.apply(other, alpha)
+
+
+def _checked_alpha(x: Any, other: Any, alpha: Any, op: str) -> Any:
+    """alpha as a number, refused as PyTorch refuses it: a bool for a result that is not
+    bool, a float for an integer result."""
+    if isinstance(alpha, Variable) and not alpha.is_text and alpha.numel() == 1:
+        alpha = alpha.item()
+    if not isinstance(alpha, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(
+            f"{op}(): argument 'alpha' must be a number, but got {type(alpha).__name__}. "
+            f"Pass a Python number, e.g. {op}(other, alpha=2)."
+        )
+    kinds = {_kind(x), _kind(other)}
+    result = "f" if "f" in kinds else "i" if "i" in kinds else "b"  # the promoted kind
+    if isinstance(alpha, (bool, np.bool_)) and result != "b":
+        raise RuntimeError(
+            f"{op}(): Boolean alpha only supported for Boolean results; got alpha={alpha} for "
+            f"a result of kind {'float' if result == 'f' else 'int'}. Pass alpha={int(alpha)}."
+        )
+    if isinstance(alpha, (float, np.floating)) and result != "f":
+        raise RuntimeError(
+            f"{op}(): For integral input tensors, argument alpha must not be a floating point "
+            f"number; got alpha={alpha}. Convert first (x.float()) or pass an int alpha."
+        )
+    return alpha
 
 
 @register("add", inplace=True)
 def add(x: Any, other: Any, *, alpha: Any = 1) -> Variable:
     """x + alpha * other."""
-    return Add.apply(x, _scaled(other, alpha))
+    return Add.apply(x, _scaled(x, other, alpha, "add"))
 
 
 @register("sub", inplace=True, aliases=("subtract",))
 def sub(x: Any, other: Any, *, alpha: Any = 1) -> Variable:
     """x - alpha * other."""
-    return Sub.apply(x, _scaled(other, alpha))
+    return Sub.apply(x, _scaled(x, other, alpha, "sub"))
 
 
 @register("mul", inplace=True, aliases=("multiply",))
@@ -236,7 +369,7 @@ def mul(x: Any, other: Any) -> Variable:
     return Mul.apply(x, other)
 
 
-@register("div", inplace=True, aliases=("divide", "true_divide"))
+@register("div", inplace=True, aliases=("divide",))
 def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Variable:
     """x / other; rounding_mode "trunc" or "floor" rounds the quotient (zero gradient)."""
     if rounding_mode is None:
@@ -249,6 +382,12 @@ def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Variable:
     return RoundedDiv.apply(x, other, rounding_mode)
 
 
+@register("true_divide", inplace=True)
+def true_divide(x: Any, other: Any) -> Variable:
+    """x / other, always a float division (div without rounding_mode, as in PyTorch)."""
+    return Div.apply(x, other)
+
+
 @register("pow", inplace=True)
 def power(x: Any, exponent: Any) -> Variable:
     return Pow.apply(x, exponent)
@@ -257,3 +396,15 @@ def power(x: Any, exponent: Any) -> Variable:
 @register("neg", inplace=True, aliases=("negative",))
 def neg(x: Any) -> Variable:
     return Neg.apply(x)
+
+
+@register("remainder", inplace=True)
+def remainder(x: Any, other: Any) -> Variable:
+    """x % other with the sign of other (Python's rule): remainder(-5, 3) is 1."""
+    return Remainder.apply(x, other)
+
+
+@register("fmod", inplace=True)
+def fmod(x: Any, other: Any) -> Variable:
+    """The remainder of x / other with the sign of x (C's fmod): fmod(-5, 3) is -2."""
+    return Fmod.apply(x, other)

@@ -81,6 +81,12 @@ def _comparison(name: str, aliases: tuple[str, ...]) -> None:
     """Register x.eq(y) / minigrad.eq(x, y) and friends: the operators by name."""
 
     def compare_by_name(x: Variable, other: Any) -> Variable:
+        if type(other) is list or type(other) is tuple:
+            # PyTorch's x.eq(other) refuses a list (NumPy would compare it elementwise).
+            raise TypeError(
+                f"{name}(): argument 'other' must be a Variable or a number, but got "
+                f"{type(other).__name__} {other!r:.30}. Make one with minigrad.tensor(...)."
+            )
         return compare(name, x, other)
 
     compare_by_name.__name__ = compare_by_name.__qualname__ = name

@@ -391,12 +391,14 @@ class IndexAdd(Function):
     def forward(
         ctx: FunctionCtx, x: Variable, dim: int, index: np.ndarray, source: Any, alpha: Any
     ) -> np.ndarray:
-        data, values = numeric(x, "index_add"), array_of(source, "index_add")
+        # PyTorch's order: the dim, the index's shape, then the source.
+        data = numeric(x, "index_add")
+        ctx.dim = single_dim(dim, data.ndim)
+        ctx.index, ctx.alpha = _vector(index, "index_add"), alpha
+        values = array_of(source, "index_add")
         cpu_only(data, "index_add")
         cpu_only(values, "index_add")
         _check_same_dtype(data, values, "source", "index_add")
-        ctx.dim = single_dim(dim, data.ndim)
-        ctx.index, ctx.alpha = _vector(index, "index_add"), alpha
         out, values = np.atleast_1d(data).copy(), np.atleast_1d(values)
         same_others = _without(values.shape, ctx.dim) == _without(out.shape, ctx.dim)
         if values.ndim != out.ndim or not same_others:
@@ -446,16 +448,17 @@ def _count(value: Any, name: str, op: str) -> int:
 @register("narrow")
 def narrow(x: Variable, dim: int, start: int, length: int) -> Variable:
     """The slice start:start+length along dim, a view (x[..., start:start+length, ...])."""
-    axis, size = _length_along(x, dim, "narrow")
     start, length = _count(start, "start", "narrow"), _count(length, "length", "narrow")
+    if numeric_shape(x, "narrow") and length < 0:
+        # PyTorch's order: a 0-d x, then the length, then the dim and the start.
+        raise RuntimeError(f"narrow(): length must be non-negative; got {length}.")
+    axis, size = _length_along(x, dim, "narrow")
     if not -size <= start <= size:
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
         )
     if start < 0:
         start += size
-    if length < 0:
-        raise RuntimeError(f"narrow(): length must be non-negative; got {length}.")
     if start + length > size:
         raise RuntimeError(
             f"start ({start}) + length ({length}) exceeds dimension size ({size}); shorten "
@@ -562,6 +565,12 @@ def index_add(x: Variable, dim: int, index: Any, source: Any, *, alpha: Any = 1)
     x.index_add_(...) changes x in place."""
     if isinstance(alpha, Variable):
         raise TypeError("index_add(): alpha must be a number; got a Variable.")
+    if not isinstance(source, (Variable, np.ndarray)):
+        raise TypeError(
+            f"index_add(): argument 'source' (position 3) must be a Variable, but got "
+            f"{type(source).__name__} {source!r:.40}. Make one with minigrad.tensor(...), "
+            f"shaped like x along every dim but `dim`."
+        )
     return IndexAdd.apply(x, dim, index_array(index, "index_add"), source, alpha)
 
 

@@ -18,6 +18,7 @@ from minigrad.core.checks import broadcasts_to
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
+from minigrad.dtypes import as_dtype
 from minigrad.ops.elementwise import Sign, Where
 from minigrad.ops.matmul import MatMul
 from minigrad.ops.op_error import OpError
@@ -29,6 +30,13 @@ from minigrad.ops.table import register
 def _require_ndim(op: str, ndim: int, **operands: Any) -> None:
     """Raise unless every operand has `ndim` dimensions, naming the one that has not."""
     for name, value in operands.items():
+        if isinstance(value, (list, tuple)):
+            # PyTorch's products take Variables only (NumPy would read a list as numbers).
+            raise TypeError(
+                f"{op}(): argument '{name}' must be a Variable, but got "
+                f"{type(value).__name__} {value!r:.30}. Make one with minigrad.tensor(...)."
+            )
+    for name, value in operands.items():
         shape = shape_of(value)
         if len(shape) != ndim:
             kind = {1: "a 1-D vector", 2: "a 2-D matrix", 3: "a 3-D batch of matrices"}[ndim]
@@ -36,6 +44,23 @@ def _require_ndim(op: str, ndim: int, **operands: Any) -> None:
                 f"{op} expects {name} to be {kind}; got shape {shape}. Use matmul (@), which "
                 f"accepts vectors, matrices and batches, or reshape first."
             )
+
+
+def _require_same_dtype(op: str, a: Any, b: Any) -> None:
+    """Raise unless both operands have one dtype that is not bool (PyTorch's bmm, dot and
+    addmm do not promote; a number operand is not checked)."""
+    left, right = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if left is None or right is None:
+        return
+    if np.dtype(left) == np.bool_ or np.dtype(right) == np.bool_:
+        raise NotImplementedError(
+            f"{op} is not implemented for bool Variables; convert first, e.g. x.float()."
+        )
+    if np.dtype(left) != np.dtype(right):
+        raise RuntimeError(
+            f"{op}: expected both operands to have the same dtype, but got {left} and {right}. "
+            f"Convert one first, e.g. other.to(x.dtype)."
+        )
 
 
 def _require_fit(op: str, a: Any, b: Any) -> None:
@@ -88,6 +113,7 @@ def mv(x: Any, vec: Any) -> Variable:
 def bmm(x: Any, mat2: Any) -> Variable:
     """Matrix products of two batches of matrices, shapes (b, n, m) and (b, m, p)."""
     _require_ndim("bmm", 3, input=x, mat2=mat2)
+    _require_same_dtype("bmm", x, mat2)
     if shape_of(x)[0] != shape_of(mat2)[0]:
         raise RuntimeError(
             f"bmm expects the same batch size for both; got shapes {shape_of(x)} and "
@@ -128,7 +154,15 @@ class AddMM(Function):
 @register("addmm")
 def addmm(x: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Variable:
     """beta * x + alpha * (mat1 @ mat2), with x broadcast to the product's shape."""
+    for name, scale in (("beta", beta), ("alpha", alpha)):
+        if isinstance(scale, Variable) and scale.numel() != 1:
+            raise TypeError(
+                f"addmm(): argument '{name}' must be a number, but got a Variable of shape "
+                f"{tuple(scale.shape)}. Pass a Python number."
+            )
     _require_ndim("addmm", 2, mat1=mat1, mat2=mat2)
+    _require_same_dtype("addmm", mat1, mat2)
+    _require_same_dtype("addmm", x, mat2)
     _require_fit("addmm", mat1, mat2)
     shape = (shape_of(mat1)[0], shape_of(mat2)[1])
     if not broadcasts_to(shape_of(x), shape):
@@ -143,6 +177,7 @@ def addmm(x: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Var
 def dot(x: Any, other: Any) -> Variable:
     """The dot product of two 1-D vectors of the same length."""
     _require_ndim("dot", 1, input=x, other=other)
+    _require_same_dtype("dot", x, other)
     if shape_of(x) != shape_of(other):
         raise RuntimeError(
             f"dot expects two vectors of the same length; got lengths {shape_of(x)[0]} and "
@@ -313,14 +348,80 @@ def _provided(letter: str, size: int, terms: list, values: list) -> bool:
     return False
 
 
+def _subscript(item: Any) -> str:
+    """One entry of a subscripts list: 0-25 are A-Z, 26-51 are a-z, Ellipsis is '...'."""
+    if item is Ellipsis:
+        return "..."
+    if isinstance(item, (Variable, np.ndarray)):
+        count = item.numel() if isinstance(item, Variable) else item.size
+        if count != 1:
+            raise RuntimeError(
+                f"einsum(): a subscripts list holds ints, but one entry has {count} values; "
+                f"give one int per dimension, e.g. [0, 1]."
+            )
+        item = item.item()
+    # PyTorch checks the range first, then that the subscript is an int.
+    if isinstance(item, (int, float, np.integer, np.floating)) and not 0 <= item < 52:
+        raise ValueError(
+            f"einsum(): subscript in subscript list is not within the valid range [0, 52); "
+            f"got {item}."
+        )
+    if isinstance(item, (float, np.floating)) or not isinstance(item, (int, np.integer)):
+        raise TypeError(
+            f"einsum(): a subscripts list holds ints (and Ellipsis), but got "
+            f"{type(item).__name__} {item!r:.30}; e.g. einsum(a, [0, 1], b, [1, 2])."
+        )
+    return _LETTERS[26:][item] if item < 26 else _LETTERS[:26][item - 26]
+
+
+def _sublist_equation(arguments: tuple) -> tuple[str, tuple]:
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) as ('AB,BC->AC', (a, b)): PyTorch's second
+    form, each operand followed by the list of its subscripts, an output list last."""
+    terms = [_subscripts(sublist) for sublist in arguments[1::2]]
+    if len(arguments) % 2 == 1:
+        output = _subscripts(arguments[-1])
+        return ",".join(terms) + "->" + output, arguments[:-1:2]
+    return ",".join(terms), arguments[::2]
+
+
+def _subscripts(sublist: Any) -> str:
+    """The letters of one subscripts list (a list, a tuple or a 1-d Variable of ints)."""
+    listed = isinstance(sublist, (list, tuple))
+    if not (listed or (isinstance(sublist, (Variable, np.ndarray)) and np.ndim(sublist) > 0)):
+        raise TypeError(
+            f"einsum(): after an operand comes the list of its subscripts (ints), but got "
+            f"{type(sublist).__name__} {sublist!r:.30}; e.g. einsum(a, [0, 1], b, [1, 2])."
+        )
+    return "".join(_subscript(item) for item in sublist)
+
+
 @register("einsum", method=False)
-def einsum(equation: str, *operands: Any) -> Variable:
+def einsum(equation: Any, *args: Any) -> Variable:
     """Sums of products named by subscripts, as NumPy's and PyTorch's einsum: 'ij,jk->ik'
-    is a matrix product, 'ii' a trace, 'bij->bji' a transpose; also einsum(eq, [a, b])."""
+    is a matrix product, 'ii' a trace, 'bij->bji' a transpose; also einsum(eq, [a, b]) and
+    einsum(a, [0, 1], b, [1, 2]) (subscripts as ints: 0-25 for A-Z, 26-51 for a-z)."""
+    # args are the operands, or (with a Variable first) subscripts lists between them.
+    operands = args
+    if not operands:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at least "
+            "one operand and its subscripts list; e.g. einsum('ij->ji', a)."
+        )
+    if isinstance(equation, Variable):
+        equation, operands = _sublist_equation((equation, *operands))
+    elif not isinstance(equation, str):
+        raise TypeError(
+            f"einsum(): argument 'equation' (position 1) must be a string, but got "
+            f"{type(equation).__name__} {equation!r:.30}; e.g. einsum('ij,jk->ik', a, b)."
+        )
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not operands:
-        raise OpError(f"einsum {equation!r} needs at least one operand; got none.")
+    for position, operand in enumerate(operands, start=1):
+        if not isinstance(operand, (Variable, np.ndarray)):
+            raise TypeError(
+                f"einsum(): expected a Variable as operand {position}, but got "
+                f"{type(operand).__name__} {operand!r:.30}. Make one with minigrad.tensor(...)."
+            )
     return Einsum.apply(equation, *operands)
 
 
@@ -385,6 +486,21 @@ class Norm(Function):
         return Sign.apply(x) * x.abs() ** (p - 1) * scale, None, None, None
 
 
+def _check_norm_dtype(given: np.dtype, dtype: Any) -> None:
+    """norm(dtype=...) computes in a float dtype at least as wide as x's, as in PyTorch."""
+    wanted = as_dtype(dtype)
+    if wanted.kind != "f":
+        raise RuntimeError(
+            f"norm: dtype should be floating point, but got {wanted}. Pass dtype=minigrad.float32 "
+            f"or minigrad.float64."
+        )
+    if wanted.itemsize < given.itemsize:
+        raise RuntimeError(
+            f"norm: the dtype of the input ({given}) should be convertible without narrowing to "
+            f"the specified dtype ({wanted}); convert x first: x.to({wanted}).norm()."
+        )
+
+
 @register("norm")
 def norm(
     x: Variable, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
@@ -395,14 +511,16 @@ def norm(
     number: 1, 2, any other p, 0 (counts nonzeros), inf or -inf. A number p with a tuple of
     dims is still the vector norm of those elements, as in torch.norm (not a matrix norm).
     """
-    if dtype is not None:
-        x = x.to(dtype)
     data = numeric_metadata(x, "norm")  # its dtype and ndim only
     if data.dtype.kind != "f":
-        raise TypeError(
+        raise RuntimeError(  # PyTorch's class: the values are of the wrong dtype
             f"norm expects floating-point values; got dtype {data.dtype}. Convert first: "
             f"x.float() or x.double()."
         )
+    if dtype is not None:
+        _check_norm_dtype(data.dtype, dtype)
+        x = x.to(dtype)
+        data = numeric_metadata(x, "norm")
     dims = normalize_dims(dim, data.ndim)
     if isinstance(p, str):
         if p == "nuc":
@@ -420,6 +538,6 @@ def norm(
         p = 2
     if p is None:
         p = 2
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
+    if not isinstance(p, (int, float, np.integer, np.floating)):  # True is 1, as there
         raise TypeError(f"norm expects p to be 'fro' or a number; got {p!r}.")
     return Norm.apply(x, float(p), dims, keepdim)

@@ -46,7 +46,15 @@ def _binary(name: str, table: dict, check: Callable) -> Callable:
     """x <name> other, elementwise, for logical_<name> or bitwise_<name>."""
     ufunc = table[name.split("_")[-1]]
 
-    def run(x: Variable, other: Any) -> Variable:
+    # x is Any: bitwise_or(1.5, v) is a number first, which PyTorch takes (and then refuses
+    # for its dtype, as here).
+    def run(x: Any, other: Any) -> Variable:
+        if type(other) is list or type(other) is tuple:
+            # PyTorch refuses a list here (NumPy would combine it elementwise).
+            raise TypeError(
+                f"{name}(): argument 'other' must be a Variable, but got "
+                f"{type(other).__name__} {other!r:.30}. Make one with minigrad.tensor(...)."
+            )
         try:
             return _result(ufunc(check(x, name), check(other, name)))
         except ValueError:
@@ -76,7 +84,8 @@ def bitwise_not(x: Variable) -> Variable:
     """~x, elementwise: not for bools, the flipped bits for integers (no gradient)."""
     data = numeric(x, "bitwise_not")
     if np.asarray(data).dtype.kind not in "biu":
-        raise TypeError(
+        # PyTorch has no float kernel for it: NotImplementedError (a RuntimeError).
+        raise NotImplementedError(
             f"~ (bitwise_not) works on bool and integer Variables, but got dtype "
             f"{np.asarray(data).dtype}. For floats, use minigrad.logical_not(x) or x == 0."
         )
@@ -116,6 +125,12 @@ def __rxor__(self, other: Any) -> Variable:
 
 @operator
 def __invert__(self) -> Variable:
+    if not self.is_text and self.dtype.kind not in "biu":
+        # PyTorch's operator says TypeError here (its method, bitwise_not, NotImplementedError).
+        raise TypeError(
+            f"~ (operator.invert) works on bool and integer Variables, but got dtype "
+            f"{self.dtype}. For floats, use minigrad.logical_not(x) or x == 0."
+        )
     return self.bitwise_not()
 
 

@@ -128,3 +128,29 @@ def cpu_only(data: Any, op: str) -> None:
             f"{op} is not supported on cuda yet; move the Variable to the CPU with .cpu() "
             f"(and back with .cuda() after)."
         )
+
+
+# ------------------------------------------------------------------ saving operands
+#
+# PyTorch's save_for_backward takes only Variables (and None); a binary op given a Python
+# number (x * 2) keeps that number on ctx, as PyTorch's nodes keep a scalar operand.
+
+
+def save_operands(ctx: Any, a: Any, b: Any) -> None:
+    """ctx.save_for_backward(a, b), with a Python number kept on ctx instead."""
+    if isinstance(a, (Variable, np.ndarray)) and isinstance(b, (Variable, np.ndarray)):
+        ctx.save_for_backward(a, b)  # the usual case: no number
+        return
+    saved = [value if isinstance(value, (Variable, np.ndarray)) else None for value in (a, b)]
+    # Only the numbers stay on ctx: a Variable there would outlive backward's freeing.
+    ctx.numbers = tuple(value if kept is None else None for kept, value in zip(saved, (a, b)))
+    ctx.save_for_backward(*saved)
+
+
+def saved_operands(ctx: Any) -> tuple:
+    """(a, b) as save_operands kept them: the saved values, numbers back in their place."""
+    a, b = ctx.saved_tensors
+    if a is None or b is None:
+        numbers = ctx.numbers
+        return (numbers[0] if a is None else a), (numbers[1] if b is None else b)
+    return a, b

@@ -19,7 +19,7 @@ from minigrad.core import fast_path, grad_mode
 from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
-from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
+from minigrad.ops.arithmetic import Add, Div, Mul, Neg, Pow, Remainder, Sub
 from minigrad.ops.comparison import compare
 from minigrad.ops.elementwise import Abs, Clone
 from minigrad.ops.indexing import Copy, Index, IndexPut
@@ -91,6 +91,17 @@ def __truediv__(self, other: Any) -> Variable:
 @operator
 def __rtruediv__(self, other: Any) -> Variable:
     return Div.apply(other, self)
+
+
+@operator
+def __mod__(self, other: Any) -> Variable:
+    """x % y: the remainder with the sign of y, Python's rule (minigrad.remainder)."""
+    return Remainder.apply(self, other)
+
+
+@operator
+def __rmod__(self, other: Any) -> Variable:
+    return Remainder.apply(other, self)
 
 
 @operator
@@ -220,6 +231,12 @@ def _check_inplace(self) -> None:
         )
     if self.is_text:
         raise TypeError("text Variables are immutable; use `text = text + other` instead.")
+    if self._inference and not state.inference_enabled:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed: this "
+            "Variable was made inside minigrad.inference_mode(). Change a .clone() of it "
+            "instead (made outside inference_mode), or make the change inside inference_mode()."
+        )
 
 
 @operator
@@ -355,6 +372,11 @@ def __itruediv__(self, other: Any) -> Variable:
     if fast_path.in_place(np.true_divide, self, other):  # under no_grad, as optimizers update
         return self
     return self.div_(other)
+
+
+@operator
+def __imod__(self, other: Any) -> Variable:
+    return self.remainder_(other)
 
 
 @operator

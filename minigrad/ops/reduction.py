@@ -70,7 +70,9 @@ class Mean(Function):
         ctx.input_shape = data.shape
         ctx.count = int(np.prod([data.shape[d] for d in ctx.dims])) if data.ndim else 1
         if ctx.count == 0:
-            raise OpError(f"mean of an empty Variable (shape {data.shape}) is undefined.")
+            # No elements to average: 0 / 0, NaN, as in PyTorch (NumPy would also warn).
+            total = np.sum(data, axis=ctx.dims, keepdims=keepdim)
+            return np.full_like(total, np.nan)
         return np.mean(data, axis=ctx.dims, keepdims=keepdim)
 
     @staticmethod
@@ -100,19 +102,26 @@ def _extreme(ctx: FunctionCtx, x: Variable, dim: Any, keepdim: bool, kind: str, 
     """Forward of Max and Min: the largest (smallest) values; in ctx, the share of the
     gradient each element of x gets (1 for the extreme one, 0 for the others)."""
     data = numeric(x, kind)
-    if data.size == 0:
+    if data.size == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
         raise OpError(
             f"{kind} of an empty Variable (shape {data.shape}) is undefined; reduce a "
             f"Variable that has elements."
         )
     ctx.dims = normalize_dims(dim, data.ndim)
+    if data.size == 0 and any(data.shape[axis] == 0 for axis in ctx.dims):
+        # Along dims that have elements the result is empty too, and fine (as PyTorch).
+        raise IndexError(
+            f"{kind}(): Expected reduction dim {dim} to have non-zero size (shape "
+            f"{data.shape}); reduce along a dimension that has elements."
+        )
     ctx.input_shape = data.shape
     values = (np.max if kind == "max" else np.min)(data, axis=ctx.dims, keepdims=True)
     if split or data.ndim == 0 or is_on_cuda(data):
         # Ties share the gradient. (On the CPU, max along a dim gives it all to the first
         # extreme, as PyTorch does; the GPU kernels have no scatter for that.)
         is_extreme = data == values
-        share = (is_extreme / is_extreme.sum(axis=ctx.dims, keepdims=True)).astype(data.dtype)
+        share = np.asarray(is_extreme / is_extreme.sum(axis=ctx.dims, keepdims=True))
+        share = share.astype(data.dtype)  # an array even for a 0-d x (NumPy gives a scalar)
     else:
         (axis,) = ctx.dims
         first = arg_extreme(data, axis, kind, keepdims=True)
@@ -168,13 +177,23 @@ class ArgExtreme(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dim: Any, keepdim: bool, kind: str) -> Any:
         data = numeric(x, f"arg{kind}")
-        if data.size == 0:
+        if data.dtype == np.bool_:
+            raise RuntimeError(
+                f"arg{kind}(): does not support bool input (as in PyTorch). Cast it first: "
+                f"x.int().arg{kind}(...) gives the first {'True' if kind == 'max' else 'False'}."
+            )
+        if data.size == 0 and dim is None:
             raise IndexError(
                 f"arg{kind}(): Expected reduction dim to be specified for input.numel() == 0 "
                 f"(shape {data.shape}); an empty Variable has no {kind}imum."
             )
         if dim is not None:
             axis = single_dim(dim, data.ndim)
+            if data.size == 0 and (data.ndim == 0 or data.shape[axis] == 0):
+                raise IndexError(
+                    f"arg{kind}(): Expected reduction dim {dim} to have non-zero size (shape "
+                    f"{data.shape}); reduce along a dimension that has elements."
+                )
             if data.ndim:
                 return arg_extreme(data, axis, kind, keepdims=keepdim)
         flat = arg_extreme(data.reshape(-1), 0, kind)
@@ -206,6 +225,17 @@ class ReduceAny(Function):
         return _as_truth(nonzeros > 0, data)
 
 
+class _Unset:
+    """The default of an argument whose absence PyTorch's overloads tell apart from every
+    value: x.max() reduces everything, x.max(dim=None) is refused."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET: Any = _Unset()
+
+
 def _elementwise(x: Variable, other: Any, kind: str) -> Variable:
     """minigrad.max(a, b) is minigrad.maximum(a, b) (PyTorch's overload); min likewise."""
     name = f"{kind}imum"
@@ -221,6 +251,7 @@ def _elementwise(x: Variable, other: Any, kind: str) -> Variable:
 
 def _along(function: type, x: Variable, dim: Any, keepdim: bool, kind: str) -> Any:
     """PyTorch's three max (min) calls: over everything, along dim, or of two Variables."""
+    keepdim = False if keepdim is UNSET else keepdim
     if isinstance(dim, (Variable, np.ndarray)):
         return _elementwise(x, dim, kind)
     if dim is None:
@@ -231,25 +262,63 @@ def _along(function: type, x: Variable, dim: Any, keepdim: bool, kind: str) -> A
             f"x.a{kind}(dim={tuple(dim)!r}), which returns the values without indices."
         )
     values = function.apply(x, dim, keepdim)
-    indices = ArgExtreme.apply(x, dim, keepdim, kind)
+    # argmax refuses bools (as PyTorch's does); max(dim) of a mask still has indices.
+    positions = x.long() if getattr(x, "dtype", None) == np.bool_ else x
+    indices = ArgExtreme.apply(positions, dim, keepdim, kind)
     result = MaxResult if kind == "max" else MinResult
     return result(values, indices)
 
 
 def max_along(
-    x: Variable, dim: int | Variable | None = None, keepdim: bool = False, *, other: Any = None
+    x: Variable, dim: int | Variable = UNSET, keepdim: bool = UNSET, *, other: Any = UNSET
 ) -> Any:
     """x.max() gives the largest value; x.max(dim) gives (values, indices) as in PyTorch;
     minigrad.max(a, b) (or other=b) is the elementwise maximum."""
-    return _along(Max, x, dim if other is None else other, keepdim, "max")
+    return _along(Max, x, _overload(dim, keepdim, other, "max"), keepdim, "max")
 
 
 def minimum_along(
-    x: Variable, dim: int | Variable | None = None, keepdim: bool = False, *, other: Any = None
+    x: Variable, dim: int | Variable = UNSET, keepdim: bool = UNSET, *, other: Any = UNSET
 ) -> Any:
     """x.min() gives the smallest value; x.min(dim) gives (values, indices) as in PyTorch;
     minigrad.min(a, b) (or other=b) is the elementwise minimum."""
-    return _along(Min, x, dim if other is None else other, keepdim, "min")
+    return _along(Min, x, _overload(dim, keepdim, other, "min"), keepdim, "min")
+
+
+def _overload(dim: Any, keepdim: Any, other: Any, kind: str) -> Any:
+    """Which of PyTorch's three max (min) calls this is, refusing what none of them takes
+    (keepdim without dim, dim=None, other= with dim): the dim, the other Variable, or None
+    for the whole of x."""
+    if other is not UNSET:
+        if dim is not UNSET or keepdim is not UNSET:
+            raise TypeError(
+                f"{kind}(other=...) is the elementwise {kind}imum and takes no dim or keepdim; "
+                f"call x.{kind}(other) or x.{kind}(dim, keepdim) (values and indices)."
+            )
+        if not isinstance(other, (Variable, np.ndarray)):
+            raise TypeError(
+                f"{kind}(): argument 'other' must be a Variable, but got "
+                f"{type(other).__name__} {other!r:.40}. For a number, use "
+                f"x.clamp({'min' if kind == 'max' else 'max'}=number)."
+            )
+        return other
+    if dim is UNSET:
+        if keepdim is not UNSET:
+            raise TypeError(
+                f"{kind}(): keepdim= needs a dim (x.{kind}(dim, keepdim=True)); x.{kind}() "
+                f"reduces every element to a 0-d Variable."
+            )
+        return None
+    if isinstance(dim, (Variable, np.ndarray)):
+        if keepdim is not UNSET:
+            raise TypeError(f"{kind}(a, b), the elementwise {kind}imum, takes no keepdim.")
+        return dim
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer, tuple, list)):
+        raise TypeError(
+            f"{kind}(): argument 'dim' must be an int, but got {type(dim).__name__} "
+            f"{dim!r:.40}. Leave it out (x.{kind}()) to reduce every element."
+        )
+    return dim
 
 
 def _all_dims(dim: Any) -> Any:
@@ -271,17 +340,33 @@ def _numpy_sum(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndar
     return np.sum(x, axis=tuple(dim) if isinstance(dim, list) else dim, keepdims=keepdim)
 
 
+def _dim_and_keepdim(dim: Any, keepdim: Any, axis: Any, op: str) -> tuple[Any, bool]:
+    """dim (None: every dimension) and keepdim, which PyTorch takes only beside a dim
+    (dim=None and axis= count): x.sum(keepdim=True) is refused there."""
+    if dim is UNSET:
+        if keepdim is not UNSET and axis is UNSET:
+            raise TypeError(
+                f"{op}(): keepdim= needs a dim: x.{op}(dim, keepdim=True); x.{op}() reduces "
+                f"every element to a 0-d Variable."
+            )
+        dim = None
+    axis = None if axis is UNSET else axis
+    return _dim_or_axis(dim, axis, op), (False if keepdim is UNSET else keepdim)
+
+
 @register("sum", numpy=_numpy_sum)
 def reduce_sum(
-    x: Variable, dim: Any = None, keepdim: bool = False, *, axis: Any = None
+    x: Variable, dim: Any = UNSET, keepdim: bool = UNSET, *, axis: Any = UNSET
 ) -> Variable:
-    return Sum.apply(x, _dim_or_axis(dim, axis, "sum"), keepdim)
+    dim, keepdim = _dim_and_keepdim(dim, keepdim, axis, "sum")
+    return Sum.apply(x, dim, keepdim)
 
 
 @register("mean")
 def reduce_mean(
-    x: Variable, dim: Any = None, keepdim: bool = False, *, axis: Any = None
+    x: Variable, dim: Any = UNSET, keepdim: bool = UNSET, *, axis: Any = UNSET
 ) -> Variable:
+    dim, keepdim = _dim_and_keepdim(dim, keepdim, axis, "mean")
     dtype = getattr(getattr(x, "_data", None), "dtype", None)
     if dtype is not None and dtype.kind in "biu":
         raise RuntimeError(  # PyTorch's class and words: a mean of integers has no dtype
@@ -289,7 +374,7 @@ def reduce_mean(
             f"point or complex dtype. Got: {dtype}. Convert first: x.float().mean() (or "
             f".double())."
         )
-    return Mean.apply(x, _dim_or_axis(dim, axis, "mean"), keepdim)
+    return Mean.apply(x, dim, keepdim)
 
 
 register("max")(max_along)
@@ -522,9 +607,15 @@ class Prod(Function):
 
 @register("prod")
 def product(
-    x: Variable, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+    x: Variable, dim: int = UNSET, keepdim: bool = UNSET, *, dtype: Any = None
 ) -> Variable:
     """The product of the elements (along dim, an int, when given); see Prod."""
+    if dim is not UNSET and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))):
+        raise TypeError(
+            f"prod(): argument 'dim' must be an int, but got {type(dim).__name__} {dim!r:.40}. "
+            f"Leave it out (x.prod()) for the product of every element."
+        )
+    dim, keepdim = _dim_and_keepdim(dim, keepdim, UNSET, "prod")
     if dtype is not None:
         x = x.to(dtype)
     return Prod.apply(x, dim, keepdim)
@@ -598,6 +689,18 @@ class LogSumExp(Function):
 @register("logsumexp")
 def logsumexp(x: Variable, dim: Any, keepdim: bool = False) -> Variable:
     """log(sum(exp(x))) over dim (an int or a tuple), without overflow; see LogSumExp."""
+    if dim is None:
+        # PyTorch's logsumexp has no "every dim" default: dim is required.
+        raise TypeError(
+            "logsumexp(): argument 'dim' (position 2) must be an int or a tuple of ints, but "
+            "got None. Name the dims to reduce, e.g. tuple(range(x.dim())) for all of them."
+        )
+    if isinstance(dim, (tuple, list)) and not dim and x.dim() > 0:
+        raise RuntimeError(
+            f"logsumexp(): dim=() names no dimension of a Variable of shape "
+            f"{tuple(x.shape)} (PyTorch refuses it). Name the dims to reduce, e.g. "
+            f"tuple(range(x.dim())) for all of them."
+        )
     return LogSumExp.apply(x, dim, keepdim)
 
 

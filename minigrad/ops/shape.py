@@ -91,11 +91,16 @@ class Permute(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dims: tuple) -> np.ndarray:
         data = numeric(x, "permute")
-        normalized = [single_dim(d, data.ndim) for d in dims] if data.ndim else []
-        if sorted(normalized) != list(range(data.ndim)):
+        dims = _check_sizes(tuple(dims), "permute")
+        if len(dims) != data.ndim:
             raise OpError(
-                f"permute needs each of the {data.ndim} dimensions exactly once; got {tuple(dims)}."
+                f"permute: the number of dims must match the Variable's {data.ndim} dimensions; "
+                f"got {len(dims)}: {dims}. Name each dimension once, e.g. x.permute("
+                f"{', '.join(str(d) for d in reversed(range(data.ndim)))})."
             )
+        normalized = [single_dim(d, data.ndim) for d in dims]
+        if len(set(normalized)) != len(normalized):
+            raise OpError(f"permute(): duplicate dims are not allowed; got {dims}.")
         ctx.inverse = tuple(int(i) for i in np.argsort(normalized))
         return np.transpose(data, normalized)
 
@@ -132,9 +137,13 @@ class Squeeze(Function):
         ctx.input_shape = data.shape
         if dim is None:
             return np.squeeze(data)
-        axis = single_dim(dim, data.ndim)
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = [single_dim(d, data.ndim) for d in dims]
+        if len(set(axes)) != len(axes):
+            raise OpError(f"squeeze: a dim appears more than once in {tuple(dims)}; name it once.")
         # As in PyTorch, squeezing a dimension whose size is not 1 leaves it alone.
-        return np.squeeze(data, axis) if data.ndim and data.shape[axis] == 1 else data
+        ones = tuple(axis for axis in axes if data.ndim and data.shape[axis] == 1)
+        return np.squeeze(data, ones) if ones else data
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -325,16 +334,33 @@ def shape_arguments(args: tuple) -> tuple:
     return tuple(args)
 
 
-@register("reshape")
+def _one_sequence(value: Any, op: str, argument: str) -> tuple:
+    """The sizes of minigrad.reshape(x, shape) and minigrad.permute(x, dims): one tuple or
+    list, as PyTorch's functions take them (only the methods take them one by one)."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(
+            f"minigrad.{op}(): argument '{argument}' (position 2) must be a tuple of ints, but "
+            f"got {type(value).__name__} {value!r:.40}. Give them as one tuple or list "
+            f"(minigrad.{op}(x, (a, b))), or one by one to the method (x.{op}(a, b))."
+        )
+    return tuple(value)
+
+
+def _reshape_function(x: Variable, shape: Any) -> Variable:
+    """minigrad.reshape(x, shape): x's elements in the shape, a tuple (one size may be -1)."""
+    return Reshape.apply(x, _one_sequence(shape, "reshape", "shape"))
+
+
+@register("reshape", function=_reshape_function)
 def reshape(x: Variable, *shape: Any) -> Variable:
-    return Reshape.apply(x, shape_arguments(shape))
+    return Reshape.apply(x, _required_sizes(shape, "reshape", "shape"))
 
 
 @register("view", function=False)
 def view(x: Variable, *shape: Any) -> Variable:
     """x's memory seen in another shape (writes through one are seen by the other); an
     error where the strides allow no such view (a transposed x), as in PyTorch."""
-    sizes = shape_arguments(shape)
+    sizes = _required_sizes(shape, "view")
     data = numeric_metadata(x, "view")
     if type(data) is np.ndarray and not data.flags.c_contiguous:
         _check_viewable(data, sizes)
@@ -366,9 +392,14 @@ def transpose(x: Variable, dim0: int, dim1: int) -> Variable:
     return Transpose.apply(x, dim0, dim1)
 
 
-@register("permute")
+def _permute_function(x: Variable, dims: Any) -> Variable:
+    """minigrad.permute(x, dims): x's dimensions in the order `dims`, a tuple."""
+    return Permute.apply(x, _one_sequence(dims, "permute", "dims"))
+
+
+@register("permute", function=_permute_function)
 def permute(x: Variable, *dims: Any) -> Variable:
-    return Permute.apply(x, shape_arguments(dims))
+    return Permute.apply(x, _required_sizes(dims, "permute", "dims"))
 
 
 @register("unsqueeze", numpy=np.expand_dims)
@@ -377,13 +408,25 @@ def unsqueeze(x: Variable, dim: int) -> Variable:
 
 
 @register("squeeze")
-def squeeze(x: Variable, dim: int | None = None) -> Variable:
+def squeeze(x: Variable, dim: Any = None) -> Variable:
+    """x without its dimensions of size 1: all of them, or those of dim (an int or a tuple)."""
     return Squeeze.apply(x, dim)
+
+
+def _required_sizes(sizes: tuple, op: str, argument: str = "size") -> tuple:
+    """The sizes of x.expand(*sizes), x.reshape(*shape) and the like: at least one, as in
+    PyTorch (x.reshape(()) is the way to ask for no dimensions)."""
+    if not sizes:
+        raise TypeError(
+            f"Variable.{op}() missing 1 required positional argument: '{argument}'. Give the "
+            f"{argument} one by one or as a tuple, e.g. x.{op}(2, 3) or x.{op}((2, 3))."
+        )
+    return shape_arguments(sizes)
 
 
 @register("expand", function=False)
 def expand(x: Variable, *sizes: Any) -> Variable:
-    return Expand.apply(x, shape_arguments(sizes))
+    return Expand.apply(x, _required_sizes(sizes, "expand"))
 
 
 @register("expand_as", function=False)
@@ -395,7 +438,7 @@ def expand_as(x: Variable, other: Any) -> Variable:
 @register("repeat", function=False)
 def repeat(x: Variable, *repeats: Any) -> Variable:
     """Tile x: repeats[i] copies along dimension i (leading counts add new dimensions)."""
-    return Repeat.apply(x, shape_arguments(repeats))
+    return Repeat.apply(x, _required_sizes(repeats, "repeat", "repeats"))
 
 
 @register("flatten")
@@ -418,15 +461,18 @@ def flatten(x: Variable, start_dim: int = 0, end_dim: int = -1) -> Variable:
 def unflatten(x: Variable, dim: int, sizes: Any) -> Variable:
     """Split dimension `dim` into `sizes` (one may be -1, inferred) (a reshape)."""
     shape = numeric_shape(x, "unflatten")
-    if not shape:
-        raise RuntimeError("unflatten needs a dimension to split; got a 0-d Variable.")
-    axis = single_dim(dim, len(shape))
+    # PyTorch's order: the kind of sizes, sizes given, a dimension to split, dim's range.
     if not isinstance(sizes, (tuple, list)):
         raise TypeError(
             f"unflatten(dim, sizes): sizes must be a tuple or list of ints, e.g. (2, 3); "
             f"got {type(sizes).__name__} {sizes!r:.40}."
         )
     sizes = _check_sizes(tuple(sizes), "unflatten")
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty; give the new sizes, e.g. (2, 3).")
+    if not shape:
+        raise RuntimeError("unflatten needs a dimension to split; got a 0-d Variable.")
+    axis = single_dim(dim, len(shape))
     known = int(np.prod([size for size in sizes if size != -1]))
     fits = shape[axis] % known == 0 if -1 in sizes and known else known == shape[axis]
     if not sizes or sizes.count(-1) > 1 or not fits:
@@ -457,10 +503,26 @@ def element_size(x: Variable) -> int:
     return int(numeric(x, "element_size").itemsize)
 
 
-@register("broadcast_to", numpy=lambda x, *shape: np.broadcast_to(x, _numpy_shape(shape)))
+def _broadcast_to_function(x: Variable, size: Any) -> Variable:
+    """minigrad.broadcast_to(x, size): the size is one tuple or list, as in PyTorch (the
+    method, x.broadcast_to(2, 3), also takes the sizes one by one)."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"minigrad.broadcast_to(): argument 'size' (position 2) must be a tuple of ints, "
+            f"but got {type(size).__name__} {size!r:.40}. Give the shape as a tuple, e.g. "
+            f"minigrad.broadcast_to(x, ({size!r:.20},))."
+        )
+    return Expand.apply(x, tuple(size))
+
+
+@register(
+    "broadcast_to",
+    function=_broadcast_to_function,
+    numpy=lambda x, *shape: np.broadcast_to(x, _numpy_shape(shape)),
+)
 def broadcast_to(x: Variable, *shape: Any) -> Variable:
     """x expanded to `shape` by NumPy's broadcasting rules (the same as x.expand(shape))."""
-    return Expand.apply(x, shape_arguments(shape))
+    return Expand.apply(x, _required_sizes(shape, "broadcast_to"))
 
 
 def _numpy_shape(shape: tuple) -> tuple:
@@ -471,7 +533,7 @@ def _numpy_shape(shape: tuple) -> tuple:
 @register("sum_to_size", function=False)
 def sum_to_size(x: Variable, *shape: Any) -> Variable:
     """Sum broadcast dimensions away until the shape is `shape` (backward of broadcasting)."""
-    return SumToSize.apply(x, shape_arguments(shape))
+    return SumToSize.apply(x, _required_sizes(shape, "sum_to_size"))
 
 
 register("cat", method=False, aliases=("concat", "concatenate"))(cat)
@@ -490,7 +552,8 @@ class Flip(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dims: tuple) -> np.ndarray:
         data = numeric(x, "flip")
-        ctx.dims = normalize_dims(dims, data.ndim)
+        # No dims flips nothing (normalize_dims would read () as every dim, as a reduction).
+        ctx.dims = normalize_dims(dims, data.ndim) if dims else ()
         return np.flip(data, axis=ctx.dims).copy()
 
     @staticmethod
@@ -504,17 +567,27 @@ class Roll(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, shifts: Any, dims: Any) -> np.ndarray:
         data = numeric(x, "roll")
-        if dims is None:
-            ctx.shifts, ctx.dims = shifts, None
-            return np.roll(data.reshape(-1), shifts).reshape(data.shape)
         shift_list = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
-        dim_list = dims if isinstance(dims, (tuple, list)) else (dims,)
-        if len(shift_list) != len(dim_list):
+        dim_list = () if dims is None else dims if isinstance(dims, (tuple, list)) else (dims,)
+        shift_list = _check_sizes(tuple(shift_list), "roll")
+        dim_list = _check_sizes(tuple(dim_list), "roll")
+        if not shift_list:
+            raise RuntimeError("roll: `shifts` required; give at least one shift.")
+        if len(shift_list) != max(len(dim_list), 1):
             raise RuntimeError(
-                f"roll: shifts and dims must have the same length; got {len(shift_list)} "
-                f"shifts and {len(dim_list)} dims."
+                f"roll: shifts and dims must have the same length (one shift without dims); got "
+                f"{len(shift_list)} shifts and {len(dim_list)} dims."
             )
-        ctx.shifts = tuple(int(s) for s in shift_list)
+        if not dim_list:
+            # No dims: the flattened x is rolled, then put back in its shape.
+            ctx.shifts, ctx.dims = shift_list[0], None
+            return np.roll(data.reshape(-1), ctx.shifts).reshape(data.shape)
+        if data.ndim == 0:
+            raise IndexError(
+                f"roll: dimension specified as {dim_list[0]} but the Variable has no dimensions; "
+                f"roll a 0-d Variable without dims (it stays as it is)."
+            )
+        ctx.shifts = shift_list
         ctx.dims = tuple(single_dim(d, data.ndim) for d in dim_list)
         return np.roll(data, ctx.shifts, axis=ctx.dims)
 
@@ -526,13 +599,33 @@ class Roll(Function):
         return Roll.apply(grad, back, ctx.dims), None, None
 
 
-@register("flip")
+def _flip_function(x: Variable, dims: Any) -> Variable:
+    """minigrad.flip(x, dims): the dims are one tuple or list, as in PyTorch (the method,
+    x.flip(0, 1), also takes them one by one)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(
+            f"minigrad.flip(): argument 'dims' (position 2) must be a tuple of ints, but got "
+            f"{type(dims).__name__} {dims!r:.30}. Give the dims as a tuple, e.g. "
+            f"minigrad.flip(x, ({dims!r:.10},))."
+        )
+    return flip(x, tuple(dims))
+
+
+@register("flip", function=_flip_function)
 def flip(x: Variable, *dims: Any) -> Variable:
     """x reversed along each of `dims` (x.flip(0), x.flip((0, 1)), minigrad.flip(x, [0]))."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    if not dims:
-        raise TypeError("flip needs the dims to reverse, e.g. x.flip(0) or x.flip((0, 1)).")
+    elif not dims:
+        raise TypeError(
+            "Variable.flip() missing 1 required positional argument: 'dims'. Give the dims "
+            "to reverse, e.g. x.flip(0) or x.flip((0, 1))."
+        )
+    elif any(isinstance(dim, (tuple, list)) for dim in dims):
+        raise TypeError(
+            f"Variable.flip(): dims are ints, or one tuple of them; got {dims!r:.40}. Write "
+            f"x.flip(0, 1) or x.flip((0, 1))."
+        )
     return Flip.apply(x, dims)
 
 

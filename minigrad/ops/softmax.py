@@ -26,11 +26,17 @@ class Softmax(Function):
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "softmax")
-        axis = single_dim(dim, data.ndim) if data.ndim else None
-        if data.dtype.kind not in "fc":
-            data = data.astype(np.float64)  # softmax of integers or bools: floats
+        axis = single_dim(dim, data.ndim)  # checked on a 0-d x too: dim 0 or -1 only
+        if data.ndim == 0:
+            axis = None
         if data.size == 0:
             return data.copy()
+        if data.dtype.kind not in "fc":
+            # PyTorch has no kernel for it: cast first, x.softmax(dim, dtype=...).
+            raise NotImplementedError(
+                f"softmax of a {data.dtype} Variable: it works on floats. Pass "
+                f"dtype=minigrad.float32 (or float64) to cast x first."
+            )
         shifted = np.exp(data - np.max(data, axis=axis, keepdims=True))
         return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
@@ -53,11 +59,17 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(x: Variable, dim: int) -> np.ndarray:
         data = numeric(x, "log_softmax")
-        axis = single_dim(dim, data.ndim) if data.ndim else None
-        if data.dtype.kind not in "fc":
-            data = data.astype(np.float64)
+        axis = single_dim(dim, data.ndim)  # checked on a 0-d x too: dim 0 or -1 only
+        if data.ndim == 0:
+            axis = None
         if data.size == 0:
             return data.copy()
+        if data.dtype.kind not in "fc":
+            # PyTorch has no kernel for it: cast first, x.log_softmax(dim, dtype=...).
+            raise NotImplementedError(
+                f"log_softmax of a {data.dtype} Variable: it works on floats. Pass "
+                f"dtype=minigrad.float32 (or float64) to cast x first."
+            )
         shifted = data - np.max(data, axis=axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import bisect
 import math
 import numbers
+import types
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad.core.checks import check_iterable, check_state_dict
+from minigrad.core.checks import check_callable, check_flag, check_iterable, check_state_dict
 from minigrad.core.grad_mode import traced_as_one_call
 from minigrad.optim.optimizer import Optimizer
 
@@ -26,11 +27,7 @@ class LRScheduler:
     """
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(
-                f"{type(self).__name__} schedules an optimizer's learning rate; got a "
-                f"{type(optimizer).__name__}, not a minigrad.optim Optimizer."
-            )
+        _check_optimizer(type(self).__name__, optimizer)
         if isinstance(last_epoch, bool) or not isinstance(last_epoch, int):
             raise TypeError(
                 f"{type(self).__name__}: last_epoch must be an int (-1 to start afresh); got "
@@ -480,6 +477,403 @@ class ChainedScheduler(LRScheduler):
     load_state_dict = SequentialLR.load_state_dict
 
 
+class CyclicLR(LRScheduler):
+    """The lr cycles between base_lr and max_lr, one step per batch (Smith, 2017):
+
+        cycle = ⌊1 + t / (up + down)⌋,  x = 1 + t / (up + down) - cycle  (in [0, 1))
+        scale = x / r if x <= r else (x - 1) / (r - 1),  r = up / (up + down)
+        lr = base_lr + (max_lr - base_lr) · scale · scale_fn(cycle or t)
+
+    mode "triangular" keeps the height (scale_fn = 1), "triangular2" halves it every
+    cycle (1 / 2^(cycle - 1)), "exp_range" multiplies it by gamma^t; a scale_fn of your
+    own replaces the mode and is called on the cycle or on t, as scale_mode says. With
+    cycle_momentum the momentum (or Adam's beta1) runs the other way, from max_momentum
+    down to base_momentum while the lr climbs.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Callable[[float], float] | None = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.8,
+        max_momentum: float | list[float] = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        _check_optimizer("CyclicLR", optimizer)
+        base_lrs = per_group("CyclicLR", "base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = per_group("CyclicLR", "max_lr", optimizer, max_lr)
+        up = _positive_size("step_size_up", step_size_up)
+        down = up if step_size_down is None else _positive_size("step_size_down", step_size_down)
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
+            raise ValueError(
+                f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range' (or give "
+                f"a scale_fn of your own); got mode={mode!r} and no scale_fn."
+            )
+        if scale_fn is not None:
+            check_callable(scale_fn, "scale_fn", "CyclicLR", "a function of the cycle or step")
+            if scale_mode not in ("cycle", "iterations"):
+                raise ValueError(
+                    f"CyclicLR: scale_mode must be 'cycle' or 'iterations' (what scale_fn is "
+                    f"called on); got {scale_mode!r}."
+                )
+        self.mode = mode
+        self.gamma = check_number("CyclicLR", "gamma", gamma)
+        self._scale_fn_custom = scale_fn
+        # The built-in modes fix what their scale is a function of.
+        if scale_fn is None:
+            scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.scale_mode = scale_mode
+        self.cycle_momentum = check_flag(cycle_momentum, "cycle_momentum", "CyclicLR")
+        if self.cycle_momentum:
+            self.use_beta1 = _uses_beta1("CyclicLR", optimizer)
+            self.base_momentums = per_group("CyclicLR", "base_momentum", optimizer, base_momentum)
+            self.max_momentums = per_group("CyclicLR", "max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for group, top, bottom in zip(
+                    optimizer.param_groups, self.max_momentums, self.base_momentums
+                ):
+                    _set_momentum(group, top, self.use_beta1)
+                    group["max_momentum"], group["base_momentum"] = top, bottom
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        """The height of cycle x (or of step x, with scale_mode "iterations") relative to
+        the first one."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        cycle = math.floor(1 + step / self.total_size)
+        x = 1.0 + step / self.total_size - cycle
+        if x <= self.step_ratio:
+            climbed = x / self.step_ratio
+        else:
+            climbed = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else step)
+        lrs = [
+            base_lr + (max_lr - base_lr) * climbed * scale
+            for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)
+        ]
+        if self.cycle_momentum:
+            for group, bottom, top in zip(
+                self.optimizer.param_groups, self.base_momentums, self.max_momentums
+            ):
+                _set_momentum(group, top - (top - bottom) * climbed * scale, self.use_beta1)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class; a scale_fn that is a function or lambda is left out (None),
+        a callable object is saved as its attributes (as in PyTorch)."""
+        state = super().state_dict()
+        custom = self._scale_fn_custom
+        if custom is None or isinstance(custom, types.FunctionType):
+            state["_scale_fn_custom"] = None
+        else:
+            state["_scale_fn_custom"] = dict(vars(custom))
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        check_state_dict(state_dict, "CyclicLR")
+        saved = state_dict.get("_scale_fn_custom")
+        self.__dict__.update(
+            {key: value for key, value in state_dict.items() if key != "_scale_fn_custom"}
+        )
+        if saved is not None and self._scale_fn_custom is not None:
+            vars(self._scale_fn_custom).update(saved)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """lr = eta_min + (base_lr - eta_min)·(1 + cos(π·T_cur / T_i)) / 2, restarting at base_lr
+    (SGDR, Loshchilov & Hutter): T_cur counts the epochs since the last restart, the first
+    period is T_0 epochs and each next one T_mult times longer.
+
+    step(epoch) takes a fractional epoch too (epoch + batch / batches), to anneal within
+    an epoch.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
+        if isinstance(T_0, bool) or not isinstance(T_0, int) or T_0 <= 0:
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: T_0 must be a positive int (the epochs before "
+                f"the first restart); got {T_0!r}."
+            )
+        if isinstance(T_mult, bool) or not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: T_mult must be an int >= 1 (how much longer "
+                f"each period is than the last); got {T_mult!r}."
+            )
+        if isinstance(eta_min, bool) or not isinstance(eta_min, (int, float)):
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: eta_min must be a number (the lowest lr); got "
+                f"{type(eta_min).__name__} {eta_min!r}."
+            )
+        self.T_0 = self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        floor = self.eta_min
+        return [
+            floor + (base_lr - floor) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for base_lr in self.base_lrs
+        ]
+
+    @traced_as_one_call
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or go to `epoch` (a float: epoch + batch / batches)."""
+        if epoch is not None and (isinstance(epoch, bool) or not isinstance(epoch, numbers.Real)):
+            raise TypeError(
+                f"CosineAnnealingWarmRestarts.step() takes no argument, or the epoch to go to "
+                f"(a number, fractional within an epoch); got {type(epoch).__name__}."
+            )
+        self._step_count += 1
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: float | None = None) -> None:
+        """Move T_cur (and T_i) to the next epoch or to `epoch`, then set the lrs."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts.step(epoch) needs an epoch >= 0; got {epoch!r}."
+            )
+        elif epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:
+            # Periods T_0, T_0·m, T_0·m², ...: restart n is at T_0·(mⁿ - 1) / (m - 1).
+            m = self.T_mult
+            restarts = int(math.log(epoch / self.T_0 * (m - 1) + 1, m))
+            self.T_cur = epoch - self.T_0 * (m**restarts - 1) / (m - 1)
+            self.T_i = self.T_0 * m**restarts
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._current_lrs()
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy (Smith & Topin), one step per batch: the lr anneals from
+    max_lr / div_factor up to max_lr over the first pct_start of total_steps, then down to
+    max_lr / (div_factor · final_div_factor); the momentum (or beta1) runs the other way,
+    max_momentum -> base_momentum -> max_momentum.
+
+    Annealing is cosine (end + (start - end)·(1 + cos(π·pct)) / 2) or linear. three_phase
+    comes back down to the initial lr symmetrically first, then anneals to the minimum.
+    total_steps, or epochs · steps_per_epoch; one step more raises a ValueError.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        max_lr: float | list[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.85,
+        max_momentum: float | list[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
+        last_epoch: int = -1,
+    ) -> None:
+        _check_optimizer("OneCycleLR", optimizer)
+        if total_steps is not None:
+            self.total_steps = _positive_count("total_steps", total_steps)
+        elif epochs is not None and steps_per_epoch is not None:
+            epochs = _positive_count("epochs", epochs)
+            self.total_steps = epochs * _positive_count("steps_per_epoch", steps_per_epoch)
+        else:
+            raise ValueError(
+                "OneCycleLR needs the length of the cycle: total_steps, or both epochs and "
+                f"steps_per_epoch; got total_steps={total_steps!r}, epochs={epochs!r}, "
+                f"steps_per_epoch={steps_per_epoch!r}."
+            )
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(
+                f"OneCycleLR: pct_start must be a float between 0 and 1 (the share of the "
+                f"cycle spent raising the lr); got {pct_start!r}."
+            )
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(
+                f"OneCycleLR: anneal_strategy must be 'cos' or 'linear'; got {anneal_strategy!r}."
+            )
+        self._anneal_func_type = anneal_strategy
+        self._schedule_phases = _one_cycle_phases(
+            pct_start, self.total_steps, check_flag(three_phase, "three_phase", "OneCycleLR")
+        )
+        max_lrs = per_group("OneCycleLR", "max_lr", optimizer, max_lr)
+        div_factor = check_number("OneCycleLR", "div_factor", div_factor)
+        final_div_factor = check_number("OneCycleLR", "final_div_factor", final_div_factor)
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = check_flag(cycle_momentum, "cycle_momentum", "OneCycleLR")
+        if self.cycle_momentum:
+            self.use_beta1 = _uses_beta1("OneCycleLR", optimizer)
+            tops = per_group("OneCycleLR", "max_momentum", optimizer, max_momentum)
+            bottoms = per_group("OneCycleLR", "base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for group, top, bottom in zip(optimizer.param_groups, tops, bottoms):
+                    _set_momentum(group, top, self.use_beta1)
+                    group["max_momentum"], group["base_momentum"] = top, bottom
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        """From start (pct = 0) to end (pct = 1), along a half cosine or a line."""
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(
+                f"OneCycleLR was stepped {step} times, but its cycle has total_steps="
+                f"{self.total_steps}; make total_steps (or epochs · steps_per_epoch) cover "
+                f"every scheduler.step() of the run."
+            )
+        lrs = []
+        last = len(self._schedule_phases) - 1
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for index, phase in enumerate(self._schedule_phases):
+                end = phase["end_step"]
+                if step <= end or index == last:
+                    pct = (step - start) / (end - start)
+                    break
+                start = end
+            lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+            if self.cycle_momentum:
+                momentum = self._anneal(
+                    group[phase["start_momentum"]], group[phase["end_momentum"]], pct
+                )
+                _set_momentum(group, momentum, self.use_beta1)
+        return lrs
+
+
+def _one_cycle_phases(pct_start: float, total: int, three_phase: bool) -> list[dict[str, Any]]:
+    """OneCycleLR's phases: the step each ends at and the group keys it anneals between."""
+    rise = float(pct_start * total) - 1
+    if not three_phase:
+        return [
+            _phase(rise, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+            _phase(total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+        ]
+    return [
+        _phase(rise, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+        _phase(float(2 * pct_start * total) - 2, "max_lr", "initial_lr", "base_momentum",
+               "max_momentum"),
+        _phase(total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+    ]  # fmt: skip
+
+
+def _phase(end: float, start_lr: str, end_lr: str, start_m: str, end_m: str) -> dict[str, Any]:
+    return {
+        "end_step": end,
+        "start_lr": start_lr,
+        "end_lr": end_lr,
+        "start_momentum": start_m,
+        "end_momentum": end_m,
+    }
+
+
+def _check_optimizer(scheduler: str, optimizer: Any) -> None:
+    """A TypeError unless `optimizer` is one (schedulers that set group values before
+    calling the base class check it first)."""
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(
+            f"{scheduler} schedules an optimizer's learning rate; got a "
+            f"{type(optimizer).__name__}, not a minigrad.optim Optimizer."
+        )
+
+
+def per_group(scheduler: str, name: str, optimizer: Optimizer, value: Any) -> list[Any]:
+    """One value per parameter group: a list of them as given, or one value repeated."""
+    groups = len(optimizer.param_groups)
+    if isinstance(value, (list, tuple)):
+        if len(value) != groups:
+            raise ValueError(
+                f"{scheduler}: {name} must have one value per parameter group ({groups}); "
+                f"got {len(value)} values."
+            )
+        return list(value)
+    return [value] * groups
+
+
+def _uses_beta1(scheduler: str, optimizer: Optimizer) -> bool:
+    """Whether the momentum a scheduler cycles is the optimizer's beta1 (Adam's family)
+    rather than its "momentum"; a ValueError when it has neither."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError(
+            f"{scheduler} with cycle_momentum=True needs an optimizer with a momentum or "
+            f"betas setting (SGD, RMSprop, Adam, ...); {type(optimizer).__name__} has "
+            f"neither. Pass cycle_momentum=False."
+        )
+    return "betas" in optimizer.defaults
+
+
+def _set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+def _positive_size(name: str, value: Any) -> float:
+    """CyclicLR's half-cycle length in steps: a number > 0, as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+        raise ValueError(f"CyclicLR: {name} must be a number of steps > 0; got {value!r}.")
+    return float(value)
+
+
+def _positive_count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"OneCycleLR: {name} must be a positive int; got {value!r}.")
+    return value
+
+
 class ReduceLROnPlateau:
     """Divide the lr by 1/factor when a metric stopped improving for `patience` epochs.
 
@@ -671,12 +1065,15 @@ __all__ = [
     "ChainedScheduler",
     "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
     "MultiplicativeLR",
+    "OneCycleLR",
     "PolynomialLR",
     "ReduceLROnPlateau",
     "SequentialLR",

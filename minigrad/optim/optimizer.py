@@ -21,15 +21,21 @@ import numpy as np
 
 from minigrad.core.checks import check_callable, check_iterable
 from minigrad.core.grad_mode import enable_grad, no_grad, traced_as_one_call
-from minigrad.core.variable import Variable
+from minigrad.core.variable import RemovableHandle, Variable
 
 
 class Optimizer:
     """Holds the parameters to update, in groups; subclasses write `update()` (or `step()`).
 
     `params` is an iterable of Variables, or of dicts {"params": [...], "lr": ..., ...}
-    (one per group, settings they leave out come from `defaults`).
+    (one per group, settings they leave out come from `defaults`). Parameters may come as
+    (name, Variable) pairs, as model.named_parameters() gives them: their group then keeps
+    the names in "param_names" (and state_dict() with it).
     """
+
+    # Whether each entry of `state` belongs to one parameter, with arrays of its shape
+    # (load_state_dict checks them); LBFGS keeps one flat state for all.
+    state_per_parameter = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -56,7 +62,9 @@ class Optimizer:
             )
         self.defaults = defaults
         # Per-parameter state, keyed by the parameter's position across all groups.
-        self.state: dict[int, dict[str, Any]] = {}
+        self.state: dict[int, dict[str, Any]] = ParameterState(self)
+        self._load_state_dict_pre_hooks: list[Callable] = []
+        self._load_state_dict_post_hooks: list[Callable] = []
         self.param_groups: list[dict[str, Any]] = []
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         for group in groups:
@@ -80,7 +88,13 @@ class Optimizer:
             )
         group = dict(param_group)
         members = group["params"]
+        if isinstance(members, set):
+            raise TypeError(
+                "optimizer parameters need to be in an ordered collection (a list), but got "
+                "a set, whose order changes between runs; pass a list instead."
+            )
         group["params"] = [members] if isinstance(members, Variable) else list(members)
+        _split_names(group, self.param_groups)
         known = {id(param) for param in self.params}
         first = len(self.params)
         for offset, param in enumerate(group["params"]):
@@ -112,6 +126,17 @@ class Optimizer:
         if "lr" in group:
             check_hyperparameter("lr", group["lr"])
         self.param_groups.append(group)
+
+    def _position(self, param: Variable) -> int:
+        """Where `param` is in `params` (the key of its state), found by identity."""
+        for position, member in enumerate(self.params):
+            if member is param:
+                return position
+        raise KeyError(
+            f"this {type(self).__name__} has no parameter that is the given {_what(param)}: "
+            f"its state is keyed by its own parameters (or by their positions, 0 to "
+            f"{len(self.params) - 1})."
+        )
 
     def _with_gradients(self) -> Iterator[tuple[int, dict[str, Any], Variable]]:
         """(position, group, parameter) for each parameter that has a gradient."""
@@ -173,11 +198,35 @@ class Optimizer:
             count = len(group["params"])
             groups.append({**settings, "params": list(range(position, position + count))})
             position += count
-        return {"state": copy.deepcopy(self.state), "param_groups": groups}
+        return {"state": copy.deepcopy(dict(self.state)), "param_groups": groups}
+
+    def register_load_state_dict_pre_hook(
+        self,
+        hook: Callable[[Optimizer, dict[str, Any]], dict[str, Any] | None],
+        prepend: bool = False,
+    ) -> RemovableHandle:
+        """`hook(optimizer, state_dict)` runs first in load_state_dict; what it returns
+        (unless None) is loaded instead. `.remove()` on the handle takes it away."""
+        return _register(
+            self._load_state_dict_pre_hooks, hook, prepend, "register_load_state_dict_pre_hook"
+        )
+
+    def register_load_state_dict_post_hook(
+        self, hook: Callable[[Optimizer], None], prepend: bool = False
+    ) -> RemovableHandle:
+        """`hook(optimizer)` runs at the end of load_state_dict."""
+        return _register(
+            self._load_state_dict_post_hooks, hook, prepend, "register_load_state_dict_post_hook"
+        )
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Take the state and settings that state_dict() gave (of an optimizer over
-        parameters of the same shapes, grouped the same way)."""
+        parameters of the same shapes, grouped the same way). Its "param_names", if any,
+        replace the groups' names."""
+        for hook in self._load_state_dict_pre_hooks:
+            replaced = hook(self, state_dict)
+            if replaced is not None:
+                state_dict = replaced
         if not isinstance(state_dict, dict) or set(state_dict) != {"state", "param_groups"}:
             raise ValueError(
                 "load_state_dict expects what Optimizer.state_dict() returns: a dict with "
@@ -200,6 +249,8 @@ class Optimizer:
                     f"has {len(params)} parameters."
                 )
             shape = params[int(position)].shape
+            if not self.state_per_parameter:
+                continue
             for key, value in entry.items():
                 if isinstance(value, np.ndarray) and value.shape not in ((), shape):
                     raise ValueError(
@@ -208,12 +259,71 @@ class Optimizer:
                     )
         for group, saved in zip(self.param_groups, saved_groups):
             group.update({key: value for key, value in saved.items() if key != "params"})
-        self.state = {int(position): entry for position, entry in state.items()}
+        self.state = ParameterState(self)
+        self.state.update({int(position): entry for position, entry in state.items()})
+        for hook in self._load_state_dict_post_hooks:
+            hook(self)
 
     def __repr__(self) -> str:
         settings = ", ".join(f"{key}={value}" for key, value in self.defaults.items())
         groups = f", {len(self.param_groups)} groups" if len(self.param_groups) > 1 else ""
         return f"{type(self).__name__}({len(self.params)} parameters{groups}, {settings})"
+
+
+class ParameterState(dict):
+    """An optimizer's state: {position: {name: value}}. `state[param]`, PyTorch's key,
+    finds the same entry (an empty one, kept, for a parameter without state yet)."""
+
+    def __init__(self, optimizer: Optimizer) -> None:
+        super().__init__()
+        self._optimizer = optimizer
+
+    def __missing__(self, key: Any) -> dict[str, Any]:
+        # Only lookups that miss come here: the steps' lookups by position cost nothing.
+        if not isinstance(key, Variable):
+            raise KeyError(key)
+        return self.setdefault(self._optimizer._position(key), {})
+
+
+def _split_names(group: dict[str, Any], groups: list[dict[str, Any]]) -> None:
+    """(name, parameter) pairs in group["params"]: the parameters stay there, the names go
+    to group["param_names"]; all named or none, as in the groups already added."""
+    members = group["params"]
+    named = [isinstance(member, tuple) for member in members]
+    if not any(named):
+        names = None
+    elif not all(named):
+        raise ValueError(
+            "all optimizer params should be with/without names. Some param names are "
+            "missing: pass model.named_parameters() (pairs) or model.parameters(), not a mix."
+        )
+    else:
+        for index, member in enumerate(members):
+            if len(member) != 2 or not isinstance(member[0], str):
+                raise TypeError(
+                    f"a named parameter must be a pair (name, Variable), as "
+                    f"model.named_parameters() gives; parameter {index} is {member!r:.80}."
+                )
+        names = [member[0] for member in members]
+        group["params"] = [member[1] for member in members]
+        group["param_names"] = names
+    for other in groups:
+        if ("param_names" in other) != (names is not None):
+            kind = "with names" if names is not None else "without names"
+            raise ValueError(
+                f"all optimizer param groups should be with/without names; cannot add a "
+                f"param group {kind} to an optimizer whose groups are "
+                f"{'without' if names is not None else 'with'} them."
+            )
+
+
+def _register(hooks: list[Callable], hook: Any, prepend: bool, owner: str) -> RemovableHandle:
+    check_callable(hook, "hook", owner)
+    if prepend:
+        hooks.insert(0, hook)
+    else:
+        hooks.append(hook)
+    return RemovableHandle(hooks, hook)
 
 
 def _describe(value: Any) -> str:
@@ -222,6 +332,12 @@ def _describe(value: Any) -> str:
     if not value.requires_grad:
         return "a Variable with requires_grad=False"
     return "a non-leaf Variable (the result of an operation)"
+
+
+def _what(value: Any) -> str:
+    if isinstance(value, Variable):
+        return f"Variable of shape {tuple(value.shape)}"
+    return type(value).__name__
 
 
 def _describe_dict(value: Any) -> str:

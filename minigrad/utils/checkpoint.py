@@ -42,7 +42,9 @@ class CheckpointFunction(Function):
         ctx.function = function
         # Random operations inside (dropout) must draw the same numbers when recomputed.
         ctx.rng_state = factories._generator.bit_generator.state if preserve_rng_state else None
-        ctx.save_for_backward(*args)
+        # save_for_backward takes Variables only: other arguments (flags, sizes) stay on ctx.
+        ctx.arguments = [None if isinstance(value, Variable) else value for value in args]
+        ctx.save_for_backward(*(value if isinstance(value, Variable) else None for value in args))
         outputs = function(*args)
         if not isinstance(outputs, (Variable, tuple)):
             raise TypeError(
@@ -54,7 +56,8 @@ class CheckpointFunction(Function):
     @staticmethod
     @once_differentiable  # the recomputation's own backward is not recorded
     def backward(ctx: FunctionCtx, *grad_outputs: Any) -> tuple:
-        inputs = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        inputs = [kept if value is None else value for value, kept in zip(saved, ctx.arguments)]
         # Fresh leaves over the same data: the recomputed graph ends at them.
         leaves = [_leaf_like(value) for value in inputs]
         current = factories._generator.bit_generator.state

@@ -178,8 +178,10 @@ OPERANDS = ("x", "other", "mat1", "mat2", "vec", "vec2")
 # The functions whose first argument (input) PyTorch takes as a number too: add(2, x);
 # pow(2, x) and the bitwise ones only when the second is a Variable. Every other function
 # (exp, sum, ...) refuses a number or a list there: a Variable (or x.data) goes first.
-NUMBER_FIRST = ("add", "sub", "mul", "div")
-NUMBER_BEFORE_VARIABLE = ("pow", "bitwise_and", "bitwise_or", "bitwise_xor", "remainder")
+NUMBER_FIRST = ("add", "sub", "mul", "div", "true_divide")
+NUMBER_BEFORE_VARIABLE = (
+    "pow", "bitwise_and", "bitwise_or", "bitwise_xor", "remainder", "xlogy",
+)
 
 
 def _first_refused(op: str, args: tuple, kwargs: dict, first: str) -> Any:
@@ -342,6 +344,10 @@ def checked(
     star = next((n for n, p in parameters.items() if p.kind is p.VAR_POSITIONAL), None)
     # minigrad.exp(x) and the like want a Variable first, as PyTorch's functions do.
     wants_variable = not is_method and where == f"minigrad.{op}()" and names[:1] == ["x"]
+    # Flags given by keyword (keepdim=, equal_nan=) are checked even when the call would
+    # work: a string or a Variable there would otherwise count as true, where PyTorch
+    # refuses it. One membership test per flag, only for calls with keywords.
+    flags = tuple(name for name, kind in kinds.items() if kind is BOOL)
 
     @functools.wraps(run)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -350,6 +356,12 @@ def checked(
             args, kwargs = _renamed(names, star, args, kwargs, is_method)
             if "out" in kwargs and takes_out and not is_method:
                 out = kwargs.pop("out")
+            for flag in flags:
+                if flag in kwargs and not isinstance(kwargs[flag], (bool, np.bool_)):
+                    raise TypeError(
+                        f"{where}: argument '{flag}' must be True or False, but got "
+                        f"{_described(kwargs[flag])}."
+                    )
         if wants_variable and not (args and isinstance(args[0], Variable)):
             refused = _first_refused(op, args, kwargs, names[0])
             if refused is not None:

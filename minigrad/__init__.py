@@ -101,7 +101,9 @@ globals().update(_op_functions())
 __version__ = "0.1.0"
 
 # Subpackages that pull in heavy libraries (numba, graphviz, matplotlib) load on first use.
-_LAZY_SUBPACKAGES = ("kernels", "nn", "optim", "viz", "course", "utils", "cuda", "distributions")
+_LAZY_SUBPACKAGES = (
+    "kernels", "nn", "optim", "viz", "course", "utils", "cuda", "distributions", "special"
+)
 
 
 def __getattr__(name: str) -> object:

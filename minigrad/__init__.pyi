@@ -22,6 +22,7 @@ from minigrad import func as func
 from minigrad import nn as nn
 from minigrad import ops as ops
 from minigrad import optim as optim
+from minigrad import special as special
 from minigrad import text as text
 from minigrad import utils as utils
 from minigrad import viz as viz
@@ -117,7 +118,7 @@ from minigrad.ops.arithmetic import neg as negative
 from minigrad.ops.arithmetic import power as pow
 from minigrad.ops.arithmetic import remainder as remainder
 from minigrad.ops.arithmetic import sub as sub
-from minigrad.ops.arithmetic import sub as subtract
+from minigrad.ops.arithmetic import subtract as subtract
 from minigrad.ops.arithmetic import true_divide as true_divide
 from minigrad.ops.closeness import allclose as allclose
 from minigrad.ops.closeness import equal as equal
@@ -133,6 +134,7 @@ from minigrad.ops.elementwise import erf as erf
 from minigrad.ops.elementwise import exp as exp
 from minigrad.ops.elementwise import expm1 as expm1
 from minigrad.ops.elementwise import floor as floor
+from minigrad.ops.elementwise import lerp as lerp
 from minigrad.ops.elementwise import log as log
 from minigrad.ops.elementwise import log1p as log1p
 from minigrad.ops.elementwise import log10 as log10
@@ -152,15 +154,21 @@ from minigrad.ops.elementwise import where as where
 from minigrad.ops.indexing import chunk as chunk
 from minigrad.ops.indexing import gather as gather
 from minigrad.ops.indexing import index_add as index_add
+from minigrad.ops.indexing import index_copy as index_copy
+from minigrad.ops.indexing import index_fill as index_fill
 from minigrad.ops.indexing import index_select as index_select
+from minigrad.ops.indexing import masked_scatter as masked_scatter
 from minigrad.ops.indexing import narrow as narrow
+from minigrad.ops.indexing import put as put
 from minigrad.ops.indexing import scatter as scatter
 from minigrad.ops.indexing import scatter_add as scatter_add
 from minigrad.ops.indexing import split as split
+from minigrad.ops.indexing import take_along_dim as take_along_dim
 from minigrad.ops.inference import is_inference as is_inference
 from minigrad.ops.inference import is_inference_mode_enabled as is_inference_mode_enabled
 from minigrad.ops.linalg import addmm as addmm
 from minigrad.ops.linalg import bmm as bmm
+from minigrad.ops.linalg import cdist as cdist
 from minigrad.ops.linalg import dot as dot
 from minigrad.ops.linalg import einsum as einsum
 from minigrad.ops.linalg import mm as mm
@@ -185,6 +193,7 @@ from minigrad.ops.reduction import argmax as argmax
 from minigrad.ops.reduction import argmin as argmin
 from minigrad.ops.reduction import argsort as argsort
 from minigrad.ops.reduction import cumsum as cumsum
+from minigrad.ops.reduction import diff as diff
 from minigrad.ops.reduction import logsumexp as logsumexp
 from minigrad.ops.reduction import max_along as max
 from minigrad.ops.reduction import minimum_along as min
@@ -195,9 +204,12 @@ from minigrad.ops.reduction import sort as sort
 from minigrad.ops.reduction import standard_deviation as std
 from minigrad.ops.reduction import topk as topk
 from minigrad.ops.reduction import variance as var
+from minigrad.ops.search import bucketize as bucketize
+from minigrad.ops.search import unique as unique
 from minigrad.ops.shape import _broadcast_to_function as broadcast_to
 from minigrad.ops.shape import _flip_function as flip
 from minigrad.ops.shape import _permute_function as permute
+from minigrad.ops.shape import _repeat_interleave_function as repeat_interleave
 from minigrad.ops.shape import _reshape_function as reshape
 from minigrad.ops.shape import cat as cat
 from minigrad.ops.shape import cat as concat
@@ -363,7 +375,9 @@ __all__ = [
     "bitwise_xor",
     "bmm",
     "broadcast_to",
+    "bucketize",
     "cat",
+    "cdist",
     "ceil",
     "chunk",
     "clamp",
@@ -376,6 +390,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "diagonal",
+    "diff",
     "digamma",
     "div",
     "divide",
@@ -399,6 +414,8 @@ __all__ = [
     "greater_equal",
     "gt",
     "index_add",
+    "index_copy",
+    "index_fill",
     "index_select",
     "is_floating_point",
     "is_inference",
@@ -409,6 +426,7 @@ __all__ = [
     "isinf",
     "isnan",
     "le",
+    "lerp",
     "less",
     "less_equal",
     "lgamma",
@@ -423,6 +441,7 @@ __all__ = [
     "logsumexp",
     "lt",
     "masked_fill",
+    "masked_scatter",
     "masked_select",
     "matmul",
     "max",
@@ -447,8 +466,10 @@ __all__ = [
     "polygamma",
     "pow",
     "prod",
+    "put",
     "relu",
     "remainder",
+    "repeat_interleave",
     "reshape",
     "roll",
     "round",
@@ -472,6 +493,7 @@ __all__ = [
     "swapaxes",
     "swapdims",
     "t",
+    "take_along_dim",
     "tanh",
     "topk",
     "transpose",
@@ -480,6 +502,7 @@ __all__ = [
     "true_divide",
     "unbind",
     "unflatten",
+    "unique",
     "unsqueeze",
     "var",
     "where",

@@ -445,10 +445,11 @@ def _count(value: Any, factory: str, label: str) -> int:
 
 
 def _fill_value(value: Any, factory: str) -> Any:
-    """The value to fill with: a number, or a one-element Variable or array."""
-    if isinstance(value, Variable) and not value.is_text and value.numel() == 1:
+    """The value to fill with: a number, or a 0-d Variable or array (as PyTorch, which
+    refuses a Variable with dimensions even when it holds one element)."""
+    if isinstance(value, Variable) and not value.is_text and value.ndim == 0:
         return value.item()
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "biufc":
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biufc":
         return value.item()
     if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         raise TypeError(
@@ -513,19 +514,48 @@ def eye(
     requires_grad: bool = False,
 ) -> Variable:
     """The n x m identity matrix (ones on the diagonal)."""
-    rows, columns = _size((n, n if m is None else m), "eye")
+    rows = _eye_size(n, "n")
+    columns = rows if m is None else _eye_size(m, "m")
+    for label, value in (("n", rows), ("m", columns)):
+        if value < 0:
+            raise RuntimeError(f"eye(): {label} must be greater or equal to 0, got {value}.")
     return _made("eye()", "eye", (rows, columns), dtype, device, requires_grad)
+
+
+def _eye_size(value: Any, label: str) -> int:
+    """eye's n or m: an int (a 0-d integer Variable too, as PyTorch reads one)."""
+    if isinstance(value, Variable) and not value.is_text and value.ndim == 0:
+        value = value.item() if value.dtype.kind in "iu" else value
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"eye(): argument '{label}' must be an int; got {_described(value)}.")
+    return int(value)
 
 
 # --------------------------------------------------------------------------- ranges
 
 
 def _number(value: Any, factory: str, label: str) -> Any:
-    if isinstance(value, Variable) and not value.is_text and value.numel() == 1:
+    """A bound or step: a number (True counts as 1, as in PyTorch) or a 0-d Variable. The
+    bounds of linspace and logspace may be Variables, but only 0-d ones."""
+    if isinstance(value, Variable) and not value.is_text and value.ndim == 0:
         return value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, Variable) and factory != "arange" and label in ("start", "end"):
+        raise RuntimeError(
+            f"{factory} only supports 0-dimensional start and end tensors, but got {label} "
+            f"with {value.ndim} dimension(s). Pass one number, e.g. {label}[0]."
+        )
+    if not isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
         raise TypeError(f"{factory}: {label} must be a number; got {value!r}.")
     return value
+
+
+def _no_bool_range(factory: str, dtype: Any) -> None:
+    """PyTorch has no range of bools (its kernels stop at 'Bool')."""
+    if dtype is not None and as_dtype(dtype) == np.bool_:
+        raise NotImplementedError(
+            f'"{factory}_cpu" not implemented for \'Bool\': a range of numbers has no bool '
+            f"form. Make it in an integer dtype, then compare, e.g. {factory}(...) > 0."
+        )
 
 
 @factory
@@ -539,6 +569,11 @@ def arange(
     requires_grad: bool = False,
 ) -> Variable:
     """start, start + step, ... up to (not including) end; arange(n) is 0 .. n-1."""
+    if end is None and not (type(step) is int and step == 1):
+        raise TypeError(
+            f"arange(): a step needs both bounds, arange(start, end, step); got "
+            f"arange({start!r}, step={step!r}). Write arange(0, {start!r}, {step!r})."
+        )
     if end is None:
         start, end = 0, start
     start, end = _number(start, "arange", "start"), _number(end, "arange", "end")
@@ -549,7 +584,8 @@ def arange(
             f"step={step}."
         )
     if step == 0:
-        raise ValueError("arange(): step must be nonzero; got step=0.")
+        raise RuntimeError("arange(): step must be nonzero; got step=0. Give a step > 0 or < 0.")
+    _no_bool_range("arange", dtype)
     if (step > 0 and end < start) or (step < 0 and end > start):
         # NumPy would return an empty array; PyTorch says the bounds cannot be right.
         raise RuntimeError(
@@ -558,6 +594,16 @@ def arange(
             f"end, or give a step of the other sign (arange(5, 0, -1) counts down)."
         )
     return _made("arange()", "arange", (start, end, step), dtype, device, requires_grad)
+
+
+def _steps(steps: Any, factory: str) -> int:
+    """steps as an int, checked before the bounds (as PyTorch picks its overload by it); a
+    0-d integer Variable stands for its int."""
+    if isinstance(steps, Variable) and not steps.is_text and steps.ndim == 0:
+        steps = steps.item() if steps.dtype.kind in "iu" else steps
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{factory}(): steps must be an int; got {_described(steps)}.")
+    return int(steps)
 
 
 @factory
@@ -571,8 +617,10 @@ def linspace(
     requires_grad: bool = False,
 ) -> Variable:
     """`steps` evenly spaced numbers from start to end, both included."""
+    steps = _steps(steps, "linspace")
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
     count = _count(steps, "linspace", "steps")
+    _no_bool_range("linspace", dtype)
     arguments = (start, end, count)
     return _made("linspace()", "linspace", arguments, dtype, device, requires_grad)
 
@@ -589,9 +637,11 @@ def logspace(
     requires_grad: bool = False,
 ) -> Variable:
     """base ** linspace(start, end, steps)."""
+    steps = _steps(steps, "logspace")
     start, end = _number(start, "logspace", "start"), _number(end, "logspace", "end")
     count = _count(steps, "logspace", "steps")
     base = _number(base, "logspace", "base")
+    _no_bool_range("logspace", dtype)
     with np.errstate(over="ignore"):  # too large a power is inf, as in PyTorch, unwarned
         values = np.logspace(start, end, count, base=base)
     return _leaf(values, dtype, device, requires_grad, "logspace()")
@@ -609,8 +659,8 @@ def rand(
     requires_grad: bool = False,
 ) -> Variable:
     """Uniform numbers in [0, 1), from `generator` (a minigrad.Generator) or the global one."""
+    shape = _given_size(size, "rand")  # the size first, as PyTorch parses it first
     _floating("rand()", dtype)
-    shape = _given_size(size, "rand")
     return _made("rand()", "random.random", (shape,), dtype, device, requires_grad, generator)
 
 
@@ -624,8 +674,9 @@ def randn(
 ) -> Variable:
     """Standard normal numbers (mean 0, standard deviation 1), from `generator` or the
     global one."""
-    _floating("randn()", dtype)
-    shape = _given_size(size, "randn")
+    shape = _given_size(size, "randn")  # the size first, as PyTorch parses it first
+    if math.prod(shape):  # PyTorch's normal kernel never runs for an empty shape
+        _floating("randn()", dtype)
     arguments = (shape,)
     return _made(
         "randn()", "random.standard_normal", arguments, dtype, device, requires_grad, generator
@@ -690,8 +741,8 @@ def _check_bounds(low: int, high: int, dtype: np.dtype, where: str = "randint()"
 
 @factory
 def normal(
-    mean: Any = 0.0,
-    std: Any = 1.0,
+    mean: Any,
+    std: Any = None,
     size: Any = None,
     *,
     generator: Generator | None = None,
@@ -699,46 +750,60 @@ def normal(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
-    """Normal numbers with the given mean and std (numbers or Variables that broadcast),
-    from `generator` (a minigrad.Generator) or the global one."""
-    _floating("normal()", dtype)
-    mean_data = _numeric_argument(mean, "mean")
-    std_data = _numeric_argument(std, "std")
-    numbers = not isinstance(mean, (Variable, np.ndarray)) and not isinstance(
-        std, (Variable, np.ndarray)
-    )
-    if size is None and numbers:
+    """Normal numbers with the given mean and std, from `generator` (a minigrad.Generator)
+    or the global one. PyTorch's two forms: normal(mean, std, size) of two numbers (dtype=
+    too), or a Variable mean or std (std 1.0 when left out) whose shapes broadcast to the
+    result's, in the dtype of the first of them that is a Variable."""
+    arrays = isinstance(mean, (Variable, np.ndarray)) or isinstance(std, (Variable, np.ndarray))
+    if arrays and (size is not None or dtype is not None):
+        raise TypeError(
+            "normal(): size= and dtype= go with a number mean and a number std only; a "
+            "Variable mean or std gives the shape and the dtype itself. Drop size= and "
+            "dtype=, or convert the result: normal(mean, std).to(dtype)."
+        )
+    if not arrays and std is None:
+        raise TypeError(
+            f"normal(): argument 'mean' must be a Variable when std is left out; got "
+            f"{_described(mean)}. Give both numbers and a size, e.g. normal({mean!r:.20}, "
+            f"1.0, (3,))."
+        )
+    if not arrays and size is None:
         # PyTorch's TypeError: with two numbers nothing gives the shape.
         raise TypeError(
             f"normal(): with a number for both mean and std, give a size too, e.g. "
             f"normal({mean!r}, {std!r}, (3,)), or size=() for a single number. (A Variable "
             f"mean or std gives the shape by itself.)"
         )
-    if np.any(std_data < 0):
-        raise ValueError(f"normal expects std >= 0; got {std_data}.")
-    shapes = [mean_data.shape, std_data.shape]
-    if size is not None:
-        size = _size(size if isinstance(size, (tuple, list)) else (size,), "normal")
-        shapes.append(size)
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:  # NumPy's "shape mismatch"
-        shape = None
-    if shape is None or (size is not None and shape != size):
-        raise ValueError(
-            f"normal(): mean of shape {mean_data.shape} and std of shape {std_data.shape} "
-            f"must broadcast to one shape{'' if size is None else f', the size {size}'}."
-        )
-    if mean_data.ndim == 0 and std_data.ndim == 0:  # numbers: a replay can draw again
+    mean_data = _numeric_argument(mean, "mean")
+    std_data = _numeric_argument(1.0 if std is None else std, "std")
+    shape = None if arrays else _full_size(size, "normal")
+    if not np.all(std_data >= 0):  # a NaN std is refused too
+        found = "all elements of std >= 0.0"
+        if std_data.ndim == 0:
+            found = f"std >= 0.0, but found std {std_data.item()}"
+        raise RuntimeError(f"normal expects {found}; a standard deviation cannot be negative.")
+    if not arrays:  # two numbers: a replay can draw again
+        if math.prod(shape):  # PyTorch's normal kernel never runs for an empty shape
+            _floating("normal()", dtype)
         arguments = (mean_data.item(), std_data.item(), shape)
         return _made(
             "normal()", "random.normal", arguments, dtype, device, requires_grad, generator
         )
+    try:
+        shape = np.broadcast_shapes(mean_data.shape, std_data.shape)
+    except ValueError:  # NumPy's "shape mismatch"
+        raise RuntimeError(
+            f"normal(): mean of shape {mean_data.shape} and std of shape {std_data.shape} "
+            f"must broadcast to one shape."
+        ) from None
+    first = mean_data if isinstance(mean, (Variable, np.ndarray)) else std_data
+    if math.prod(shape):
+        _floating("normal()", first.dtype, from_input=True)
     _check_generator_device("normal()", generator, device)
     values = _drawn_outside_operations(generator, "normal() with Variable mean or std").normal(
         mean_data, std_data, shape
     )
-    return _leaf(values, dtype, device, requires_grad, "normal()")
+    return _leaf(values.astype(first.dtype, copy=False), None, device, requires_grad, "normal()")
 
 
 def _drawn_outside_operations(source: Generator | None, what: str) -> np.random.Generator:
@@ -764,23 +829,35 @@ def normal_(
     minigrad.Generator) or the global one; returns x."""
     _numeric(x, "normal_")
     _check_generator("normal_()", generator)
-    _floating("normal_()", x.dtype, from_input=True)
+    # Numbers, or 0-d Variables read as numbers (as PyTorch reads them); std before dtype.
+    mean, std = _number(mean, "normal_()", "mean"), _number(std, "normal_()", "std")
+    if not std >= 0:  # a NaN std is refused too
+        raise RuntimeError(
+            f"normal expects std >= 0.0, but found std {std}; a standard deviation cannot be "
+            f"negative."
+        )
+    if x.numel():  # PyTorch's normal kernel never runs for an empty x
+        _floating("normal_()", x.dtype, from_input=True)
     drawn = normal(mean, std, x.shape, dtype=x.dtype, device=x.device, generator=generator)
     return x.copy_(drawn)
 
 
 @register("uniform_", function=False)
 def uniform_(
-    x: Variable, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None
+    x: Variable, *bounds: Any, generator: Generator | None = None, **named: Any
 ) -> Variable:
-    """Fill x in place with numbers drawn uniformly from [a, b), from `generator` (a
-    minigrad.Generator) or the global one; returns x."""
+    """Fill x in place with numbers drawn uniformly from [from, to), by default [0, 1), from
+    `generator` (a minigrad.Generator) or the global one; returns x. The bounds go by
+    position, or by PyTorch's keywords from= and to=."""
     _numeric(x, "uniform_")
     _check_generator("uniform_()", generator)
+    low, high = _uniform_bounds(bounds, named)
     _floating("uniform_()", x.dtype, from_input=True)
-    low, high = _number(a, "uniform_", "a"), _number(b, "uniform_", "b")
-    if not low <= high:
-        raise ValueError(f"uniform_ expects a <= b; got a={low}, b={high}.")
+    if not low <= high:  # a NaN bound is refused too
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}; "
+            f"give the lower bound first."
+        )
     arguments = (low, high, x.shape)
     drawn = _made(
         "uniform_()", "random.uniform", arguments, x.dtype, x.device, False, generator
@@ -826,6 +903,29 @@ def random_(
     arguments = (low, last, x.shape, np.int64, True)  # endpoint=True: `last` can be drawn
     drawn = _made("random_()", "random.integers", arguments, x.dtype, x.device, False, generator)
     return x.copy_(drawn)
+
+
+def _uniform_bounds(bounds: tuple, named: dict) -> tuple[float, float]:
+    """uniform_'s (from, to), given by position or as PyTorch's keywords from= and to=."""
+    unknown = sorted(set(named) - {"from", "to"})
+    if unknown:
+        raise TypeError(
+            f"uniform_() got an unexpected keyword argument '{unknown[0]}'; its bounds are "
+            f"from= and to= (or by position: x.uniform_(-1.0, 1.0))."
+        )
+    if len(bounds) > 2:
+        raise TypeError(
+            f"uniform_() takes from 0 to 2 positional arguments (from, to) but {len(bounds)} "
+            f"were given."
+        )
+    given = dict(zip(("from", "to"), bounds))
+    for name in named:
+        if name in given:
+            raise TypeError(f"uniform_() got multiple values for argument '{name}'.")
+    given.update(named)
+    low = _number(given.get("from", 0.0), "uniform_()", "argument 'from'")
+    high = _number(given.get("to", 1.0), "uniform_()", "argument 'to'")
+    return low, high
 
 
 def _random_bounds(bounds: tuple, named: dict) -> tuple[int, int | None]:
@@ -1011,7 +1111,8 @@ def bernoulli(
     if p is not _FROM_INPUT:
         # PyTorch's bernoulli(x, p) is x's shape and dtype filled by bernoulli_(p).
         return bernoulli_(zeros_like(x), p, generator=generator)
-    _check_floating_chances(x, "bernoulli()")
+    if x.numel():  # PyTorch's kernel never runs for an empty x: any dtype comes back
+        _check_floating_chances(x, "bernoulli()")
     _check_generator_device("bernoulli()", generator, x.device)
     _check_probabilities(x, "bernoulli()")
     if devices.is_on_cuda(x.data):  # drawn on the host, as every number is
@@ -1112,7 +1213,10 @@ def _like(
     (see _made) from the shape and then `fill`, drawing from `source` if it is random."""
     other = _numeric(other, factory_name)
     dtype, device = _defaults_from(other, dtype, device)
-    if maker.startswith("random."):  # random floats: other's dtype may be an integer one
+    # Random floats: other's dtype may be an integer one. PyTorch's normal kernel is never
+    # reached for an empty shape (its uniform one checks the dtype first).
+    empty_normal = maker == "random.standard_normal" and other.numel() == 0
+    if maker.startswith("random.") and not empty_normal:
         _floating(f"{factory_name}()", dtype, from_input=dtype is other.dtype)
     arguments = (other.shape, *fill)
     where = f"{factory_name}()"
@@ -1384,8 +1488,22 @@ def new(x: Variable, *args: Any, device: Any = None) -> Variable:
                 f"n uninitialised elements and x.new([...]) copies a list. For a Variable "
                 f"holding one number, use x.new_tensor({data!r})."
             )
+        if isinstance(data, Variable) and not data.is_text and data.dtype != x.dtype:
+            raise TypeError(
+                f"new(): a Variable given as data must have x's dtype ({x.dtype}); got "
+                f"{data.dtype}. Convert it first, data.to(x.dtype), or use x.new_tensor(data)."
+            )
         return new_tensor(x, data, device=device)
-    return new_empty(x, *args, device=device)
+    return new_empty(x, *[_size_number(size) for size in args], device=device)
+
+
+def _size_number(size: Any) -> Any:
+    """A one-element integer Variable given as a size is read as its integer, as PyTorch
+    reads it; anything else is left for new_empty to check."""
+    if isinstance(size, Variable) and not size.is_text and size.numel() == 1:
+        if size.dtype.kind in "iu":
+            return int(size.item())
+    return size
 
 
 @register("new_tensor", function=False)

@@ -128,6 +128,29 @@ ACCIDENTS = (
         None,
         "torch documents squeeze(input, dim=None); its binding refuses the None spelled out",
     ),
+    Accident(
+        RuntimeError,
+        re.compile(r"same dtype, but got:? (float|double|Float|Double)(,| !=| and) "
+                   r"(float|double|Float|Double)(, and (Float|Double))?$|"
+                   r"same dtype, but found (Float|Double) and (Float|Double)$|"
+                   r"^expected scalar type (Float|Double) but found (Float|Double)$"),
+        None,
+        "a documented departure (README, 'Differences to know'): float32 and float64 meet "
+        "in products (float32 data into float64 weights), where torch refuses the mix",
+    ),
+    Accident(
+        RuntimeError, re.compile(r"^Expected scalar\.isIntegral\( false\) to be true"), TypeError,
+        "x.new(sizes) with a bool Tensor among the sizes: torch's internal check (its message "
+        "asks to be improved) refuses it after parsing; minigrad's TypeError says sizes are ints",
+    ),
+    Accident(
+        TypeError,
+        re.compile(r"^where\(\) received an invalid combination of arguments - got "
+                   r"\((bool|int|float), "),
+        None,
+        "a number for where's condition: numbers are accepted where torch wants a Tensor "
+        "(a documented departure, tests/test_fuzz_public_surface.py)",
+    ),
 )
 
 

@@ -683,17 +683,17 @@ def test_dropout2d_zeroes_whole_channels_and_scales_the_rest():
     np.testing.assert_array_equal(F.dropout2d(x, 1.0).data, np.zeros(x.shape))
 
 
-def test_dropout2d_unbatched_input_drops_whole_channels():
-    """A 3-d input is one unbatched (C, H, W) image: each of its C channels is kept or
-    dropped whole. (PyTorch 2.x still reads a 3-d input as (N, C, L), with a warning that
-    this will change to the unbatched reading; minigrad does the documented one.)"""
+def test_dropout2d_reads_a_3d_input_as_pytorch_does():
+    """A 3-d input is (N, C, L), as PyTorch 2.x reads it, with PyTorch's warning: each (n, c)
+    row is kept or dropped whole."""
     mg.manual_seed(3)
     x = Variable(np.ones((40, 3, 2)))
-    y = F.dropout2d(x, 0.5)
-    per_channel = y.data.reshape(40, -1)
-    assert set(np.unique(per_channel)) <= {0.0, 2.0}
-    assert (per_channel == per_channel[:, :1]).all()
-    assert 0 < (per_channel[:, 0] == 0).sum() < 40
+    with pytest.warns(UserWarning, match=r"interpreted as shape \(N, C, L\)"):
+        y = F.dropout2d(x, 0.5)
+    rows = y.data.reshape(120, 2)
+    assert set(np.unique(rows)) <= {0.0, 2.0}
+    assert (rows == rows[:, :1]).all()
+    assert 0 < (rows[:, 0] == 0).sum() < 120
 
 
 def test_dropout2d_inplace_writes_into_its_input():

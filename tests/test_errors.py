@@ -346,8 +346,8 @@ ATTRIBUTES = [
     (
         "item-multi-element",
         lambda: leaf().item(),
-        ValueError,
-        allof("only one element Variables can be converted to Python scalars", lit("(3,)")),
+        RuntimeError,
+        allof("a Variable with 3 elements cannot be converted to Scalar", lit("(3,)")),
     ),
     (
         "numpy-requires-grad",
@@ -1052,7 +1052,7 @@ FACTORIES_AND_MODES = [
         TypeError,
         allof("manual_seed", "int", "str|'1'"),
     ),
-    ("arange-step-0", lambda: mg.arange(0, 5, 0), ValueError, allof("step must be nonzero")),
+    ("arange-step-0", lambda: mg.arange(0, 5, 0), RuntimeError, allof("step must be nonzero")),
     (
         "set_grad_enabled-str",
         lambda: mg.set_grad_enabled("yes"),

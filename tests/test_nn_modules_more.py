@@ -180,8 +180,8 @@ class TestEmbedding:
             nn.Embedding(3, 2, padding_idx=3)
         with pytest.raises(IndexError, match="index 3 is out of range"):
             nn.Embedding(3, 2)(np.array([3]))
-        with pytest.raises(NotImplementedError, match="max_norm"):
-            nn.Embedding(3, 2, max_norm=1.0)
+        with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+            nn.Embedding(3, 2, scale_grad_by_freq=True)
 
 
 class TestLayerNorm:

@@ -1,10 +1,12 @@
-"""AdamW, RMSprop, Adagrad, Adam's amsgrad/maximize, parameter groups, optimizer state_dict
-and the learning-rate schedulers: trajectories and lr sequences equal to PyTorch's (float64,
-same starting values), plus hand-computed steps and the errors. Cross-checks skip without
-torch."""
+"""AdamW, RMSprop, Adagrad, Adam's amsgrad/maximize, LBFGS, parameter groups (named ones
+too), optimizer state_dict and its hooks, the learning-rate schedulers (CyclicLR, OneCycleLR
+and CosineAnnealingWarmRestarts among them) and swa_utils: trajectories and lr sequences
+equal to PyTorch's (float64, same starting values), plus hand-computed steps and the
+errors. Cross-checks skip without torch."""
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -418,3 +420,783 @@ def test_step_with_a_closure_equals_torch(name):
     mine, theirs = run(mg), run(torch)
     assert mine[0] == pytest.approx(theirs[0], rel=1e-12)
     np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts: lr and momentum (or beta1) after each
+# step equal to PyTorch's; their shapes and errors by hand.
+
+
+def _optimizer_over_two(lib, name="SGD", settings=None, groups=False):
+    """`name` over two float64 parameters, in one group or two (the second with lr 0.5)."""
+    settings = {"lr": 0.1, "momentum": 0.9} if settings is None else settings
+    if lib is mg:
+        params = [Parameter(np.ones(2)), Parameter(np.ones(3))]
+        optimizers = optim
+    else:
+        params = [lib.ones(n, dtype=lib.float64, requires_grad=True) for n in (2, 3)]
+        optimizers = lib.optim
+    spec = [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.5}] if groups else params
+    return getattr(optimizers, name)(spec, **settings)
+
+
+def schedule(lib, make, name="SGD", settings=None, groups=False, steps=40, epochs=None):
+    """[lr of each group, momentum (or beta1) of each group, get_last_lr()] after each
+    step; `epochs` gives step() its argument (CosineAnnealingWarmRestarts)."""
+    optimizer = _optimizer_over_two(lib, name, settings, groups)
+    module = lr_scheduler if lib is mg else lib.optim.lr_scheduler
+    scheduler = make(module, optimizer)
+    rows = []
+    for index in range(steps):
+        optimizer.step()
+        if epochs is None:
+            scheduler.step()
+        else:
+            scheduler.step(epochs[index])
+        lrs = [group["lr"] for group in optimizer.param_groups]
+        momenta = [
+            group["betas"][0] if "betas" in group else group.get("momentum", 0.0)
+            for group in optimizer.param_groups
+        ]
+        assert list(scheduler.get_last_lr()) == lrs
+        rows.append(lrs + momenta)
+    return np.array(rows)
+
+
+def _scale(x):
+    return 0.5 * (1 + math.sin(x))
+
+
+ADAM = ("Adam", {"lr": 0.1})
+NEW_SCHEDULES = {
+    "cyclic": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=4), {}),
+    "cyclic-triangular2-groups": (
+        lambda L, o: L.CyclicLR(
+            o, [0.01, 0.02], [0.1, 0.3], step_size_up=3, step_size_down=5, mode="triangular2"
+        ),
+        {"groups": True},
+    ),
+    "cyclic-exp_range": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.97),
+        {},
+    ),
+    "cyclic-scale_fn-iterations": (
+        lambda L, o: L.CyclicLR(
+            o, 0.01, 0.1, step_size_up=3, scale_fn=_scale, scale_mode="iterations"
+        ),
+        {},
+    ),
+    "cyclic-scale_fn-cycle": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2, scale_fn=_scale), {}
+    ),
+    "cyclic-adam-beta1": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, 3, base_momentum=0.7, max_momentum=0.95),
+        {"name": ADAM[0], "settings": ADAM[1]},
+    ),
+    "cyclic-no-momentum": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=3, cycle_momentum=False),
+        {"name": "Adagrad", "settings": {"lr": 0.1}},
+    ),
+    "one-cycle": (lambda L, o: L.OneCycleLR(o, 0.01, total_steps=40), {}),
+    "one-cycle-three-phase-linear-groups": (
+        lambda L, o: L.OneCycleLR(
+            o, [0.01, 0.2], epochs=4, steps_per_epoch=10, anneal_strategy="linear",
+            three_phase=True, pct_start=0.25, div_factor=10.0, final_div_factor=100.0,
+        ),
+        {"groups": True},
+    ),  # fmt: skip
+    "one-cycle-adam": (
+        lambda L, o: L.OneCycleLR(o, 0.01, total_steps=39, base_momentum=0.8),
+        {"name": ADAM[0], "settings": ADAM[1], "steps": 39},
+    ),
+    "one-cycle-rmsprop-no-momentum": (
+        lambda L, o: L.OneCycleLR(o, 0.05, total_steps=40, cycle_momentum=False),
+        {"name": "RMSprop", "settings": {"lr": 0.1}},
+    ),
+    "warm-restarts": (lambda L, o: L.CosineAnnealingWarmRestarts(o, 7), {}),
+    "warm-restarts-T_mult": (
+        lambda L, o: L.CosineAnnealingWarmRestarts(o, 3, T_mult=2, eta_min=0.001),
+        {"steps": 60},
+    ),
+    "warm-restarts-fractional-epochs": (
+        lambda L, o: L.CosineAnnealingWarmRestarts(o, 3, T_mult=2, eta_min=0.001),
+        {"epochs": [i * 0.37 for i in range(40)]},
+    ),
+    "warm-restarts-fractional-groups": (
+        lambda L, o: L.CosineAnnealingWarmRestarts(o, 5, eta_min=0.01),
+        {"epochs": [i * 0.6 + 0.1 for i in range(40)], "groups": True},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEW_SCHEDULES))
+def test_cyclic_one_cycle_and_warm_restarts_equal_torch(case, real_torch):
+    make, options = NEW_SCHEDULES[case]
+    mine, theirs = schedule(mg, make, **options), schedule(real_torch, make, **options)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-15)
+
+
+def test_warm_restarts_step_with_an_epoch_then_without_equals_torch(real_torch):
+    """The docstring's interleaving: 20 steps, step(26), then step() goes on from 27."""
+
+    def run(lib):
+        optimizer = _optimizer_over_two(lib, settings={"lr": 0.05})
+        module = lr_scheduler if lib is mg else lib.optim.lr_scheduler
+        scheduler = module.CosineAnnealingWarmRestarts(optimizer, T_0=10, T_mult=2)
+        lrs = []
+        for epoch in [None] * 20 + [26, None, None, 3.5, None, 100.25, None]:
+            scheduler.step() if epoch is None else scheduler.step(epoch)
+            lrs.append((scheduler.get_last_lr()[0], scheduler.T_cur, scheduler.T_i))
+        return np.array(lrs, dtype=float)
+
+    np.testing.assert_allclose(run(mg), run(real_torch), rtol=1e-12, atol=1e-15)
+
+
+def test_cyclic_lr_climbs_to_max_and_back_with_momentum_the_other_way():
+    rows = schedule(mg, lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=4), steps=16)
+    lrs, momenta = rows[:, 0], rows[:, 1]
+    # Step t (1-based after the first step) is at lr 0.01 + 0.09·(t/4 rising, then falling).
+    expected = [0.01 + 0.09 * min(t % 8, 8 - t % 8) / 4 for t in range(1, 17)]
+    np.testing.assert_allclose(lrs, expected, rtol=1e-12)
+    np.testing.assert_allclose(momenta, 0.9 - (lrs - 0.01) / 0.09 * 0.1, rtol=1e-12)
+    assert lrs.max() == pytest.approx(0.1) and momenta.min() == pytest.approx(0.8)
+
+
+def test_triangular2_halves_each_cycle_and_scheduler_sets_base_lr_at_start():
+    optimizer = _optimizer_over_two(mg)
+    scheduler = lr_scheduler.CyclicLR(optimizer, 0.02, 0.1, step_size_up=2, mode="triangular2")
+    assert optimizer.param_groups[0]["lr"] == 0.02  # the optimizer's own lr is replaced
+    peaks = []
+    for step in range(1, 13):
+        optimizer.step()
+        scheduler.step()
+        if step % 4 == 2:
+            peaks.append(scheduler.get_last_lr()[0] - 0.02)
+    np.testing.assert_allclose(peaks, [0.08, 0.04, 0.02], rtol=1e-12)
+
+
+def test_one_cycle_rises_then_anneals_to_its_minimum_and_refuses_an_extra_step():
+    optimizer = _optimizer_over_two(mg)
+    scheduler = lr_scheduler.OneCycleLR(optimizer, max_lr=0.5, total_steps=10, pct_start=0.3)
+    lrs, momenta = [scheduler.get_last_lr()[0]], [optimizer.param_groups[0]["momentum"]]
+    for _ in range(9):
+        optimizer.step()
+        scheduler.step()
+        lrs.append(scheduler.get_last_lr()[0])
+        momenta.append(optimizer.param_groups[0]["momentum"])
+    assert lrs[0] == pytest.approx(0.5 / 25) and momenta[0] == pytest.approx(0.95)
+    assert lrs[2] == pytest.approx(0.5) and momenta[2] == pytest.approx(0.85)  # step 0.3·10 - 1
+    assert lrs[-1] == pytest.approx(0.5 / 25 / 1e4)
+    assert np.all(np.diff(lrs[:3]) > 0) and np.all(np.diff(lrs[2:]) < 0)
+    scheduler.step()  # step 10 = total_steps: still allowed, as in PyTorch
+    with pytest.raises(ValueError, match=r"stepped 11 times.*total_steps=10"):
+        scheduler.step()
+
+
+def test_warm_restarts_restart_after_t_0_epochs_and_grow_by_t_mult():
+    optimizer = _optimizer_over_two(mg, settings={"lr": 1.0})
+    scheduler = lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=2, T_mult=3, eta_min=0.1)
+    lrs = [scheduler.get_last_lr()[0]]
+    for _ in range(9):
+        scheduler.step()
+        lrs.append(scheduler.get_last_lr()[0])
+    restarts = [epoch for epoch, lr in enumerate(lrs) if lr == 1.0]
+    assert restarts == [0, 2, 8]  # periods of 2, then 6
+    assert lrs[1] == pytest.approx(0.1 + 0.9 * (1 + math.cos(math.pi / 2)) / 2)
+    scheduler.step(5.5)  # in the second period, 3.5 epochs into it
+    expected = 0.1 + 0.9 * (1 + math.cos(math.pi * 3.5 / 6)) / 2
+    assert scheduler.get_last_lr()[0] == pytest.approx(expected)
+    assert scheduler.last_epoch == 5
+
+
+@pytest.mark.parametrize(
+    "case", ["cyclic-triangular2-groups", "cyclic-adam-beta1", "one-cycle", "warm-restarts-T_mult"]
+)
+def test_new_scheduler_state_dict_round_trip(case):
+    """Stop after 11 steps, save the optimizer and the scheduler, load both into new ones:
+    the rest of the schedule is the one an uninterrupted run follows."""
+    make, options = NEW_SCHEDULES[case]
+    settings = {key: options[key] for key in ("name", "settings", "groups") if key in options}
+    whole = schedule(mg, make, steps=30, **settings)
+
+    optimizer = _optimizer_over_two(mg, **settings)
+    scheduler = make(lr_scheduler, optimizer)
+    for _ in range(11):
+        optimizer.step()
+        scheduler.step()
+    saved_optimizer, saved_scheduler = optimizer.state_dict(), scheduler.state_dict()
+    resumed_optimizer = _optimizer_over_two(mg, **settings)
+    resumed = make(lr_scheduler, resumed_optimizer)
+    resumed_optimizer.load_state_dict(saved_optimizer)
+    resumed.load_state_dict(saved_scheduler)
+    assert resumed.get_last_lr() == scheduler.get_last_lr()
+    rest = []
+    for _ in range(19):
+        resumed_optimizer.step()
+        resumed.step()
+        group = resumed_optimizer.param_groups[0]
+        rest.append(group["betas"][0] if "betas" in group else group["momentum"])
+    np.testing.assert_array_equal(rest, whole[11:, len(resumed_optimizer.param_groups)])
+
+
+def test_cyclic_state_dict_leaves_out_a_lambda_but_keeps_a_callable_object():
+    class Halving:
+        def __init__(self):
+            self.base = 2.0
+
+        def __call__(self, cycle):
+            return 1 / self.base ** (cycle - 1)
+
+    optimizer = _optimizer_over_two(mg)
+    with_lambda = lr_scheduler.CyclicLR(optimizer, 0.01, 0.1, scale_fn=lambda x: 1.0)
+    assert with_lambda.state_dict()["_scale_fn_custom"] is None
+    fn = Halving()
+    scheduler = lr_scheduler.CyclicLR(optimizer, 0.01, 0.1, scale_fn=fn)
+    state = scheduler.state_dict()
+    assert state["_scale_fn_custom"] == {"base": 2.0}
+    fn.base = 3.0
+    scheduler.load_state_dict(state)
+    assert fn.base == 2.0 and scheduler._scale_fn_custom is fn
+    assert "_scale_fn_custom" in state  # the caller's dict is left as it was
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "phrase"),
+    [
+        (lambda o: lr_scheduler.CyclicLR(o, 0.01, 0.1, mode="sine"), ValueError, "mode must be"),
+        (lambda o: lr_scheduler.CyclicLR(o, [0.01, 0.02], 0.1), ValueError, "one value per"),
+        (lambda o: lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=0), ValueError, "> 0"),
+        (
+            lambda o: lr_scheduler.CyclicLR(o, 0.01, 0.1, scale_fn=3),
+            TypeError, "scale_fn",
+        ),
+        (lambda o: lr_scheduler.OneCycleLR(o, 0.1), ValueError, "total_steps, or both epochs"),
+        (lambda o: lr_scheduler.OneCycleLR(o, 0.1, total_steps=0), ValueError, "positive int"),
+        (
+            lambda o: lr_scheduler.OneCycleLR(o, 0.1, epochs=2, steps_per_epoch=1.5),
+            ValueError, "steps_per_epoch",
+        ),
+        (
+            lambda o: lr_scheduler.OneCycleLR(o, 0.1, total_steps=9, pct_start=1),
+            ValueError, "pct_start must be a float",
+        ),
+        (
+            lambda o: lr_scheduler.OneCycleLR(o, 0.1, total_steps=9, anneal_strategy="exp"),
+            ValueError, "'cos' or 'linear'",
+        ),
+        (lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 0), ValueError, "T_0 must be"),
+        (lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 2.0), ValueError, "T_0 must be"),
+        (lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 5, 0), ValueError, "T_mult"),
+        (
+            lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 5, eta_min="0"),
+            ValueError, "eta_min must be a number",
+        ),
+        (
+            lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 5).step(-1),
+            ValueError, "epoch >= 0",
+        ),
+        (
+            lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 5).step("1"),
+            TypeError, "the epoch to go to",
+        ),
+        (
+            lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 5).step(math.inf),
+            OverflowError, "finite epoch",
+        ),
+        (
+            lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, 5).step(math.nan),
+            ValueError, "finite epoch",
+        ),
+        (lambda o: lr_scheduler.OneCycleLR(None, 0.1, 9), TypeError, "not a minigrad.optim"),
+    ],
+)  # fmt: skip
+def test_cyclic_one_cycle_warm_restarts_errors(make, error, phrase):
+    with pytest.raises(error, match=phrase):
+        make(optim.SGD([Parameter(np.zeros(1))], lr=0.1, momentum=0.9))
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"), [("CyclicLR", (0.01, 0.1)), ("OneCycleLR", (0.1, 10))]
+)
+def test_cycling_momentum_needs_an_optimizer_with_one(name, arguments, real_torch):
+    """Adagrad has neither momentum nor betas: a ValueError, as PyTorch raises."""
+    with pytest.raises(ValueError, match="cycle_momentum=False"):
+        getattr(lr_scheduler, name)(optim.Adagrad([Parameter(np.zeros(1))]), *arguments)
+    theirs = real_torch.optim.Adagrad([real_torch.zeros(1, requires_grad=True)])
+    with pytest.raises(ValueError):
+        getattr(real_torch.optim.lr_scheduler, name)(theirs, *arguments)
+
+
+# --------------------------------------------------------------------------------------
+# LBFGS: iterates, first losses and evaluation counts equal to PyTorch's in float64 (to the
+# last ulps: PyTorch's add and dot round with fused multiply-adds), convergence and errors.
+
+A_LS = np.random.default_rng(3).normal(size=(8, 3))
+B_LS = np.random.default_rng(4).normal(size=(8, 2))
+
+
+def _lbfgs_run(lib, problem, steps, **settings):
+    """Per step(closure): the parameters, the loss step() returned, func_evals, n_iter."""
+    if problem == "least squares":
+        starts = [np.zeros((3, 2)), np.zeros(2)]
+    else:
+        starts = [np.array([-1.2, 1.0])]
+    if lib is mg:
+        params = [Parameter(start.copy()) for start in starts]
+        a, b = Variable(A_LS), Variable(B_LS)
+    else:
+        params = [lib.tensor(start.copy(), requires_grad=True) for start in starts]
+        a, b = lib.tensor(A_LS), lib.tensor(B_LS)
+    optimizer = lib.optim.LBFGS(params, **settings)
+
+    def closure():
+        optimizer.zero_grad()
+        if problem == "least squares":
+            weight, bias = params
+            loss = ((a @ weight + bias - b) ** 2).mean()
+        else:
+            x = params[0]
+            loss = 100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2
+        loss.backward()
+        return loss
+
+    rows = []
+    for _ in range(steps):
+        first = float(optimizer.step(closure).detach())
+        state = optimizer.state[params[0]]
+        values = [p.detach().numpy().ravel() for p in params]
+        rows.append(np.concatenate([*values, [first, state["func_evals"], state["n_iter"]]]))
+    return np.array(rows)
+
+
+WOLFE = {"line_search_fn": "strong_wolfe"}
+LBFGS_CASES = [
+    ("least squares", 4, {}),
+    ("least squares", 4, {"line_search_fn": "strong_wolfe"}),
+    ("least squares", 4, {"max_iter": 3, "history_size": 2, "lr": 0.7}),
+    ("least squares", 3, {"max_iter": 5, "max_eval": 4, "line_search_fn": "strong_wolfe"}),
+    ("rosenbrock", 3, {"max_iter": 5}),
+    ("rosenbrock", 5, {"max_iter": 5, "line_search_fn": "strong_wolfe"}),
+    ("rosenbrock", 4, {"line_search_fn": "strong_wolfe"}),
+    ("rosenbrock", 5, {"lr": 0.5, "max_iter": 10, "history_size": 4, **WOLFE}),
+    ("rosenbrock", 2, {"tolerance_change": 1e-3, "tolerance_grad": 1e-2}),
+]
+
+
+@pytest.mark.parametrize(("problem", "steps", "settings"), LBFGS_CASES)
+def test_lbfgs_iterates_equal_torch(problem, steps, settings, real_torch):
+    mine = _lbfgs_run(mg, problem, steps, **settings)
+    theirs = _lbfgs_run(real_torch, problem, steps, **settings)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-10)
+
+
+def test_lbfgs_solves_least_squares_and_returns_the_first_loss():
+    weight, bias = Parameter(np.zeros((3, 2))), Parameter(np.zeros(2))
+    # Tolerances below the defaults: a loss change of 1e-9 leaves the weights ~1e-5 off.
+    optimizer = optim.LBFGS(
+        [weight, bias], line_search_fn="strong_wolfe", tolerance_grad=1e-12, tolerance_change=1e-15
+    )
+    a, b = Variable(A_LS), Variable(B_LS)
+    losses = []
+
+    def closure():
+        optimizer.zero_grad()
+        loss = ((a @ weight + bias - b) ** 2).mean()
+        loss.backward()
+        losses.append(loss)
+        return loss
+
+    returned = optimizer.step(closure)
+    assert returned is losses[0]  # the loss before the step, as PyTorch returns
+    assert optimizer.state[0]["func_evals"] == len(losses) > 1
+    design = np.hstack([A_LS, np.ones((8, 1))])
+    solution = np.linalg.lstsq(design, B_LS, rcond=None)[0]
+    np.testing.assert_allclose(weight.detach().numpy(), solution[:3], atol=1e-6)
+    np.testing.assert_allclose(bias.detach().numpy(), solution[3], atol=1e-6)
+
+
+def test_lbfgs_maximize_climbs_and_stops_at_once_when_the_gradient_is_zero():
+    x = Parameter(np.array([3.0, -2.0]))
+    optimizer = optim.LBFGS([x], maximize=True)
+
+    def closure():
+        optimizer.zero_grad()
+        value = -((x - 1.0) ** 2).sum()
+        value.backward()
+        return value
+
+    optimizer.step(closure)
+    np.testing.assert_allclose(x.detach().numpy(), [1.0, 1.0], atol=1e-6)
+    before = dict(optimizer.state[0])
+    optimizer.step(closure)  # max |g| <= tolerance_grad: one evaluation, no iteration
+    assert optimizer.state[0]["n_iter"] == before["n_iter"]
+    assert optimizer.state[0]["func_evals"] == before["func_evals"] + 1
+
+
+def test_lbfgs_state_dict_round_trip_continues_the_same_iterates():
+    def make(start):
+        x = Parameter(start.copy())
+        optimizer = optim.LBFGS([x], max_iter=3, history_size=3)
+
+        def closure():
+            optimizer.zero_grad()
+            loss = 100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2
+            loss.backward()
+            return loss
+
+        return x, optimizer, closure
+
+    x, optimizer, closure = make(np.array([-1.2, 1.0]))
+    for _ in range(2):
+        optimizer.step(closure)
+    saved, at = optimizer.state_dict(), x.detach().numpy().copy()
+    optimizer.step(closure)
+    resumed_x, resumed, resumed_closure = make(at)
+    resumed.load_state_dict(saved)  # flat history arrays: no per-parameter shape check
+    resumed.step(resumed_closure)
+    np.testing.assert_array_equal(resumed_x.detach().numpy(), x.detach().numpy())
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "phrase"),
+    [
+        (
+            lambda p, q: optim.LBFGS([{"params": [p]}, {"params": [q]}]),
+            ValueError, "parameter groups",
+        ),
+        (lambda p, q: optim.LBFGS([p], lr=-1.0), ValueError, "lr must be"),
+        (lambda p, q: optim.LBFGS([p], max_iter=0), ValueError, "max_iter must be an int >= 1"),
+        (lambda p, q: optim.LBFGS([p], history_size=2.5), TypeError, "history_size"),
+        (lambda p, q: optim.LBFGS([p]).step(None), TypeError, "closure"),
+        (lambda p, q: optim.LBFGS([p]).step(lambda: None), TypeError, "return loss"),
+        (lambda p, q: optim.LBFGS([p]).step(lambda: "low"), ValueError, "return loss"),
+        (lambda p, q: optim.LBFGS(3, max_iter=-1), TypeError, "params"),  # checked first
+        (
+            lambda p, q: optim.LBFGS([p], line_search_fn="armijo").step(lambda: p.sum()),
+            RuntimeError, "only 'strong_wolfe'",
+        ),
+    ],
+)  # fmt: skip
+def test_lbfgs_errors(make, error, phrase):
+    with pytest.raises(error, match=phrase):
+        make(Parameter(np.zeros(2)), Parameter(np.zeros(1)))
+
+
+# --------------------------------------------------------------------------------------
+# Optimizers over (name, parameter) pairs: "param_names" in the groups and in state_dict,
+# state[param], load_state_dict hooks.
+
+
+def test_named_parameters_give_param_names_as_torch(real_torch):
+    def groups(lib):
+        model = (nn if lib is mg else lib.nn).Linear(3, 2)
+        optimizer = lib.optim.SGD(model.named_parameters(), lr=0.1, momentum=0.9)
+        other = lib.optim.Adam([("a", model.weight)], lr=0.01)
+        other.add_param_group({"params": [("b", model.bias)], "lr": 0.5})
+        state = optimizer.state_dict()
+        return (
+            [group["param_names"] for group in optimizer.param_groups],
+            [group["param_names"] for group in other.param_groups],
+            state["param_groups"][0]["param_names"],
+            state["param_groups"][0]["params"],
+        )
+
+    assert groups(mg) == groups(real_torch) == (
+        [["weight", "bias"]], [["a"], ["b"]], ["weight", "bias"], [0, 1]
+    )
+
+
+def test_named_parameters_step_as_unnamed_ones():
+    def run(named):
+        model = nn.Linear(3, 2)
+        with mg.no_grad():
+            model.weight.copy_(mg.tensor(np.arange(6.0).reshape(2, 3) / 10))
+            model.bias.zero_()
+        source = model.named_parameters() if named else model.parameters()
+        optimizer = optim.Adam(source, lr=0.1)
+        for _ in range(3):
+            optimizer.zero_grad()
+            (model(Variable(np.ones((4, 3)))) ** 2).sum().backward()
+            optimizer.step()
+        return model.weight.detach().numpy(), optimizer
+
+    (named, optimizer), (plain, _) = run(True), run(False)
+    np.testing.assert_array_equal(named, plain)
+    assert optimizer.state[optimizer.params[0]] is optimizer.state[0]  # PyTorch's key
+
+
+def test_loading_a_state_dict_takes_its_names_and_hooks_can_adapt_it():
+    model = nn.Linear(3, 2)
+    optimizer = optim.SGD(model.named_parameters(), lr=0.1, momentum=0.9)
+    (model(Variable(np.ones((1, 3))))).sum().backward()
+    optimizer.step()
+    saved = optimizer.state_dict()
+    saved["param_groups"][0]["param_names"] = ["w", "b"]
+
+    other = optim.SGD(nn.Linear(3, 2).named_parameters(), lr=0.1, momentum=0.9)
+    calls = []
+
+    def swap_lr(opt, state_dict):
+        calls.append("pre")
+        adapted = copy.deepcopy(state_dict)
+        adapted["param_groups"][0]["lr"] = 0.01
+        return adapted
+
+    handle = other.register_load_state_dict_pre_hook(swap_lr)
+    other.register_load_state_dict_post_hook(lambda opt: calls.append("post"))
+    other.register_load_state_dict_pre_hook(lambda opt, sd: calls.append("first"), prepend=True)
+    other.load_state_dict(saved)
+    assert calls == ["first", "pre", "post"]
+    assert other.param_groups[0]["lr"] == 0.01 and saved["param_groups"][0]["lr"] == 0.1
+    assert other.param_groups[0]["param_names"] == ["w", "b"]
+    np.testing.assert_array_equal(
+        other.state[other.params[0]]["momentum_buffer"], saved["state"][0]["momentum_buffer"]
+    )
+    handle.remove()
+    other.load_state_dict(saved)
+    assert other.param_groups[0]["lr"] == 0.1
+
+
+def test_named_parameter_errors():
+    p, q = Parameter(np.zeros(2)), Parameter(np.zeros(1))
+    with pytest.raises(ValueError, match="with/without names. Some param names are missing"):
+        optim.SGD([("p", p), q], lr=0.1)
+    named = optim.SGD([("p", p)], lr=0.1)
+    with pytest.raises(ValueError, match="cannot add a param group without names"):
+        named.add_param_group({"params": [q]})
+    with pytest.raises(ValueError, match="cannot add a param group with names"):
+        optim.SGD([p], lr=0.1).add_param_group({"params": [("q", q)]})
+    with pytest.raises(TypeError, match=r"pair \(name, Variable\)"):
+        optim.SGD([(1, p)], lr=0.1)
+    with pytest.raises(TypeError, match="a set"):
+        optim.SGD([{"params": {p}}], lr=0.1)
+    with pytest.raises(KeyError, match="has no parameter that is the given Variable"):
+        named.state[Parameter(np.zeros(3))]
+    with pytest.raises(TypeError, match="hook"):
+        named.register_load_state_dict_pre_hook("not a function")
+
+
+# --------------------------------------------------------------------------------------
+# swa_utils: AveragedModel (SWA, EMA, avg_fn, multi_avg_fn, use_buffers), update_bn and
+# SWALR against PyTorch; the averages by hand.
+
+X_SWA = np.random.default_rng(5).normal(size=(6, 3))
+Y_SWA = np.random.default_rng(6).normal(size=(6, 2))
+
+
+def _bn_model(lib):
+    """Linear, BatchNorm1d, Linear with fixed float64 weights."""
+    layers = lib.nn if lib is not mg else nn
+    model = layers.Sequential(layers.Linear(3, 4), layers.BatchNorm1d(4), layers.Linear(4, 2))
+    model = model.double()
+    rng = np.random.default_rng(7)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.uniform(-0.5, 0.5, tuple(p.shape)), dtype=lib.float64))
+    return model
+
+
+def _averaging_run(lib, averaging):
+    """Train 6 SGD steps, averaging after each; the averaged parameters and buffers, its
+    n_averaged and its predictions (after update_bn, in eval mode)."""
+    swa = lib.optim.swa_utils
+    model = _bn_model(lib)
+    x, y = lib.tensor(X_SWA), lib.tensor(Y_SWA)
+    options = {
+        "swa": {},
+        "ema": {"multi_avg_fn": swa.get_ema_multi_avg_fn(0.9)},
+        "swa multi": {"multi_avg_fn": swa.get_swa_multi_avg_fn()},
+        "ema avg_fn": {"avg_fn": swa.get_ema_avg_fn(0.8)},
+        "swa avg_fn": {"avg_fn": swa.get_swa_avg_fn()},
+        "custom avg_fn": {"avg_fn": lambda mine, theirs, n: 0.25 * mine + 0.75 * theirs},
+        "buffers": {"use_buffers": True},
+    }[averaging]
+    averaged = swa.AveragedModel(model, **options)
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(6):
+        optimizer.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        optimizer.step()
+        averaged.update_parameters(model)
+    values = [v.detach().numpy().copy() for v in averaged.parameters()]
+    values += [v.detach().numpy().copy() for v in averaged.buffers()]
+    swa.update_bn([(x, y)], averaged)
+    averaged.eval()
+    with lib.no_grad():
+        values.append(averaged(x).detach().numpy().copy())
+    values += [v.detach().numpy().copy() for v in averaged.buffers()]
+    return values
+
+
+@pytest.mark.parametrize(
+    "averaging", ["swa", "ema", "swa multi", "ema avg_fn", "swa avg_fn", "custom avg_fn", "buffers"]
+)
+def test_averaged_model_equals_torch(averaging, real_torch):
+    mine, theirs = _averaging_run(mg, averaging), _averaging_run(real_torch, averaging)
+    assert len(mine) == len(theirs)
+    for index, (a, b) in enumerate(zip(mine, theirs)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14, err_msg=f"value {index}")
+
+
+def test_averaged_model_averages_by_hand():
+    """w_swa after models w1, w2, w3 is their mean; EMA is decay·w_ema + (1 - decay)·w."""
+    model = nn.Linear(2, 1)
+    swa_model = optim.swa_utils.AveragedModel(model)
+    ema_model = optim.swa_utils.AveragedModel(
+        model, multi_avg_fn=optim.swa_utils.get_ema_multi_avg_fn(0.5)
+    )
+    weights = [np.array([[1.0, 2.0]]), np.array([[3.0, -2.0]]), np.array([[8.0, 0.0]])]
+    for w in weights:
+        with mg.no_grad():
+            model.weight.copy_(mg.tensor(w, dtype=model.weight.dtype))
+        swa_model.update_parameters(model)
+        ema_model.update_parameters(model)
+    np.testing.assert_allclose(swa_model.module.weight.detach().numpy(), [[4.0, 0.0]], rtol=1e-6)
+    # 1st copied, then (1, 2)·0.5 + (3, -2)·0.5 = (2, 0), then (2, 0)·0.5 + (8, 0)·0.5.
+    np.testing.assert_allclose(ema_model.module.weight.detach().numpy(), [[5.0, 0.0]], rtol=1e-6)
+    assert swa_model.n_averaged.item() == 3
+    assert swa_model.module.weight is not model.weight  # a copy, not the model itself
+    assert swa_model(Variable(np.ones((1, 2), dtype=np.float32))).shape == (1, 1)
+
+
+def test_update_bn_resets_statistics_restores_momentum_and_mode():
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4, momentum=0.3))
+    batches = [Variable(np.random.default_rng(i).normal(size=(5, 3))) for i in range(3)]
+    model.eval()
+    optim.swa_utils.update_bn(batches, model)
+    assert model[1].momentum == 0.3 and not model.training
+    with mg.no_grad():
+        features = [model[0](batch).detach().numpy() for batch in batches]
+    # Each batch weighs the same: the mean of the batch means.
+    np.testing.assert_allclose(
+        model[1].running_mean.detach().numpy(),
+        np.mean([f.mean(axis=0) for f in features], axis=0),
+        rtol=1e-5,
+    )
+    optim.swa_utils.update_bn(batches, nn.Linear(3, 1))  # no BatchNorm: nothing to do
+
+
+def swalr_sequence(lib, epochs=14, **settings):
+    optimizer = _optimizer_over_two(lib, settings={"lr": 0.5}, groups=True)
+    scheduler = lib.optim.swa_utils.SWALR(optimizer, **settings)
+    lrs = [scheduler.get_last_lr()]
+    for _ in range(epochs):
+        optimizer.step()
+        scheduler.step()
+        lrs.append(scheduler.get_last_lr())
+    return np.array(lrs)
+
+
+SWALR_CASES = [
+    {"swa_lr": 0.05},
+    {"swa_lr": [0.05, 0.2], "anneal_epochs": 4, "anneal_strategy": "linear"},
+    {"swa_lr": 0.1, "anneal_epochs": 0},
+    {"swa_lr": 0.1, "anneal_epochs": 1, "anneal_strategy": "cos"},
+]
+
+
+@pytest.mark.parametrize("settings", SWALR_CASES, ids=str)
+def test_swalr_equals_torch(settings, real_torch):
+    np.testing.assert_allclose(
+        swalr_sequence(mg, **settings), swalr_sequence(real_torch, **settings), rtol=1e-12
+    )
+
+
+def test_swalr_anneals_linearly_to_swa_lr_by_hand():
+    lrs = swalr_sequence(mg, epochs=6, swa_lr=0.1, anneal_epochs=4, anneal_strategy="linear")
+    np.testing.assert_allclose(lrs[:, 0], [0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.1], rtol=1e-12)
+    np.testing.assert_allclose(lrs[:, 1], lrs[:, 0])  # both groups start at 0.5
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "phrase"),
+    [
+        (lambda o: optim.swa_utils.SWALR(o, [0.1, 0.2]), ValueError, "one value per"),
+        (lambda o: optim.swa_utils.SWALR(o, 0.1, anneal_strategy="exp"), ValueError, "'cos'"),
+        (lambda o: optim.swa_utils.SWALR(o, 0.1, anneal_epochs=-1), ValueError, ">= 0"),
+        (lambda o: optim.swa_utils.SWALR(None, 0.1), TypeError, "not a minigrad.optim"),
+        (lambda o: optim.swa_utils.get_ema_multi_avg_fn(1.5), ValueError, r"\[0, 1\]"),
+        (lambda o: optim.swa_utils.get_ema_avg_fn(-0.1), ValueError, r"\[0, 1\]"),
+        (
+            lambda o: optim.swa_utils.AveragedModel(
+                nn.Linear(1, 1), avg_fn=lambda *a: 0, multi_avg_fn=lambda *a: None
+            ),
+            AssertionError, "only one of avg_fn",
+        ),
+        (lambda o: optim.swa_utils.AveragedModel([1]), TypeError, "nn.Module"),
+    ],
+)  # fmt: skip
+def test_swa_utils_errors(make, error, phrase):
+    with pytest.raises(error, match=phrase):
+        make(optim.SGD([Parameter(np.zeros(1))], lr=0.1))
+
+
+# --------------------------------------------------------------------------------------
+# minigrad.compile: the new schedulers (which change the momentum too) stepped outside and
+# inside a compiled step: the replay reads the settings live, as the eager run.
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["outside", "inside"])
+@pytest.mark.parametrize("kind", ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts"])
+def test_new_schedulers_with_a_compiled_step(kind, inside):
+    from test_compile import Twin
+
+    def make_scheduler(optimizer):
+        if kind == "CyclicLR":
+            return lr_scheduler.CyclicLR(optimizer, 0.01, 0.2, step_size_up=3)
+        if kind == "OneCycleLR":
+            return lr_scheduler.OneCycleLR(optimizer, 0.2, total_steps=30)
+        return lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=4)
+
+    def build():
+        mg.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+        optimizer = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        scheduler = make_scheduler(optimizer)
+        loss_fn = nn.CrossEntropyLoss()
+
+        def step(x, y):
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            if inside:
+                scheduler.step()
+            return loss
+
+        step.scheduler = scheduler
+        return step, list(model.parameters())
+
+    twin = Twin(build)
+    x = Variable(np.random.default_rng(0).normal(size=(16, 4)))
+    y = Variable(np.random.default_rng(1).integers(0, 3, size=16))
+    for _ in range(12):
+        twin(x, y)
+        if not inside:
+            twin.eager.scheduler.step()
+            twin.compiled.fn.scheduler.step()
+        twin.assert_same_state()
+    eager_group = twin.eager.scheduler.optimizer.param_groups[0]
+    compiled_group = twin.compiled.fn.scheduler.optimizer.param_groups[0]
+    assert (eager_group["lr"], eager_group["momentum"]) == (
+        compiled_group["lr"], compiled_group["momentum"],
+    )  # fmt: skip
+    assert twin.compiled.replays >= 8, twin.explain()
+
+
+def test_state_is_keyed_by_the_parameter_and_state_dict_holds_variables() -> None:
+    """PyTorch's `p in optimizer.state`, `optimizer.state[p]`, and tensors in state_dict();
+    loading takes them back into the arrays the steps work on."""
+    model = mg.nn.Linear(3, 2)
+    optimizer = mg.optim.Adam(model.parameters())
+    assert model.weight not in optimizer.state
+    model(mg.ones(1, 3)).sum().backward()
+    optimizer.step()
+    assert model.weight in optimizer.state and mg.ones(1) not in optimizer.state
+    exp_avg = optimizer.state_dict()["state"][0]["exp_avg"]
+    assert isinstance(exp_avg, mg.Variable) and exp_avg.shape == (2, 3)
+    np.testing.assert_array_equal(exp_avg.numpy(), optimizer.state[model.weight]["exp_avg"])
+    other = mg.optim.Adam(model.parameters())
+    other.load_state_dict(optimizer.state_dict())
+    assert type(other.state[model.weight]["exp_avg"]) is np.ndarray
+    np.testing.assert_array_equal(other.state[0]["exp_avg"], optimizer.state[0]["exp_avg"])

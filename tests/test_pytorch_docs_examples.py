@@ -185,6 +185,11 @@ def ex_optim_step_closure(torch):
 
 # optim.md, "optimizer.step(closure)" with the optimizer the text names for it: LBFGS
 # (its default settings). Each step must lower the loss of the batch it was given.
+# The comparison is loose: 5 batches of 2 samples for 15 weights leave LBFGS's history
+# ill-conditioned, and a change of 1e-15 in one starting weight moves PyTorch's own final
+# weights (up to 90) by 2.4e-4; minigrad's NumPy rounds differently from PyTorch's fused
+# multiply-adds and dot products, by an ulp (tests/test_optim_more.py compares iterates
+# tightly on well-conditioned problems).
 def _check_lbfgs(r):
     before, after = r["batch loss before, after"].T
     assert np.all(after < before), r["batch loss before, after"]
@@ -192,10 +197,9 @@ def _check_lbfgs(r):
 
 @example(
     "optim.md/optimizer.step(closure) with LBFGS",
-    rtol=1e-5,
-    atol=1e-7,
+    rtol=1e-3,
+    atol=1e-6,
     check=_check_lbfgs,
-    xfail="minigrad has no torch.optim.LBFGS",
 )
 def ex_optim_lbfgs(torch):
     model, dataset, loss_fn, _, _ = _setup(torch)
@@ -285,7 +289,6 @@ def _check_named(r):
 @example(
     "optim.md/named parameters",
     check=_check_named,
-    xfail="minigrad's optimizers take no (name, parameter) pairs",
 )
 def ex_optim_named(torch):
     optim = torch.optim
@@ -320,8 +323,6 @@ def _check_state_hook(r):
 @example(
     "optim.md/load_state_dict pre-hook with param_names",
     check=_check_state_hook,
-    xfail="minigrad's optimizers take no named parameters and have no "
-    "register_load_state_dict_pre_hook",
 )
 def ex_optim_state_dict_hook(torch):
     nn = torch.nn
@@ -389,7 +390,9 @@ def ex_optim_state_dict_hook(torch):
     directory.cleanup()
 
     def momentum(opt, p):
-        return _np(opt.state[p]["momentum_buffer"])
+        # PyTorch keeps tensors in an optimizer's state, minigrad NumPy arrays.
+        value = opt.state[p]["momentum_buffer"]
+        return _np(value) if hasattr(value, "detach") else np.array(value)
 
     return {
         "fc momentum": momentum(optimizer, model.fc.weight),
@@ -521,7 +524,6 @@ def _check_swa(r):
 @example(
     "optim.md/SWA and EMA (swa_utils)",
     check=_check_swa,
-    xfail="minigrad has no torch.optim.swa_utils",
 )
 def ex_optim_swa(torch):
     SWALR = _from(torch, "optim.swa_utils", "SWALR")
@@ -947,7 +949,6 @@ def _check_cyclic(r):
     "lr_scheduler/CyclicLR",
     rtol=1e-9,
     check=_check_cyclic,
-    xfail="minigrad has no lr_scheduler.CyclicLR",
 )
 def ex_cyclic_lr(torch):
     model, data_loader, loss_fn, _, _ = _setup(torch)
@@ -984,7 +985,6 @@ def _check_warm_restarts(r):
     "lr_scheduler/CosineAnnealingWarmRestarts",
     rtol=1e-9,
     check=_check_warm_restarts,
-    xfail="minigrad has no lr_scheduler.CosineAnnealingWarmRestarts",
 )
 def ex_warm_restarts(torch):
     model, dataset, loss_fn, _, validate = _setup(torch)
@@ -1017,7 +1017,6 @@ def _check_one_cycle(r):
     "lr_scheduler/OneCycleLR",
     rtol=1e-9,
     check=_check_one_cycle,
-    xfail="minigrad has no lr_scheduler.OneCycleLR",
 )
 def ex_one_cycle(torch):
     model, data_loader, loss_fn, _, _ = _setup(torch)

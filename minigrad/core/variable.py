@@ -297,9 +297,9 @@ class Variable:
         if self.is_text:
             return self._data
         if self._data.size != 1:
-            raise ValueError(
-                f"only one element Variables can be converted to Python scalars; this one "
-                f"has shape {self.shape}. Pick one element first, e.g. v[0].item()."
+            raise RuntimeError(
+                f"a Variable with {self._data.size} elements cannot be converted to Scalar "
+                f"(shape {self.shape}). Pick one element first, e.g. v[0].item()."
             )
         value = self._data.item()
         state.listener.item(self, value)  # minigrad.compile: a value leaves the arrays here
@@ -350,13 +350,11 @@ class Variable:
         return bool(self._data)
 
     def __float__(self) -> float:
-        if self.is_text:
-            raise variable_checks.text_is_not_a_number("float()")
+        variable_checks.convertible_to_number(self, "float()")
         return float(self.item())
 
     def __int__(self) -> int:
-        if self.is_text:
-            raise variable_checks.text_is_not_a_number("int()")
+        variable_checks.convertible_to_number(self, "int()")
         return int(self.item())
 
     def __index__(self) -> int:

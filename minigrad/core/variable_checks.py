@@ -213,6 +213,18 @@ def text_is_not_a_number(what: str) -> TypeError:
     return TypeError(f"{what} of a text Variable: only numeric Variables convert to numbers.")
 
 
+def convertible_to_number(variable: Any, what: str) -> None:
+    """float(v) and int(v) need one numeric element; as in PyTorch, a Variable of several
+    elements is a ValueError here, while v.item() raises RuntimeError."""
+    if variable.is_text:
+        raise text_is_not_a_number(what)
+    if variable._data.size != 1:
+        raise ValueError(
+            f"only one element Variables can be converted to Python scalars; this one has "
+            f"shape {variable.shape}. Pick one element first, e.g. {what[:-2]}(v[0])."
+        )
+
+
 def not_an_index(variable: Any) -> TypeError:
     """operator.index(v) needs one integer element."""
     if variable.is_text:

@@ -26,6 +26,7 @@ from minigrad.nn.conv import (
     Unfold,
 )
 from minigrad.nn.data_parallel import DataParallel
+from minigrad.nn.distance import CosineSimilarity, PairwiseDistance
 from minigrad.nn.dropout import Dropout, Dropout2d
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.flatten import Flatten, Unflatten
@@ -35,6 +36,7 @@ from minigrad.nn.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    KLDivLoss,
     L1Loss,
     MSELoss,
     NLLLoss,
@@ -53,6 +55,7 @@ from minigrad.nn.pooling import (
 from minigrad.nn.prelu import PReLU
 from minigrad.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minigrad.nn.transformer import TransformerEncoder, TransformerEncoderLayer
+from minigrad.nn.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -67,6 +70,7 @@ __all__ = [
     "Conv2d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "CosineSimilarity",
     "CrossEntropyLoss",
     "DataParallel",
     "Dropout",
@@ -79,6 +83,7 @@ __all__ = [
     "GRUCell",
     "GroupNorm",
     "Identity",
+    "KLDivLoss",
     "L1Loss",
     "LSTM",
     "LSTMCell",
@@ -94,6 +99,7 @@ __all__ = [
     "ModuleList",
     "MultiheadAttention",
     "NLLLoss",
+    "PairwiseDistance",
     "PReLU",
     "Parameter",
     "ParameterDict",
@@ -110,6 +116,9 @@ __all__ = [
     "TransformerEncoderLayer",
     "Unflatten",
     "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "functional",
     "init",
     "modules",

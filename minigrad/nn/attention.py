@@ -31,7 +31,7 @@ from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn._functions.attention import Attention
 from minigrad.nn.functional_attention import dropout_keep
-from minigrad.nn.linear import Linear
+from minigrad.nn.linear import Linear, bias_flag
 from minigrad.nn.module import Module
 from minigrad.ops.shape import cat
 
@@ -118,7 +118,7 @@ class MultiheadAttention(Module):
             0 <= dropout <= 1
         ):
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout!r}.")
-        bias = check_flag(bias, "bias", LAYER)
+        bias = bias_flag(bias, LAYER)
         self.embed_dim, self.num_heads, self.kdim, self.vdim = embed_dim, num_heads, kdim, vdim
         self.head_dim = embed_dim // num_heads
         self.dropout = float(dropout)

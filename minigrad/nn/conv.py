@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 
 from minigrad import factories
-from minigrad.core.checks import check_flag
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.functional_conv import PADDING_STRINGS, spatial_tuple
+from minigrad.nn.linear import bias_flag
 from minigrad.nn.module import Module
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")  # PyTorch's; minigrad: zeros
@@ -90,7 +90,7 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
         self.weight = Parameter(factories.empty(*shape))
-        if check_flag(bias, "bias", layer):
+        if bias_flag(bias, layer):
             self.bias = Parameter(factories.empty(out_channels))
         else:
             self.register_parameter("bias", None)

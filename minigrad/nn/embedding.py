@@ -17,7 +17,8 @@ class Embedding(Module):
     """y = weight[x]: indices x (*) → vectors (*, embedding_dim).
 
     weight (num_embeddings, embedding_dim) starts as N(0, 1), as in PyTorch; the row
-    padding_idx starts at 0 and gets no gradient.
+    padding_idx starts at 0 and gets no gradient. With max_norm, each looked-up row longer
+    than max_norm (in the norm_type-norm) is scaled back to that length in weight itself.
     """
 
     def __init__(
@@ -57,10 +58,10 @@ class Embedding(Module):
             padding_idx %= num_embeddings
         scale_grad_by_freq = check_flag(scale_grad_by_freq, "scale_grad_by_freq", "Embedding")
         sparse = check_flag(sparse, "sparse", "Embedding")
-        if max_norm is not None or scale_grad_by_freq or sparse:
+        if scale_grad_by_freq or sparse:
             raise NotImplementedError(
-                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported by "
-                "minigrad; leave them at their defaults (None, False, False)."
+                "Embedding: scale_grad_by_freq and sparse are not supported by minigrad; "
+                "leave them at their defaults (False, False)."
             )
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -92,7 +93,7 @@ class Embedding(Module):
                 self.weight[self.padding_idx] = 0.0
 
     def forward(self, x: Any) -> Variable:
-        return F.embedding(x, self.weight, self.padding_idx)
+        return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     @classmethod
     def from_pretrained(
@@ -128,4 +129,8 @@ class Embedding(Module):
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
         return text

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
 from minigrad.core.errors import missing_name
-from minigrad.core.grad_mode import state
+from minigrad.core.grad_mode import no_grad, state
 from minigrad.core.variable import Variable
 from minigrad.nn._functions import (
     BinaryCrossEntropy,
-    ConstantPad,
     DropoutMask,
     EmbeddingLookup,
     LeakyRelu,
@@ -44,7 +44,9 @@ from minigrad.nn.functional_conv import (
     max_pool2d,
     unfold,
 )
+from minigrad.nn.functional_interpolate import interpolate
 from minigrad.nn.functional_norm import batch_norm, dropout2d, group_norm
+from minigrad.nn.functional_pad import pad
 from minigrad.nn.prelu import prelu
 from minigrad.ops.tooling.arguments import checks
 
@@ -166,12 +168,14 @@ def embedding(
 ) -> Variable:
     """y = weight[x]: integer indices x (*) pick rows of weight (num, dim) → y (*, dim).
 
-    The row padding_idx gets no gradient.
+    The row padding_idx gets no gradient. With max_norm, each row looked up whose
+    norm_type-norm exceeds max_norm is first scaled in place, under no_grad, to
+    max_norm / (‖row‖ + 1e-7) times itself, as PyTorch's embedding_renorm_.
     """
-    if max_norm is not None or scale_grad_by_freq or sparse:
+    if scale_grad_by_freq or sparse:
         raise NotImplementedError(
-            "embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad; "
-            "leave them at their defaults (None, False, False)."
+            "embedding: scale_grad_by_freq and sparse are not supported by minigrad; leave "
+            "them at their defaults (False, False)."
         )
     indices = _labels(x)
     if indices.dtype.kind not in "iu":
@@ -196,7 +200,26 @@ def embedding(
                 f"padding_idx must be within num_embeddings ({rows}); got {padding_idx}."
             )
         padding_idx %= rows
+    if max_norm is not None:
+        _renorm_rows(weight, indices, max_norm, norm_type)
     return EmbeddingLookup.apply(weight, indices.astype(np.int64, copy=False), padding_idx)
+
+
+def _renorm_rows(weight: Variable, indices: np.ndarray, max_norm: Any, norm_type: Any) -> None:
+    """Scale, in place and unrecorded, each row of weight at `indices` whose norm_type-norm
+    is above max_norm down to norm max_norm (PyTorch's embedding_renorm_). The kinds of
+    max_norm and norm_type are checked by checked_function."""
+    rows = np.unique(indices)
+    table = weight.detach().numpy()
+    norms = np.linalg.norm(table[rows].astype(np.float64), ord=float(norm_type), axis=1)
+    too_long = norms > max_norm
+    if not too_long.any():
+        return
+    rows = rows[too_long]
+    # 1e-7 as PyTorch: the scaled row's norm comes out just under max_norm.
+    scale = (max_norm / (norms[too_long] + 1e-7)).astype(table.dtype)[:, None]
+    with no_grad():
+        weight[rows] = table[rows] * scale
 
 
 @checked_function
@@ -251,43 +274,6 @@ def dropout(x: Variable, p: float = 0.5, training: bool = True, inplace: bool = 
     if x.device == "cuda":
         mask = mask.to("cuda")
     return x.mul_(mask) if inplace else x * mask
-
-
-@checked_function
-def pad(x: Variable, pad: Any, mode: str = "constant", value: float | None = None) -> Variable:
-    """Pad the last len(pad) // 2 dims: pad = (before_last, after_last, before_2nd_last, ...).
-
-    Negative amounts crop. Only mode="constant" (filled with `value`, default 0).
-    """
-    _variable(x, "pad")
-    if mode != "constant":
-        raise NotImplementedError(
-            f"pad: mode {mode!r} is not supported by minigrad; only mode='constant' is. "
-            f"Reflect or replicate by concatenating slices: minigrad.cat([...], dim)."
-        )
-    amounts = tuple(pad) if isinstance(pad, (tuple, list)) else None
-    if amounts is None or any(
-        isinstance(a, bool) or not isinstance(a, (int, np.integer)) for a in amounts
-    ):
-        raise TypeError(f"pad expects a tuple of ints (before, after, ...); got {pad!r}.")
-    if len(amounts) % 2:
-        raise ValueError(
-            f"pad length must be even (a before and an after amount per dim); got {amounts}."
-        )
-    if len(amounts) // 2 > x.ndim:
-        raise ValueError(
-            f"pad {amounts} pads {len(amounts) // 2} dims, but the input has only {x.ndim} "
-            f"(shape {x.shape})."
-        )
-    for pair in range(len(amounts) // 2):
-        dim = x.ndim - 1 - pair
-        if x.shape[dim] + amounts[2 * pair] + amounts[2 * pair + 1] < 0:
-            raise ValueError(
-                f"pad {amounts} would give dim {dim} (size {x.shape[dim]}) a negative size."
-            )
-    if not amounts:
-        return x.clone()  # nothing to pad: a copy, as PyTorch's
-    return ConstantPad.apply(x, tuple(int(a) for a in amounts), 0.0 if value is None else value)
 
 
 @checked_function
@@ -894,6 +880,15 @@ def kl_div(
 ) -> Variable:
     """ℓ = target · (log target - x), x being log-probabilities (0 where target = 0);
     reduction 'batchmean' divides the sum by the batch size (the KL divergence)."""
+    if size_average is None and reduce is None and reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            UserWarning,
+            stacklevel=3,  # past checked_function's wrapper, to the caller
+        )
     if reduction != "batchmean":
         reduction = legacy_reduction(size_average, reduce, reduction)
     target = _as_operand(target, "kl_div", "target")
@@ -921,6 +916,18 @@ def cosine_similarity(x1: Variable, x2: Variable, dim: int = 1, eps: float = 1e-
     dot = (_variable(x1, "cosine_similarity") * _variable(x2, "cosine_similarity")).sum(dim)
     lengths = x1.norm(2, dim=dim) * x2.norm(2, dim=dim)
     return dot / lengths.clamp(min=eps)
+
+
+@checked_function
+def pairwise_distance(
+    x1: Variable, x2: Variable, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Variable:
+    """d = ‖x1 - x2 + eps‖_p over the last dim (x1 and x2 broadcast): (N, D) → (N,)."""
+    difference = _variable(x1, "pairwise_distance") - _variable(x2, "pairwise_distance") + eps
+    if difference.ndim == 0:  # two numbers: the norm of a one-element vector
+        distance = difference.reshape(1).norm(p, dim=-1, keepdim=keepdim)
+        return distance.reshape(()) if keepdim else distance
+    return difference.norm(p, dim=-1, keepdim=keepdim)
 
 
 def __getattr__(name: str) -> Any:
@@ -952,6 +959,7 @@ __all__ = [
     "group_norm",
     "hardtanh",
     "huber_loss",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",
@@ -967,6 +975,7 @@ __all__ = [
     "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
     "prelu",
     "relu",
     "relu6",

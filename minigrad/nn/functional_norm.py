@@ -6,6 +6,7 @@ derived by hand, then scale and shift each channel by weight and bias.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -170,19 +171,52 @@ def dropout2d(
     x: Variable, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Variable:
     """Zero whole channels: y[n, c] = x[n, c] · mask[n, c] / (1 - p), mask ~ Bernoulli(1 - p),
-    for x (N, C, H, W) or unbatched (C, H, W); y = x when not training."""
+    for x (N, C, H, W); y = x when not training.
+
+    Another shape (N, C, *) warns, as in PyTorch, and shares one draw per (n, c) over the
+    dims after C: a 2-D (N, C) input is dropped element by element, as F.dropout would. A
+    3-D input is read as PyTorch 2.x still reads it, (N, C, L), with its warning (not as
+    one unbatched (C, H, W) image, which PyTorch announces for a future release).
+    """
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}.")
     x = _numeric(x, "dropout2d")
     if x.ndim not in (3, 4):
-        raise ValueError(
-            f"dropout2d expects a (N, C, H, W) or (C, H, W) input; got {list(x.shape)}."
+        warnings.warn(
+            f"dropout2d: Received a {x.ndim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
+            "and an optional batch dimension (i.e. 3D or 4D inputs).",
+            UserWarning,
+            stacklevel=3,  # past checked_function's wrapper, to the caller
+        )
+    if x.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning,
+            stacklevel=3,
         )
     if not training or p == 0:
         return x
-    # DropoutMask draws one value per element of what it is given: one per channel here.
-    one_per_channel = x.detach()[(Ellipsis, slice(0, 1), slice(0, 1))]
-    mask = DropoutMask.apply(one_per_channel, float(p))
+    mask = DropoutMask.apply(x.detach(), float(p), _channel_mask_shape(x.shape, p))
     if x.device == "cuda":
         mask = mask.to("cuda")
     return x.mul_(mask) if inplace else x * mask
+
+
+def _channel_mask_shape(shape: tuple[int, ...], p: float) -> tuple[int, ...]:
+    """One draw per channel: (N, C, 1, ...) (PyTorch's feature dropout, which needs the two
+    leading dims unless all is dropped)."""
+    if len(shape) < 2:
+        if p < 1:
+            raise RuntimeError(
+                f"Feature dropout requires at least 2 dimensions in the input; got shape "
+                f"{list(shape)}. Use F.dropout for an input without channels."
+            )
+        return shape  # p = 1 zeroes everything, whatever the shape
+    return (*shape[:2], *(1,) * (len(shape) - 2))

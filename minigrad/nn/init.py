@@ -1,7 +1,9 @@
 """Initialisation of weights, in place, with PyTorch's formulas.
 
 Each function fills a Variable under no_grad (initialising is not part of the model's
-computation) and returns it. Random numbers come from the global generator, so
+computation) and returns it. Given `x.data` (a DataArray, minigrad/core/data_array.py) or
+another writable NumPy array, it fills that array in place and returns it, as PyTorch fills
+`m.weight.data`. Random numbers come from the global generator, so
 `minigrad.manual_seed(s)` makes them repeatable, or from the `generator=` given (a
 minigrad.Generator).
 
@@ -13,6 +15,7 @@ activations (fan_in) or gradients (fan_out) keep their variance from layer to la
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
@@ -49,7 +52,10 @@ def _target(tensor: Any, caller: str) -> Variable:
     """The Variable to fill: numeric, else a TypeError naming the function."""
     if not isinstance(tensor, Variable) or tensor.is_text:
         got = "a text Variable" if isinstance(tensor, Variable) else type(tensor).__name__
-        raise TypeError(f"{caller} fills a numeric Variable; got {got}.")
+        raise TypeError(
+            f"{caller} fills a numeric Variable; got {got}. (A NumPy array, such as a "
+            f"Variable's .data, is filled in place too.)"
+        )
     return tensor
 
 
@@ -113,9 +119,41 @@ def _fill(tensor: Variable, values: np.ndarray) -> Variable:
     return tensor
 
 
+def _fills_arrays_too(function: Callable[..., Variable]) -> Callable[..., Any]:
+    """`function`, also taking a NumPy array (`m.weight.data`, the DCGAN idiom) where it takes
+    the Variable to fill: the array is filled in place, through a Variable over its memory
+    (so the Variable it came from sees the numbers), and returned."""
+    caller = function.__name__
+
+    @functools.wraps(function)
+    def fill(*args: Any, **kwargs: Any) -> Any:
+        array = args[0] if args else kwargs.get("tensor")
+        if not isinstance(array, np.ndarray):
+            return function(*args, **kwargs)
+        if not array.flags.writeable:
+            raise ValueError(
+                f"{caller} fills its argument in place, but this NumPy array is read-only. "
+                f"Pass a writable one (array.copy()) or the Variable itself."
+            )
+        if array.dtype.kind not in "biufc":
+            raise TypeError(
+                f"{caller} fills a numeric Variable or array; got an array of dtype "
+                f"{array.dtype}."
+            )
+        over_array = Variable._make(np.asarray(array))  # shares the memory, records nothing
+        if args:
+            function(over_array, *args[1:], **kwargs)
+        else:
+            function(**{**kwargs, "tensor": over_array})
+        return array
+
+    return fill
+
+
 # --------------------------------------------------------------------------- plain fills
 
 
+@_fills_arrays_too
 def uniform_(
     tensor: Variable, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
 ) -> Variable:
@@ -132,6 +170,7 @@ def uniform_(
     return _fill(tensor, drawn)
 
 
+@_fills_arrays_too
 def normal_(
     tensor: Variable, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
 ) -> Variable:
@@ -145,6 +184,7 @@ def normal_(
     return _fill(tensor, drawn)
 
 
+@_fills_arrays_too
 def trunc_normal_(
     tensor: Variable,
     mean: float = 0.0,
@@ -170,7 +210,7 @@ def trunc_normal_(
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution "
             "of values may be incorrect.",
-            stacklevel=2,
+            stacklevel=3,  # past _fills_arrays_too's wrapper, to the caller
         )
     source = _source(generator, tensor, "trunc_normal_")
     size = int(np.prod(tensor.shape, dtype=np.int64))
@@ -223,22 +263,26 @@ def _accepted_uniforms(
     return values
 
 
+@_fills_arrays_too
 def constant_(tensor: Variable, val: float) -> Variable:
     """Fill with `val`."""
     _target(tensor, "constant_")
     return _fill(tensor, np.full(tensor.shape, _real(val, "val", "constant_")))
 
 
+@_fills_arrays_too
 def zeros_(tensor: Variable) -> Variable:
     """Fill with 0."""
     return constant_(tensor, 0.0)
 
 
+@_fills_arrays_too
 def ones_(tensor: Variable) -> Variable:
     """Fill with 1."""
     return constant_(tensor, 1.0)
 
 
+@_fills_arrays_too
 def eye_(tensor: Variable) -> Variable:
     """Fill a 2-D Variable with the identity matrix (ones on the diagonal, a rectangle
     keeps min(rows, cols) of them), so a Linear layer starts as the identity."""
@@ -247,6 +291,7 @@ def eye_(tensor: Variable) -> Variable:
     return _fill(tensor, np.eye(*tensor.shape))
 
 
+@_fills_arrays_too
 def dirac_(tensor: Variable, groups: int = 1) -> Variable:
     """Fill a convolution weight (3, 4 or 5 dims) with Dirac deltas: output channel d of each
     group sees input channel d at the centre of the kernel only, so the layer copies its
@@ -333,11 +378,13 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def _empty_warned(tensor: Variable) -> bool:
     """True, with PyTorch's warning, when tensor has no element: nothing to fill."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        # 4: past the scheme and _fills_arrays_too's wrapper, to the caller
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=4)
         return True
     return False
 
 
+@_fills_arrays_too
 def kaiming_uniform_(
     tensor: Variable,
     a: float = 0.0,
@@ -361,6 +408,7 @@ def kaiming_uniform_(
     return uniform_(tensor, -bound, bound, generator)
 
 
+@_fills_arrays_too
 def kaiming_normal_(
     tensor: Variable,
     a: float = 0.0,
@@ -380,6 +428,7 @@ def kaiming_normal_(
     return normal_(tensor, 0.0, std, generator)
 
 
+@_fills_arrays_too
 def xavier_uniform_(
     tensor: Variable, gain: float = 1.0, generator: Generator | None = None
 ) -> Variable:
@@ -397,6 +446,7 @@ def xavier_uniform_(
     return uniform_(tensor, -bound, bound, generator)
 
 
+@_fills_arrays_too
 def xavier_normal_(
     tensor: Variable, gain: float = 1.0, generator: Generator | None = None
 ) -> Variable:
@@ -413,6 +463,7 @@ def xavier_normal_(
     return normal_(tensor, 0.0, std, generator)
 
 
+@_fills_arrays_too
 def orthogonal_(
     tensor: Variable, gain: float = 1.0, generator: Generator | None = None
 ) -> Variable:
@@ -446,6 +497,7 @@ def orthogonal_(
     return _fill(tensor, gain * q.reshape(tensor.shape))
 
 
+@_fills_arrays_too
 def sparse_(
     tensor: Variable, sparsity: float, std: float = 0.01, generator: Generator | None = None
 ) -> Variable:

@@ -7,6 +7,7 @@ from minigrad.core.checks import check_flag, check_iterable
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init
+from minigrad.nn.linear import bias_flag
 from minigrad.nn.module import Module
 
 
@@ -44,7 +45,7 @@ class LayerNorm(Module):
         self.normalized_shape = shape
         self.eps = eps
         self.elementwise_affine = check_flag(elementwise_affine, "elementwise_affine", "LayerNorm")
-        bias = check_flag(bias, "bias", "LayerNorm")
+        bias = bias_flag(bias, "LayerNorm")
         if elementwise_affine:
             self.weight = Parameter(factories.empty(shape))
             if bias:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -11,6 +12,14 @@ from minigrad.core.checks import check_flag
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import init
 from minigrad.nn.module import Module
+
+
+def bias_flag(bias: Any, layer: str) -> bool:
+    """A layer's bias= argument as a bool: True or False, or None for "no bias" (PyTorch's
+    layers test `if bias:`, so `bias=None` builds a layer without one); else a TypeError."""
+    if bias is None:
+        return False
+    return check_flag(bias, "bias", layer)
 
 
 class Linear(Module):
@@ -31,7 +40,7 @@ class Linear(Module):
         for label, value in sizes:
             if value < 0:
                 raise ValueError(f"Linear: {label} must be an int >= 0; got {value!r}.")
-        bias = check_flag(bias, "bias", "Linear")
+        bias = bias_flag(bias, "Linear")
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(factories.empty(out_features, in_features))

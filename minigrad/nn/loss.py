@@ -165,3 +165,28 @@ class BCEWithLogitsLoss(_Loss):
             reduction=self.reduction,
             pos_weight=self.pos_weight,
         )
+
+
+class KLDivLoss(_Loss):
+    """target·(log target - x), reduced: x holds log-probabilities, target probabilities (or
+    log-probabilities with log_target=True), of one shape. reduction='batchmean' divides
+    the sum by the batch size, which gives the KL divergence itself."""
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        # 'batchmean' is kl_div's own reduction, unknown to the other losses' check.
+        batchmean = reduction == "batchmean" and size_average is None and reduce is None
+        super().__init__(size_average, reduce, "mean" if batchmean else reduction)
+        if batchmean:
+            self.reduction = "batchmean"
+        self.log_target = log_target
+
+    def forward(self, log_probabilities: Variable, target: Any) -> Variable:
+        return F.kl_div(
+            log_probabilities, target, reduction=self.reduction, log_target=self.log_target
+        )

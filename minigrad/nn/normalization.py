@@ -16,6 +16,7 @@ from minigrad.core.grad_mode import no_grad
 from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init
+from minigrad.nn.linear import bias_flag
 from minigrad.nn.module import Module
 
 
@@ -43,7 +44,7 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine = check_flag(affine, "affine", layer)
         self.track_running_stats = check_flag(track_running_stats, "track_running_stats", layer)
-        with_bias = check_flag(bias, "bias", layer)
+        with_bias = bias_flag(bias, layer)
         _affine_parameters(self, num_features, self.affine, with_bias)
         if self.track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features))
@@ -152,7 +153,7 @@ class GroupNorm(Module):
             )
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
         self.affine = check_flag(affine, "affine", "GroupNorm")
-        _affine_parameters(self, num_channels, self.affine, check_flag(bias, "bias", "GroupNorm"))
+        _affine_parameters(self, num_channels, self.affine, bias_flag(bias, "GroupNorm"))
         if self.weight is not None:
             init.ones_(self.weight)
         if self.bias is not None:

@@ -41,6 +41,7 @@ from minigrad.core.variable import Parameter, Variable
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn._functions import LSTMLayer
+from minigrad.nn.linear import bias_flag
 from minigrad.nn.module import Module
 from minigrad.ops.shape import cat, stack
 
@@ -586,7 +587,7 @@ class RNNCellBase(Module):
         # Every kind first, then the values, as PyTorch's torch.empty reads its arguments.
         sizes = {"input_size": _int(input_size, "input_size", layer),
                  "hidden_size": _int(hidden_size, "hidden_size", layer)}  # fmt: skip
-        self.bias = check_flag(bias, "bias", layer)
+        self.bias = bias_flag(bias, layer)  # a cell takes None too; a multi-layer RNN does not
         _parameter_settings(dtype, device, layer)
         for name, size in sizes.items():
             if size < 0:  # RuntimeError, PyTorch's "negative dimension" class

@@ -6,6 +6,7 @@ to each input's shape, so these formulas stay the textbook ones.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, save_operands, saved_operands, shape_of
+from minigrad.ops.promotion import promoted_arrays
 from minigrad.ops.table import register
 
 
@@ -35,13 +37,9 @@ def _broadcast(op: str, compute: Any, a: Any, b: Any) -> Any:
 
 
 def _promoted(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integers (or bools) with floats take the floats' dtype, as in PyTorch: int64 and
-    float32 give float32 (NumPy would widen to float64)."""
-    if x.dtype.kind == "f" and y.dtype.kind in "biu":
-        return x, y.astype(x.dtype)
-    if y.dtype.kind == "f" and x.dtype.kind in "biu":
-        return x.astype(y.dtype), y
-    return x, y
+    """Both arrays in PyTorch's result dtype (ops/promotion.py): int64 and float32 give
+    float32, and a float32 matrix with a 0-d float64 stays float32 (NumPy: float64)."""
+    return promoted_arrays(x, y)
 
 
 def _compute(op: str, compute: Any, a: Any, b: Any) -> Any:
@@ -113,12 +111,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        if _is_bool(a) or _is_bool(b):
-            raise NotImplementedError(
-                "Subtraction, the `-` operator, with a bool Variable is not supported. To "
-                "invert a mask, use the `~` operator or minigrad.logical_not(); for a mask "
-                "difference, minigrad.logical_xor(); for numbers, convert first: mask.long()."
-            )
+        _refuse_bool_subtraction(a, b)
         return _broadcast("sub", np.subtract, a, b)
 
     @staticmethod
@@ -178,7 +171,9 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
         save_operands(ctx, a, b)  # a number (x * 2) is kept on ctx
-        return _broadcast("pow", np.power, a, b)
+        if type(b) is float or type(b) is int:  # x ** 2, x ** 0.5: the usual case
+            return _broadcast("pow", np.power, a, b)
+        return _broadcast("pow", _power_for(a, b), a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -198,6 +193,40 @@ class Pow(Function):
         return grad_a, grad_b
 
 
+def _power_for(a: Any, b: Any) -> Any:
+    """np.power, or what PyTorch's dtypes call for instead: bools to a bool power are not
+    implemented (but for a Python bool exponent, x ** 1 or x ** 0, kept bool), and integers
+    to integer Variable powers allow negative exponents."""
+    kind_a, kind_b = _kind(a), _kind(b)
+    if kind_a == "b" and kind_b == "b":
+        if type(b) is bool:
+            return _bool_power
+        raise NotImplementedError(
+            "pow of a bool Variable to a bool power is not implemented, as in PyTorch; "
+            "convert first, e.g. x.long() ** y.long()."
+        )
+    if kind_a in "bi" and kind_b in "bi" and not isinstance(b, (int, np.integer)):
+        return _integer_power
+    return np.power
+
+
+def _bool_power(x: Any, y: bool) -> Any:
+    """A bool Variable to the power True (itself) or False (all True), still bool."""
+    return np.power(x, y).astype(np.bool_)
+
+
+def _integer_power(x: Any, y: Any) -> Any:
+    """x ** y on integers, with PyTorch's answer to a negative exponent where NumPy raises:
+    1 for x = 1, 1 or -1 for x = -1 (by the exponent's parity), 0 otherwise."""
+    negative = np.less(y, 0)
+    if not negative.any():
+        return np.power(x, y)
+    result = np.power(x, np.maximum(y, 0))
+    odd = np.remainder(y, 2) == 1
+    inverse = np.where(np.equal(x, 1), 1, np.where(np.equal(x, -1), np.where(odd, -1, 1), 0))
+    return np.where(negative, inverse, result).astype(result.dtype)
+
+
 class RoundedDiv(Function):
     """z = a / b rounded toward zero ("trunc") or down ("floor");  dz/da = dz/db = 0.
 
@@ -206,12 +235,12 @@ class RoundedDiv(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any, rounding_mode: str) -> np.ndarray:
+        _integer_division_by_zero(a, b, "div")
         if rounding_mode == "floor":
             return _broadcast("div", np.floor_divide, a, b)
-        quotient = _broadcast("div", np.true_divide, a, b)
         if np.result_type(numeric(a, "div"), numeric(b, "div")).kind in "iub":
-            return _broadcast("div", lambda x, y: np.trunc(x / y).astype(quotient.dtype), a, b)
-        return np.trunc(quotient)
+            return _broadcast("div", _truncated_quotient, a, b)  # integers stay integers
+        return np.trunc(_broadcast("div", np.true_divide, a, b))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -220,10 +249,19 @@ class RoundedDiv(Function):
         return (zeros if needs_a else None), (zeros if needs_b else None), None
 
 
+def _truncated_quotient(x: Any, y: Any) -> Any:
+    """x / y rounded toward zero, exact for integers (no trip through floats): the floor
+    quotient, plus 1 where it is negative and the division is not exact."""
+    floor = np.floor_divide(x, y)
+    return floor + ((floor < 0) & (floor * y != x))
+
+
 def _integer_division_by_zero(a: Any, b: Any, op: str) -> None:
     """PyTorch's RuntimeError for an integer division by zero (floats give nan instead)."""
-    divisor = numeric(b, op)
-    result = np.result_type(numeric(a, op), divisor)
+    dividend, divisor = numeric(a, op), numeric(b, op)
+    result = np.result_type(dividend, divisor)
+    if np.size(dividend) == 0:
+        return  # nothing is divided
     if result.kind in "iu" and np.any(np.equal(divisor, 0)):
         raise RuntimeError(
             f"ZeroDivisionError: {op}() of integers by zero; the divisor holds a 0. Make the "
@@ -232,6 +270,14 @@ def _integer_division_by_zero(a: Any, b: Any, op: str) -> None:
 
 
 def _refuse_two_masks(a: Any, b: Any, op: str) -> None:
+    """Two masks have no remainder (PyTorch's NotImplementedError); a list is no operand."""
+    for operand in (a, b):
+        if isinstance(operand, (list, tuple)):
+            raise TypeError(
+                f"{op}(): the operands must be Variables or numbers; got a "
+                f"{type(operand).__name__}. Make a Variable first: "
+                f"minigrad.tensor({operand!r:.30})."
+            )
     if _is_bool(a) and _is_bool(b):
         raise NotImplementedError(
             f'"{op}_cpu" not implemented for \'Bool\': the remainder of two masks has no '
@@ -261,7 +307,8 @@ class Remainder(Function):
         _refuse_two_masks(a, b, "remainder")
         _integer_division_by_zero(a, b, "remainder")
         save_operands(ctx, a, b)
-        return np.asarray(_broadcast("remainder", _floored_remainder, a, b))
+        with np.errstate(divide="ignore", invalid="ignore"):  # a float % 0 is nan, silently
+            return np.asarray(_broadcast("remainder", _floored_remainder, a, b))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -281,7 +328,8 @@ class Fmod(Function):
         _refuse_two_masks(a, b, "fmod")
         _integer_division_by_zero(a, b, "fmod")
         save_operands(ctx, a, b)
-        return np.asarray(_broadcast("fmod", np.fmod, a, b))
+        with np.errstate(divide="ignore", invalid="ignore"):  # fmod(x, 0.0) is nan, silently
+            return np.asarray(_broadcast("fmod", np.fmod, a, b))
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -316,6 +364,47 @@ class Neg(Function):
 # --------------------------------------------------------------------------- the op table
 
 
+def _refuse_bool_subtraction(a: Any, b: Any) -> None:
+    """PyTorch's NotImplementedError for a bool operand of -, before anything else."""
+    if _is_bool(a) or _is_bool(b):
+        raise NotImplementedError(
+            "Subtraction, the `-` operator, with a bool Variable is not supported. To "
+            "invert a mask, use the `~` operator or minigrad.logical_not(); for a mask "
+            "difference, minigrad.logical_xor(); for numbers, convert first: mask.long()."
+        )
+
+
+def _refuse_sequence(other: Any, op: str) -> None:
+    """PyTorch's add(x, other) takes a Tensor or a number there, not a list or a tuple."""
+    if isinstance(other, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'other' must be a Variable or a number, not "
+            f"{type(other).__name__}. Make one first: minigrad.tensor({other!r})."
+        )
+
+
+def _legacy_alpha(other: Any, legacy: tuple, alpha: Any, op: str) -> tuple[Any, Any]:
+    """(other, alpha) from the old spelling add(x, alpha, other), which PyTorch still takes
+    (with a warning): old optimizer code writes p.data.add_(-lr, grad)."""
+    if len(legacy) > 1 or type(alpha) is not int or alpha != 1:
+        raise TypeError(
+            f"{op}() takes {op}(x, other, *, alpha=1); the old spelling {op}(x, alpha, other) "
+            f"takes no more arguments. Write {op}(x, other, alpha=alpha)."
+        )
+    if isinstance(other, Variable) and other.ndim != 0:
+        raise TypeError(
+            f"{op}(x, alpha, other): alpha must be a number, but got a Variable of shape "
+            f"{tuple(other.shape)}. Write {op}(x, other, alpha=alpha) with a number alpha."
+        )
+    warnings.warn(
+        f"{op}(x, alpha, other) is deprecated (as in PyTorch); write {op}(x, other, "
+        f"alpha=alpha) instead.",
+        UserWarning,
+        stacklevel=4,
+    )
+    return legacy[0], other
+
+
 def _scaled(x: Any, other: Any, alpha: Any, op: str) -> Any:
     """alpha * other, skipping the multiplication for the usual alpha = 1."""
     if type(alpha) is int and alpha == 1:
@@ -330,7 +419,7 @@ def _scaled(x: Any, other: Any, alpha: Any, op: str) -> Any:
 def _checked_alpha(x: Any, other: Any, alpha: Any, op: str) -> Any:
     """alpha as a number, refused as PyTorch refuses it: a bool for a result that is not
     bool, a float for an integer result."""
-    if isinstance(alpha, Variable) and not alpha.is_text and alpha.numel() == 1:
+    if isinstance(alpha, Variable) and not alpha.is_text and alpha.ndim == 0:
         alpha = alpha.item()
     if not isinstance(alpha, (bool, int, float, np.number, np.bool_)):
         raise TypeError(
@@ -353,31 +442,74 @@ def _checked_alpha(x: Any, other: Any, alpha: Any, op: str) -> Any:
 
 
 @register("add", inplace=True)
-def add(x: Any, other: Any, *, alpha: Any = 1) -> Variable:
-    """x + alpha * other."""
+def add(x: Any, other: Any, *legacy: Any, alpha: Any = 1) -> Variable:
+    """x + alpha * other. (`legacy`: PyTorch's deprecated add(x, alpha, other).)"""
+    if legacy:
+        other, alpha = _legacy_alpha(other, legacy, alpha, "add")
+    _refuse_sequence(other, "add")
     return Add.apply(x, _scaled(x, other, alpha, "add"))
 
 
-@register("sub", inplace=True, aliases=("subtract",))
-def sub(x: Any, other: Any, *, alpha: Any = 1) -> Variable:
-    """x - alpha * other."""
+def _is_scalar(value: Any) -> bool:
+    """A number, or a 0-d numeric Variable: what PyTorch's Scalar arguments take."""
+    if isinstance(value, Variable):
+        return not value.is_text and value.ndim == 0
+    return isinstance(value, (bool, int, float, np.number, np.bool_))
+
+
+def _alpha_by_position(other: Any, rest: tuple, alpha: Any, op: str) -> Any:
+    """alpha from PyTorch's subtract(x, other, alpha), which takes it by position only when
+    other and alpha are both numbers."""
+    if len(rest) > 1 or not (_is_scalar(other) and _is_scalar(rest[0])):
+        raise TypeError(
+            f"{op}() takes {op}(x, other, *, alpha=1), or {op}(x, other, alpha) where other and "
+            f"alpha are both numbers; got {len(rest) + 1} positional arguments after x."
+        )
+    if type(alpha) is not int or alpha != 1:
+        raise TypeError(f"{op}() got multiple values for argument 'alpha'.")
+    return rest[0]
+
+
+@register("sub", inplace=True)
+def sub(x: Any, other: Any, *legacy: Any, alpha: Any = 1) -> Variable:
+    """x - alpha * other. (`legacy`: PyTorch's deprecated sub(x, alpha, other).)"""
+    if legacy:  # PyTorch picks the deprecated spelling for two numbers too
+        other, alpha = _legacy_alpha(other, legacy, alpha, "sub")
+    _refuse_sequence(other, "sub")
+    _refuse_bool_subtraction(x, other)  # before alpha is checked, as in PyTorch
     return Sub.apply(x, _scaled(x, other, alpha, "sub"))
+
+
+@register("subtract", inplace=True)
+def subtract(x: Any, other: Any, *number_alpha: Any, alpha: Any = 1) -> Variable:
+    """x - alpha * other, as sub; alpha goes by position only after a number other,
+    subtract(x, 2, 3), PyTorch's rule (sub's deprecated sub(x, alpha, other) is not here)."""
+    if number_alpha:
+        alpha = _alpha_by_position(other, number_alpha, alpha, "subtract")
+    return sub(x, other, alpha=alpha)
 
 
 @register("mul", inplace=True, aliases=("multiply",))
 def mul(x: Any, other: Any) -> Variable:
+    _refuse_sequence(other, "mul")
     return Mul.apply(x, other)
 
 
 @register("div", inplace=True, aliases=("divide",))
 def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Variable:
     """x / other; rounding_mode "trunc" or "floor" rounds the quotient (zero gradient)."""
+    _refuse_sequence(other, "div")
     if rounding_mode is None:
         return Div.apply(x, other)
     if rounding_mode not in ("trunc", "floor"):
         raise OpError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"{rounding_mode!r}."
+        )
+    if _is_bool(x) and _is_bool(other):
+        raise NotImplementedError(
+            f'"div_{rounding_mode}_cpu" not implemented for \'Bool\': a rounded quotient of two '
+            f"masks has no meaning; convert one to numbers first, e.g. mask.long()."
         )
     return RoundedDiv.apply(x, other, rounding_mode)
 

@@ -20,6 +20,8 @@ from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import array_of, numeric, shape_of
+from minigrad.ops.promotion import promoted_arrays, promoted_dtype
+from minigrad.ops.reduction import UNSET
 from minigrad.ops.table import register
 
 
@@ -599,9 +601,12 @@ class Clamp(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, low: Any, high: Any) -> np.ndarray:
         data = numeric(x, "clamp")
+        # x and the bounds in PyTorch's result dtype: int64 clamped by float32 is float32.
+        dtype = promoted_dtype(*(value for value in (x, low, high) if value is not None))
+        data = data if data.dtype == dtype else data.astype(dtype)
         # A missing bound never binds: it compares as -inf (low) or inf (high).
-        lo = -np.inf if low is None else numeric(low, "clamp")
-        hi = np.inf if high is None else numeric(high, "clamp")
+        lo = -np.inf if low is None else _in_dtype(numeric(low, "clamp"), dtype)
+        hi = np.inf if high is None else _in_dtype(numeric(high, "clamp"), dtype)
         _check_broadcast("clamp", data, *(bound for bound in (low, high) if bound is not None))
         result = data if low is None else np.maximum(data, lo)
         result = result if high is None else np.minimum(result, hi)
@@ -624,7 +629,7 @@ class Maximum(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        left, right = numeric(a, "maximum"), numeric(b, "maximum")
+        left, right = promoted_arrays(numeric(a, "maximum"), numeric(b, "maximum"))
         _check_broadcast("maximum", left, right)
         ctx.ties, ctx.a_loses, ctx.b_loses = left == right, left < right, left > right
         return np.maximum(left, right)
@@ -639,7 +644,7 @@ class Minimum(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        left, right = numeric(a, "minimum"), numeric(b, "minimum")
+        left, right = promoted_arrays(numeric(a, "minimum"), numeric(b, "minimum"))
         _check_broadcast("minimum", left, right)
         ctx.ties, ctx.a_loses, ctx.b_loses = left == right, left > right, left < right
         return np.minimum(left, right)
@@ -665,7 +670,8 @@ class Where(Function):
     def forward(ctx: FunctionCtx, condition: Any, x: Any, y: Any) -> np.ndarray:
         ctx.condition = _condition(condition, "where")
         _check_broadcast("where", ctx.condition, x, y)
-        return np.where(ctx.condition, numeric(x, "where"), numeric(y, "where"))
+        chosen, other = promoted_arrays(numeric(x, "where"), numeric(y, "where"))
+        return np.where(ctx.condition, chosen, other)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
@@ -673,6 +679,24 @@ class Where(Function):
         grad_x = Where.apply(ctx.condition, grad, 0.0) if needs_x else None
         grad_y = Where.apply(ctx.condition, 0.0, grad) if needs_y else None
         return None, grad_x, grad_y
+
+
+def _check_representable(value: Any, dtype: np.dtype, op: str) -> None:
+    """PyTorch's RuntimeError for a fill value that x's dtype cannot hold: nan or inf among
+    integers, 1e300 in float32 (whether or not any element is filled)."""
+    if dtype.kind not in "iuf":
+        return
+    number = float(np.real(value))
+    if dtype.kind == "f":
+        fits = not math.isfinite(number) or abs(number) <= float(np.finfo(dtype).max)
+    else:
+        info = np.iinfo(dtype)
+        fits = math.isfinite(number) and info.min <= number <= info.max
+    if not fits:
+        raise RuntimeError(
+            f"{op}: value cannot be converted to type {dtype} without overflow; got {value!r}. "
+            f"Pick a value the dtype holds, or convert x first, e.g. x.double()."
+        )
 
 
 class MaskedFill(Function):
@@ -689,6 +713,7 @@ class MaskedFill(Function):
                 f"fill from an array."
             )
         _check_broadcast("masked_fill", data, ctx.mask)
+        _check_representable(numeric(value, "masked_fill"), data.dtype, "masked_fill")
         return np.where(ctx.mask, numeric(value, "masked_fill"), data).astype(data.dtype)
 
     @staticmethod
@@ -760,11 +785,67 @@ def ceil(x: Variable) -> Variable:
 
 
 @register("round", inplace=True)
-def round_half_even(x: Variable, *, decimals: int = 0) -> Variable:
-    """x rounded to `decimals` places (negative: to tens, hundreds, ...); halves go to even."""
+def round_half_even(x: Variable, *, decimals: int = UNSET) -> Variable:
+    """x rounded to `decimals` places (0 if left out; negative: to tens, hundreds, ...);
+    halves go to even."""
+    if decimals is UNSET:
+        return Round.apply(x, decimals=0)
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
         raise TypeError(f"round expects decimals to be an int; got {decimals!r}.")
+    if isinstance(x, Variable) and x.dtype.kind in "iu":
+        # PyTorch rounds integers only without decimals= (they are whole already).
+        raise NotImplementedError(
+            f"round(decimals=...) is not implemented for {x.dtype} Variables, as in "
+            f"PyTorch; integers are whole already: drop decimals=, or convert first, e.g. "
+            f"x.double().round(decimals={decimals})."
+        )
     return Round.apply(x, decimals=int(decimals))
+
+
+def _in_dtype(bound: Any, dtype: np.dtype) -> Any:
+    """A Variable bound's array in the result dtype (a number is left as it is)."""
+    if getattr(bound, "dtype", dtype) == dtype or isinstance(bound, np.generic):
+        return bound
+    return bound.astype(dtype)
+
+
+def _clamp_bounds(x: Variable, low: Any, high: Any) -> tuple[Any, Any]:
+    """The bounds as PyTorch's two forms of clamp take them: both Variables (each may be
+    None), or both numbers, where a 0-d Variable counts as its number (and gets no
+    gradient). A Variable with dimensions beside a number fits neither form."""
+    given = [bound for bound in (low, high) if bound is not None]
+    for bound in given:
+        if not isinstance(bound, (Variable, np.ndarray, int, float, np.number, np.bool_)):
+            raise TypeError(
+                f"clamp(): min and max must be Variables or numbers (or None); got "
+                f"{type(bound).__name__} {bound!r:.40}. Make one with minigrad.tensor(...)."
+            )
+    arrays = [bound for bound in given if isinstance(bound, (Variable, np.ndarray))]
+    if len(arrays) == len(given):
+        return low, high  # the form with Variables
+    if any(np.ndim(array) != 0 for array in arrays):
+        raise TypeError(
+            "clamp(): min and max must be both Variables or both numbers; got a Variable with "
+            "dimensions beside a number. Make the number a Variable too, e.g. "
+            "minigrad.tensor(1.0)."
+        )
+    low, high = _as_number(low), _as_number(high)
+    if isinstance(x, Variable) and promoted_dtype(x, *given) == np.bool_:
+        name = "clamp" if low is not None and high is not None else (
+            "clamp_min" if high is None else "clamp_max"
+        )
+        raise NotImplementedError(
+            f'"{name}_scalar_cpu" not implemented for \'Bool\', as in PyTorch: clamping a mask '
+            f"by True/False has no meaning. Convert first, e.g. x.long().clamp(...)."
+        )
+    return low, high
+
+
+def _as_number(bound: Any) -> Any:
+    """A 0-d Variable or array as its Python number; a number or None as it is."""
+    if isinstance(bound, (Variable, np.ndarray)):
+        return bound.item()
+    return bound
 
 
 @register("clamp", inplace=True, aliases=("clip",))
@@ -775,35 +856,52 @@ def clamp_values(x: Variable, min: Any = None, max: Any = None) -> Variable:  # 
             "clamp needs at least one of min and max; got neither. Pass clamp(x, min=...), "
             "clamp(x, max=...) or clamp(x, min, max)."
         )
-    return Clamp.apply(x, min, max)
+    low, high = _clamp_bounds(x, min, max)
+    return Clamp.apply(x, low, high)
 
 
 @register("maximum")
 def maximum(x: Any, other: Any) -> Variable:
+    _refuse_sequence(other, "maximum")
     return Maximum.apply(x, other)
 
 
 @register("minimum")
 def minimum(x: Any, other: Any) -> Variable:
+    _refuse_sequence(other, "minimum")
     return Minimum.apply(x, other)
 
 
-def where(condition: Any, x: Any = None, y: Any = None) -> Any:
-    """minigrad.where(condition, x, y): x where condition is True, else y (broadcast).
+def _refuse_sequence(other: Any, op: str) -> None:
+    """PyTorch's TypeError for a list or tuple where it wants a Variable (NumPy would read
+    it as numbers)."""
+    if isinstance(other, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'other' must be a Variable, not {type(other).__name__}. Make "
+            f"one first: minigrad.tensor({other!r:.30})."
+        )
+
+
+def where(condition: Any, x: Any = None, other: Any = None) -> Any:
+    """minigrad.where(condition, x, other): x where condition is True, else other (broadcast;
+    PyTorch's keywords input= and other=).
 
     minigrad.where(condition) alone is nonzero(condition, as_tuple=True), as in PyTorch."""
-    if x is None and y is None:
+    if x is None and other is None:
         if not isinstance(condition, Variable):
             condition = Variable._make(np.asarray(numeric(condition, "where")))
         return condition.nonzero(as_tuple=True)
-    if x is None or y is None:
-        raise TypeError("where(condition, x, y) needs both x and y (or neither).")
-    return Where.apply(condition, x, y)
+    if x is None or other is None:
+        raise TypeError(
+            "where(condition, x, other) needs both x and other (or neither, for the positions "
+            "where condition is True)."
+        )
+    return Where.apply(condition, x, other)
 
 
-def _where_method(self: Variable, condition: Any, y: Any) -> Variable:
-    """x.where(condition, y): x where condition is True, else y."""
-    return Where.apply(condition, self, y)
+def _where_method(self: Variable, condition: Any, other: Any) -> Variable:
+    """x.where(condition, other): x where condition is True, else other."""
+    return Where.apply(condition, self, other)
 
 
 register("where", method=_where_method, function=where)(where)
@@ -815,3 +913,71 @@ def masked_fill(x: Variable, mask: Any, value: Any) -> Variable:
     return MaskedFill.apply(x, mask, value)
 
 
+
+
+# --------------------------------------------------------------------------- interpolation
+
+
+def _lerp_operand(value: Any, start: Any, name: str) -> Any:
+    """end or weight: a Variable of start's floating dtype (weight may be a number)."""
+    data = numeric(value, "lerp")
+    dtype = getattr(data, "dtype", None)
+    if dtype is not None and dtype != start.dtype and (name == "end" or np.ndim(data) > 0):
+        raise RuntimeError(
+            f"lerp(): expected dtype {start.dtype} for `{name}` but got dtype {dtype}; "
+            f"convert it first: {name}.to(start.dtype)."
+        )
+    return data
+
+
+class Lerp(Function):
+    """y = start + weight * (end - start);  dstart = 1 - weight, dend = weight,
+    dweight = end - start. Computed from the nearer end (end - (end - start) * (1 - weight)
+    for weight >= 0.5), as PyTorch does, so weight 1 gives end exactly."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, start: Variable, end: Variable, weight: Any) -> np.ndarray:
+        low = _on_cpu(start, "lerp")
+        if low.dtype.kind != "f":
+            raise NotImplementedError(
+                f'"lerp_kernel" not implemented for \'{low.dtype}\': lerp interpolates '
+                f"floating values; convert start and end first with .double()."
+            )
+        high = _lerp_operand(end, low, "end")
+        share = _lerp_operand(weight, low, "weight")
+        _check_broadcast("lerp", low, high, share)
+        ctx.save_for_backward(start, end, weight if isinstance(weight, Variable) else None)
+        ctx.weight = weight
+        step = high - low
+        near_start = low + share * step
+        near_end = high - step * (1 - share)
+        return np.where(np.abs(share) < 0.5, near_start, near_end).astype(low.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        start, end, weight_variable = ctx.saved_tensors
+        weight = ctx.weight if weight_variable is None else weight_variable
+        grad_start = grad * (1 - weight) if ctx.needs_input_grad[0] else None
+        grad_end = grad * weight if ctx.needs_input_grad[1] else None
+        grad_weight = None
+        if weight_variable is not None and ctx.needs_input_grad[2]:
+            grad_weight = grad * (end - start)
+        return grad_start, grad_end, grad_weight
+
+
+@register("lerp", inplace=True)
+def lerp(x: Variable, end: Variable, weight: float | Variable) -> Variable:
+    """start + weight * (end - start), start being x: weight 0 gives x, 1 gives end; weight
+    is a number or a Variable, and all three broadcast. See Lerp."""
+    if not isinstance(end, Variable) or end.is_text:
+        raise TypeError(
+            f"lerp(): argument 'end' must be a Variable, not {type(end).__name__}; make one "
+            f"with minigrad.full_like(x, value)."
+        )
+    is_number = isinstance(weight, (int, float, np.number, np.bool_))  # True is 1, as in PyTorch
+    if not is_number and not (isinstance(weight, Variable) and not weight.is_text):
+        raise TypeError(
+            f"lerp(): argument 'weight' must be a number or a Variable, not "
+            f"{type(weight).__name__}."
+        )
+    return Lerp.apply(x, end, weight)

@@ -293,9 +293,11 @@ class ScatterAddAlong(Function):
         data, values = numeric(x, "scatter_add"), array_of(src, "scatter_add")
         cpu_only(data, "scatter_add")
         cpu_only(values, "scatter_add")
+        ctx.dim = single_dim(dim, data.ndim)  # PyTorch's order: the dim, then the dtype
         _check_same_dtype(data, values, "src", "scatter_add")
-        ctx.dim = single_dim(dim, data.ndim)
         ctx.index, ctx.src_shape = index, values.shape
+        if index.size == 0:
+            return data.copy()  # nothing to add: PyTorch checks no shapes either
         out, index, values = np.atleast_1d(data).copy(), np.atleast_1d(index), np.atleast_1d(values)
         _check_index_shape(index, out.shape, ctx.dim, "self", "scatter_add")
         _check_index_shape(index, values.shape, None, "src", "scatter_add")
@@ -307,7 +309,9 @@ class ScatterAddAlong(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
         grad_src = None
-        if ctx.needs_input_grad[3]:
+        if ctx.needs_input_grad[3] and ctx.index.size == 0:
+            grad_src = Variable._make(np.zeros(ctx.src_shape, grad.data.dtype))
+        elif ctx.needs_input_grad[3]:
             grad_src = grad.gather(ctx.dim, ctx.index)
             if grad_src.shape != ctx.src_shape:  # the part of src that index did not reach
                 corner = tuple(slice(0, size) for size in grad_src.shape)
@@ -471,6 +475,10 @@ def narrow(x: Variable, dim: int, start: int, length: int) -> Variable:
 def split(x: Variable, split_size_or_sections: Any, dim: int = 0) -> tuple[Variable, ...]:
     """Cut x along dim into pieces of split_size (the last may be smaller), or of the sizes
     in a list. The pieces are views of x."""
+    given = split_size_or_sections
+    whole = isinstance(given, (int, np.integer)) and not isinstance(given, bool)
+    if whole and given < 0:  # PyTorch checks the size before the dim
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={given}")
     axis, size = _length_along(x, dim, "split")
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = [_count(s, "each split size", "split") for s in split_size_or_sections]
@@ -518,6 +526,7 @@ def gather(x: Variable, dim: int, index: Any, *, sparse_grad: bool = False) -> V
 @register("scatter_add", inplace=True)
 def scatter_add(x: Variable, dim: int, index: Any, src: Any) -> Variable:
     """A copy of x with src[i][j] added at x[index[i][j]][j] (dim=0); see ScatterAddAlong."""
+    single_dim(dim, len(numeric_shape(x, "scatter_add")))  # PyTorch checks the dim first
     return ScatterAddAlong.apply(x, dim, index_array(index, "scatter_add"), src)
 
 
@@ -534,10 +543,10 @@ def scatter(
     """A copy of x with src[i][j] written at x[index[i][j]][j] (dim=0), or the number
     `value` written at each of those places; see ScatterAlong. x.scatter_(...) writes
     into x: e.g. zeros(10).scatter_(0, tensor(3), value=1) is a one-hot vector."""
-    if reduce is not None:
-        raise NotImplementedError(
-            f"scatter(reduce={reduce!r}) is not in minigrad (PyTorch deprecates it): use "
-            f"scatter_add for reduce='add'."
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError(
+            f"reduce argument must be either add or multiply; got reduce={reduce!r}. (For "
+            f"other reductions PyTorch has scatter_reduce.)"
         )
     if src is not None and value is not None:
         raise TypeError("scatter() takes src or value, not both.")
@@ -550,6 +559,9 @@ def scatter(
         src, value = None, src
     if value is not None and not isinstance(value, (numbers.Number, np.number)):
         raise TypeError(f"scatter(): value must be a number; got {type(value).__name__}.")
+    if reduce is not None:
+        # reduce="add" / "multiply" combine with what is there (PyTorch deprecates them).
+        return ScatterReduce.apply(x, dim, index_array(index, "scatter"), src, value, reduce)
     return ScatterAlong.apply(x, dim, index_array(index, "scatter"), src, value)
 
 
@@ -574,3 +586,370 @@ def index_add(x: Variable, dim: int, index: Any, source: Any, *, alpha: Any = 1)
     return IndexAdd.apply(x, dim, index_array(index, "index_add"), source, alpha)
 
 
+
+
+# --------------------------------------------------------------------------- copying and filling
+#
+# Writing into a copy of x at given places, along dim=0 of a 2-d x:
+#
+#     index_copy:     out = x;  out[index[i]] = source[i]
+#     index_fill:     out = x;  out[index[i]] = value
+#     put:            out = x;  out.flatten()[index[k]] = source.flatten()[k]  (or +=)
+#     masked_scatter: out = x;  out[mask] = the first mask.sum() elements of source, in order
+#
+# What was written over gets no gradient; what was written gets the gradient of its place.
+
+
+def _wrapped(index: np.ndarray, size: int, op: str, error: type) -> np.ndarray:
+    """Positions in [-size, size) as positions in [0, size), as PyTorch counts back here."""
+    outside = (index < -size) | (index >= size)
+    if outside.any():
+        raise error(
+            f"{op}(): index {index[outside].flat[0]} is out of bounds for dimension with size "
+            f"{size}; positions must be in [{-size}, {size - 1}]."
+        )
+    return np.where(index < 0, index + size, index)
+
+
+def _index_vector(index: np.ndarray, op: str) -> np.ndarray:
+    if index.ndim > 1:
+        raise IndexError(
+            f"{op}(): Index should have dimension 1 or 0 (got {index.ndim}); flatten it with "
+            f"index.flatten()."
+        )
+    return index.reshape(-1)
+
+
+class IndexCopy(Function):
+    """out = x, then out[..., index[i], ...] = source[..., i, ...] along dim;
+    dx = grad with zeros at those slices, dsource = grad.index_select(dim, index)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, dim: int, index: Any, source: Any) -> np.ndarray:
+        # PyTorch's order: the dim, the index's shape, the dimensions, the dtypes.
+        data, values = numeric(x, "index_copy"), array_of(source, "index_copy")
+        cpu_only(data, "index_copy")
+        cpu_only(values, "index_copy")
+        ctx.dim = single_dim(dim, data.ndim)
+        raw_index = index.data if isinstance(index, Variable) else np.asarray(index)
+        _index_vector(raw_index, "index_copy_")
+        if data.ndim > 0 and values.ndim > 0 and data.ndim != values.ndim:
+            raise IndexError(
+                f"index_copy_(): When source and destination are not scalars, their "
+                f"dimensionality must match. Source dimensionality ({values.ndim}), "
+                f"destination dimensionality ({data.ndim})."
+            )
+        ctx.index = _index_vector(index_array(index, "index_copy_"), "index_copy_")
+        if values.dtype != data.dtype:
+            raise RuntimeError(
+                f"index_copy_(): self and source expected to have the same dtype, but got "
+                f"(self) {data.dtype} and (source) {values.dtype}; convert it first: "
+                f"source.to(x.dtype)."
+            )
+        out, values = np.atleast_1d(data).copy(), np.atleast_1d(values)
+        if values.ndim != out.ndim or _without(values.shape, ctx.dim) != _without(
+            out.shape, ctx.dim
+        ):
+            raise RuntimeError(
+                f"index_copy_(): Source/destination tensor must have same slice shapes: self "
+                f"has shape {list(data.shape)}, source {list(np.shape(source))}; they must "
+                f"match in every dimension but {ctx.dim}."
+            )
+        if len(ctx.index) != values.shape[ctx.dim]:
+            raise IndexError(
+                f"index_copy_(): Number of indices ({len(ctx.index)}) should be equal to "
+                f"source.size(dim) ({values.shape[ctx.dim]}); give one position per slice."
+            )
+        _check_range(ctx.index, out.shape[ctx.dim], ctx.dim, "index_copy_", IndexError)
+        out[_along(ctx.dim, ctx.index)] = values
+        return out.reshape(data.shape)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        grad_x = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_x = IndexFillAlong.apply(grad, ctx.dim, ctx.index, 0)
+        if ctx.needs_input_grad[3]:
+            grad_source = grad.index_select(ctx.dim, ctx.index)
+        return grad_x, None, None, grad_source
+
+
+class IndexFillAlong(Function):
+    """out = x, then out[..., index[i], ...] = value along dim (a number or a 0-d Variable);
+    dx = grad with zeros at those slices, dvalue = the sum of grad over them."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, dim: int, index: np.ndarray, value: Any) -> Any:
+        data = numeric(x, "index_fill")
+        cpu_only(data, "index_fill")
+        filled = np.asarray(numeric(value, "index_fill"))
+        if filled.ndim != 0:  # checked first, as PyTorch does
+            raise RuntimeError(
+                f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{filled.ndim} dimension(s); pass a number or a 0-d Variable."
+            )
+        ctx.dim = single_dim(dim, data.ndim)
+        if index.ndim > 1:
+            raise RuntimeError(
+                f"index_fill_(): Index has to be a vector/scalar; got an index of shape "
+                f"{index.shape}. Flatten it with index.flatten()."
+            )
+        out = np.atleast_1d(data).copy()
+        size = out.shape[ctx.dim]
+        ctx.index = _wrapped(index.reshape(-1), size, "index_fill_", IndexError)
+        # The value takes x's dtype, as PyTorch casts it: 2.5 into an int64 x is 2.
+        out[_along(ctx.dim, ctx.index)] = filled.astype(out.dtype)
+        return out.reshape(data.shape)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        grad_x = grad_value = None
+        if ctx.needs_input_grad[0]:
+            grad_x = IndexFillAlong.apply(grad, ctx.dim, ctx.index, 0)
+        if ctx.needs_input_grad[3]:  # each filled place once, however often index names it
+            places = np.unique(ctx.index)
+            grad_value = grad.reshape(grad.shape or (1,)).index_select(ctx.dim, places).sum()
+        return grad_x, None, None, grad_value
+
+
+class Put(Function):
+    """out = x, then out.flatten()[index[k]] = source.flatten()[k] (+= when accumulate);
+    dx = grad (with zeros at index unless accumulate), dsource = grad.flatten()[index]."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Variable, index: np.ndarray, source: Any, accumulate: bool
+    ) -> np.ndarray:
+        data, values = numeric(x, "put_"), array_of(source, "put_")
+        cpu_only(data, "put_")
+        cpu_only(values, "put_")
+        if values.dtype != data.dtype:
+            raise RuntimeError(
+                f"put_(): self and source expected to have the same dtype, but got self.dtype "
+                f"= {data.dtype} and source.dtype = {values.dtype}; convert it first: "
+                f"source.to(x.dtype)."
+            )
+        if values.size != index.size:
+            raise IndexError(
+                f"put_(): Expected source and index to have the same number of elements, but "
+                f"got source.numel() = {values.size}, index.numel() = {index.size}."
+            )
+        outside = (index < -data.size) | (index >= data.size)
+        if outside.any():
+            raise IndexError(
+                f"put_(): out of range: tried to access index {index[outside].flat[0]} on a "
+                f"tensor of {data.size} elements; positions count over x.flatten(), from "
+                f"{-data.size} to {data.size - 1}."
+            )
+        ctx.places = np.where(index < 0, index + data.size, index).reshape(-1)
+        ctx.accumulate, ctx.source_shape = accumulate, values.shape
+        flat = data.reshape(-1).copy()
+        if accumulate:
+            np.add.at(flat, ctx.places, values.reshape(-1))  # repeated places add up
+        else:
+            flat[ctx.places] = values.reshape(-1)
+        return flat.reshape(data.shape)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        grad_x = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad
+            if not ctx.accumulate:
+                zeros = np.zeros(ctx.places.shape, grad.data.dtype)
+                grad_x = Put.apply(grad, ctx.places, zeros, False)
+        if ctx.needs_input_grad[2]:
+            grad_source = grad.reshape(-1)[ctx.places].reshape(ctx.source_shape)
+        return grad_x, None, grad_source, None
+
+
+class MaskedScatter(Function):
+    """out = x (broadcast with mask), then out[mask] = the first mask.sum() elements of source
+    in order;  dx = grad with zeros where mask, dsource = grad[mask] then zeros."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, mask: np.ndarray, source: Any) -> np.ndarray:
+        data, values = numeric(x, "masked_scatter"), array_of(source, "masked_scatter")
+        cpu_only(data, "masked_scatter")
+        cpu_only(values, "masked_scatter")
+        if values.dtype != data.dtype:
+            raise RuntimeError(
+                f"masked_scatter: expected self and source to have same dtypes but got "
+                f"{data.dtype} and {values.dtype}; convert it first: source.to(x.dtype)."
+            )
+        try:
+            shape = np.broadcast_shapes(data.shape, mask.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"masked_scatter: the mask's shape {mask.shape} does not broadcast with the "
+                f"input's {data.shape}; each dimension must match or be 1."
+            ) from None
+        ctx.mask = np.broadcast_to(mask, shape)
+        count = int(np.count_nonzero(ctx.mask))
+        if values.size < count:
+            raise RuntimeError(
+                f"masked_scatter: Number of elements of source < number of ones in mask "
+                f"({values.size} < {count}); give a source of at least {count} elements."
+            )
+        ctx.source_shape, ctx.count = values.shape, count
+        out = np.broadcast_to(data, shape).copy()
+        out[ctx.mask] = values.reshape(-1)[:count]
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        grad_x = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad.masked_fill(Variable._make(ctx.mask), 0)
+        if ctx.needs_input_grad[2]:
+            size = int(np.prod(ctx.source_shape))
+            used = ScatterAdd.apply(grad[ctx.mask], slice(0, ctx.count), (size,))
+            grad_source = used.reshape(ctx.source_shape)
+        return grad_x, None, grad_source
+
+
+class ScatterReduce(Function):
+    """out = x, then out[index[i][j]][j] += src[i][j] (reduce="add") or *= (reduce="multiply"),
+    or the number `value` in place of src. PyTorch has no derivative for it."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, x: Variable, dim: int, index: np.ndarray, src: Any, value: Any,
+        reduce: str,
+    ) -> np.ndarray:
+        data = numeric(x, "scatter")
+        cpu_only(data, "scatter")
+        axis = single_dim(dim, data.ndim)
+        out, index = np.atleast_1d(data).copy(), np.atleast_1d(index)
+        _check_index_shape(index, out.shape, axis, "self", "scatter")
+        _check_range(index, out.shape[axis], axis, "scatter", RuntimeError)
+        if src is None:
+            # The number takes x's dtype first, as PyTorch casts it (2.5 is 2 for int64).
+            values = np.full(index.shape, value).astype(out.dtype)
+        else:
+            values = array_of(src, "scatter")
+            cpu_only(values, "scatter")
+            _check_same_dtype(data, values, "src", "scatter")
+            values = np.atleast_1d(values)
+            _check_index_shape(index, values.shape, None, "src", "scatter")
+            values = values[tuple(slice(0, size) for size in index.shape)]
+        combine = np.add if reduce == "add" else np.multiply
+        combine.at(out, _coordinates(index, axis), values)  # repeated places combine
+        return out.reshape(data.shape)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        raise RuntimeError(
+            "derivative for scatter with reduce= is not implemented (nor in PyTorch). For a "
+            "differentiable sum use scatter_add; for a product, scatter the factors and "
+            "multiply."
+        )
+
+
+@register("index_copy", inplace=True)
+def index_copy(x: Variable, dim: int, index: Any, source: Any) -> Variable:
+    """A copy of x with slice index[i] along dim replaced by source's slice i; see IndexCopy."""
+    if not isinstance(source, (Variable, np.ndarray)):
+        raise TypeError(
+            f"index_copy(): argument 'source' must be a Variable; got {type(source).__name__}."
+        )
+    if not isinstance(index, (Variable, np.ndarray)):
+        index_array(index, "index_copy_")  # PyTorch's TypeError for an index of another kind
+    return IndexCopy.apply(x, dim, index, source)
+
+
+@register("index_fill", inplace=True)
+def index_fill(x: Variable, dim: int, index: Any, value: Any) -> Variable:
+    """A copy of x with the slices at `index` along dim set to `value` (a number or a 0-d
+    Variable); negative positions count from the end. See IndexFillAlong."""
+    is_number = isinstance(value, (numbers.Number, np.number)) and not isinstance(value, complex)
+    if not is_number and not (isinstance(value, Variable) and not value.is_text):
+        raise TypeError(
+            f"index_fill(): argument 'value' must be a number or a 0-d Variable; got "
+            f"{type(value).__name__}."
+        )
+    return IndexFillAlong.apply(x, dim, index_array(index, "index_fill_"), value)
+
+
+@register("put", inplace=True)
+def put(x: Variable, index: Any, source: Any, accumulate: bool = False) -> Variable:
+    """A copy of x with x.flatten()[index[k]] = source.flatten()[k] (added when
+    accumulate=True, so repeated positions sum); see Put."""
+    if not isinstance(source, (Variable, np.ndarray)):
+        raise TypeError(
+            f"put(): argument 'source' must be a Variable; got {type(source).__name__}."
+        )
+    if not isinstance(accumulate, (bool, np.bool_)):
+        raise TypeError(f"put(): argument 'accumulate' must be a bool; got {accumulate!r}.")
+    return Put.apply(x, index_array(index, "put_"), source, bool(accumulate))
+
+
+@register("masked_scatter", inplace=True)
+def masked_scatter(x: Variable, mask: Any, source: Any) -> Variable:
+    """A copy of x with the places where `mask` is True filled, in order, from source's
+    elements; see MaskedScatter."""
+    if isinstance(mask, Variable) and not mask.is_text:
+        mask_data = mask.detach().cpu().numpy()
+    elif isinstance(mask, np.ndarray):
+        mask_data = mask
+    else:
+        raise TypeError(
+            f"masked_scatter(): mask must be a bool Variable; got {type(mask).__name__}."
+        )
+    if mask_data.dtype != np.bool_:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+            f"{mask_data.dtype}; make one with a comparison, e.g. x > 0."
+        )
+    if not isinstance(source, (Variable, np.ndarray)):
+        raise TypeError(
+            f"masked_scatter(): argument 'source' must be a Variable; got {type(source).__name__}."
+        )
+    return MaskedScatter.apply(x, mask_data, source)
+
+
+@register("take_along_dim")
+def take_along_dim(x: Variable, indices: Any, dim: int | None = None) -> Variable:
+    """x's values at `indices` along dim, indices and x broadcast in the other dims (gather
+    with broadcasting); dim=None picks from x.flatten(). Its gradient is gather's."""
+    if not isinstance(indices, (Variable, np.ndarray)):
+        raise TypeError(
+            f"take_along_dim(): argument 'indices' must be a Variable, not "
+            f"{type(indices).__name__}; make one with minigrad.tensor({indices!r:.30})."
+        )
+    positions = index_array(indices, "take_along_dim")
+    shape = numeric_shape(x, "take_along_dim")
+    if dim is None:
+        flat = positions.reshape(-1)
+        size = int(np.prod(shape))
+        _check_range(flat, size, 0, "take_along_dim", RuntimeError)
+        return x.reshape(-1).gather(0, Variable(flat))
+    axis = single_dim(dim, len(shape))
+    if positions.ndim != len(shape):
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {len(shape)} dimensions for input, and {positions.ndim} "
+            f"dimensions for indices."
+        )
+    if not shape:
+        return x.reshape(1).gather(0, Variable(positions.reshape(1))).reshape(())
+    size = shape[axis]
+    positions = _wrapped(positions, size, "take_along_dim", RuntimeError)
+    try:
+        outer = np.broadcast_shapes(_lengths_but(shape, axis), _lengths_but(positions.shape, axis))
+    except ValueError:
+        raise RuntimeError(
+            f"take_along_dim(): input of shape {list(shape)} and indices of shape "
+            f"{list(positions.shape)} must broadcast in every dimension but {axis} (each size "
+            f"equal, or 1)."
+        ) from None
+    x_shape, index_shape = list(outer), list(outer)
+    x_shape[axis], index_shape[axis] = size, positions.shape[axis]
+    expanded = x.expand(*x_shape) if tuple(x_shape) != shape else x
+    spread = np.broadcast_to(positions, tuple(index_shape))
+    return expanded.gather(axis, Variable(np.ascontiguousarray(spread)))
+
+
+def _lengths_but(shape: tuple, axis: int) -> tuple:
+    """shape with a 1 at axis: the dims that broadcast in take_along_dim."""
+    return shape[:axis] + (1,) + shape[axis + 1 :]

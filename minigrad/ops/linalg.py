@@ -27,15 +27,20 @@ from minigrad.ops.shape import Transpose, Unsqueeze
 from minigrad.ops.table import register
 
 
-def _require_ndim(op: str, ndim: int, **operands: Any) -> None:
-    """Raise unless every operand has `ndim` dimensions, naming the one that has not."""
+def _require_variables(op: str, **operands: Any) -> None:
+    """Raise TypeError for a list or tuple operand: PyTorch's products take Variables only
+    (NumPy would read a list as numbers)."""
     for name, value in operands.items():
         if isinstance(value, (list, tuple)):
-            # PyTorch's products take Variables only (NumPy would read a list as numbers).
             raise TypeError(
                 f"{op}(): argument '{name}' must be a Variable, but got "
                 f"{type(value).__name__} {value!r:.30}. Make one with minigrad.tensor(...)."
             )
+
+
+def _require_ndim(op: str, ndim: int, **operands: Any) -> None:
+    """Raise unless every operand has `ndim` dimensions, naming the one that has not."""
+    _require_variables(op, **operands)
     for name, value in operands.items():
         shape = shape_of(value)
         if len(shape) != ndim:
@@ -99,6 +104,13 @@ def mm(x: Any, mat2: Any) -> Variable:
 @register("mv")
 def mv(x: Any, vec: Any) -> Variable:
     """The product of a 2-D matrix and a 1-D vector."""
+    _require_variables("mv", input=x, vec=vec)
+    if len(shape_of(x)) == 0:
+        # PyTorch reads the matrix's row count first: a 0-d input fails as an index.
+        raise IndexError(
+            "mv: Dimension specified as 0 but tensor has no dimensions: input is 0-d, and mv "
+            "expects a 2-D matrix. Use * to multiply by a scalar."
+        )
     _require_ndim("mv", 2, input=x)
     _require_ndim("mv", 1, vec=vec)
     if shape_of(x)[1] != shape_of(vec)[0]:
@@ -541,3 +553,50 @@ def norm(
     if not isinstance(p, (int, float, np.integer, np.floating)):  # True is 1, as there
         raise TypeError(f"norm expects p to be 'fro' or a number; got {p!r}.")
     return Norm.apply(x, float(p), dims, keepdim)
+
+
+# --------------------------------------------------------------------------- cdist
+
+
+@register("cdist", method=False)
+def cdist(
+    x1: Any, x2: Any, p: float = 2.0, compute_mode: Any = "use_mm_for_euclid_dist"
+) -> Variable:
+    """The p-norm distance between each row of x1 (.., P, M) and each row of x2 (.., R, M):
+    out[.., i, j] = ||x1[.., i, :] - x2[.., j, :]||_p, of shape (.., P, R); batch dims
+    broadcast. The differences as one (.., P, R, M) Variable, then norm over M, whose
+    gradient is norm's (0 where a distance is 0). compute_mode is accepted; NumPy computes
+    the differences directly whatever it says."""
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+             "donot_use_mm_for_euclid_dist")
+    if not isinstance(compute_mode, str) or compute_mode not in modes:
+        raise ValueError(
+            f"{compute_mode} is not a valid value for compute_mode; use one of {modes}."
+        )
+    for name, value in (("X1", x1), ("X2", x2)):
+        if not isinstance(value, Variable) or value.is_text:
+            raise TypeError(f"cdist(): {name} must be a Variable; got {type(value).__name__}.")
+        if value.ndim < 2:
+            raise RuntimeError(
+                f"cdist only supports at least 2D tensors, {name} got: {value.ndim}D; give "
+                f"rows of points, e.g. x.unsqueeze(0)."
+            )
+        if np.dtype(value.dtype).kind != "f":
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {value.dtype}; "
+                f"convert first with .double()."
+            )
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(
+            f"cdist(): expected scalar type {x1.dtype} but found {x2.dtype}; convert x2 first: "
+            f"x2.to(x1.dtype)."
+        )
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+            f"{x2.shape[-1]}"
+        )
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.number)) or p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values; got p={p!r}.")
+    differences = Unsqueeze.apply(x1, -2) - Unsqueeze.apply(x2, -3)  # (.., P, R, M)
+    return differences.norm(p=float(p), dim=-1)

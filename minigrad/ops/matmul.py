@@ -37,6 +37,26 @@ def _product(a: Any, b: Any) -> Any:
     return a @ b
 
 
+_BOOL = np.dtype(np.bool_)
+
+
+def _require_dtypes(left: Any, right: Any) -> None:
+    """Raise as PyTorch's products do: one dtype for both operands, and no bools. Two float
+    widths may meet (a float32 input into float64 weights computes in float64: README,
+    "Differences to know")."""
+    if left.dtype != right.dtype and not (left.dtype.kind == right.dtype.kind == "f"):
+        raise RuntimeError(
+            f"matmul: expected both operands to have the same dtype, but got {left.dtype} and "
+            f"{right.dtype}. Convert one first, e.g. other.to(x.dtype)."
+        )
+    if left.dtype == np.bool_ and (left.shape[-1] != 0 or left.ndim == right.ndim == 1):
+        # An empty sum (a dimension of 0 to contract) calls no kernel in PyTorch.
+        raise NotImplementedError(
+            "matmul is not implemented for bool Variables; convert first, e.g. x.long() or "
+            "x.float()."
+        )
+
+
 class MatMul(Function):
     """C = A @ B;  dA = dC @ B^T, dB = A^T @ dC (batch dimensions summed back by apply)."""
 
@@ -47,7 +67,8 @@ class MatMul(Function):
         left, right = array_of(a, "matmul"), array_of(b, "matmul")
         ctx.save_for_backward(a, b)
         if type(left) is np.ndarray and type(right) is np.ndarray and left.ndim == right.ndim == 2:
-            if left.shape[1] == right.shape[0]:
+            fits = left.shape[1] == right.shape[0]
+            if fits and left.dtype is right.dtype and left.dtype is not _BOOL:
                 return np.matmul(left, right)  # the usual case: two NumPy matrices that fit
         if left.ndim == 0 or right.ndim == 0:
             raise OpError(
@@ -61,6 +82,8 @@ class MatMul(Function):
                 f"{'second-to-last' if right.ndim > 1 else 'only'} dimension of the second "
                 f"({right.shape[-2 if right.ndim > 1 else 0]})."
             )
+        if left.dtype != right.dtype or left.dtype == np.bool_:
+            _require_dtypes(left, right)
         if left.ndim > 2 and right.ndim == 2 and type(left) is np.ndarray:
             return _folded(left, right)
         try:
@@ -103,4 +126,11 @@ class MatMul(Function):
 
 @register("matmul")
 def matmul(x: Any, other: Any) -> Variable:
+    for name, value in (("input", x), ("other", other)):
+        if isinstance(value, (list, tuple)):
+            # PyTorch's matmul takes Tensors only (NumPy would read a list as numbers).
+            raise TypeError(
+                f"matmul(): argument '{name}' must be a Variable, but got "
+                f"{type(value).__name__} {value!r:.30}. Make one with minigrad.tensor(...)."
+            )
     return MatMul.apply(x, other)

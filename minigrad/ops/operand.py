@@ -92,6 +92,8 @@ def single_dim(dim: Any, ndim: int) -> int:
     """One dimension as a non-negative axis (negative dims count from the end)."""
     if type(dim) is int and -ndim <= dim < ndim:  # the usual case, checked cheaply
         return dim + ndim if dim < 0 else dim
+    if isinstance(dim, Variable) and not dim.is_text and dim.ndim == 0 and dim.dtype.kind in "iu":
+        dim = dim.item()  # a 0-d integer Variable stands for its int, as in PyTorch
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
         raise TypeError(f"dim must be an int; got {dim!r} ({type(dim).__name__}).")
     # A 0-d value still accepts dim 0 or -1, as in PyTorch.

@@ -44,6 +44,11 @@ def size(self, dim: int | None = None) -> Any:
     """The shape, or its length along `dim` (PyTorch's spelling)."""
     if dim is None:
         return self.shape
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(
+            f"size(): argument 'dim' (position 1) must be an int, not {type(dim).__name__}; "
+            f"x.size() is the whole shape."
+        )
     if self.ndim == 0:
         raise IndexError(f"size({dim}): a 0-d Variable has no dimensions; use .shape or .numel().")
     return self.shape[single_dim(dim, self.ndim)]
@@ -325,7 +330,55 @@ def zero_(self) -> Variable:
 
 @operator
 def fill_(self, value: Any) -> Variable:
+    """Every element set to `value`: a number, or a 0-d Variable (as PyTorch)."""
+    _check_fill_value(self, value)
     return self.copy_(value)
+
+
+def _check_fill_value(target: Variable, value: Any) -> None:
+    """PyTorch's checks on fill_'s value: one number that the target's dtype can hold."""
+    if isinstance(value, (Variable, np.ndarray)) and not getattr(value, "is_text", False):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions. To copy a Variable in, use copy_(source)."
+            )
+        return
+    if isinstance(value, (bool, np.bool_)) or is_on_cuda(value):
+        return
+    if not isinstance(value, (int, float, complex, np.number)):
+        raise TypeError(
+            f"fill_() expects a number or a 0-d Variable; got {type(value).__name__} "
+            f"{value!r:.40}. For several values use copy_(minigrad.tensor(...))."
+        )
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        raise OverflowError(
+            f"fill_(): the int {value} is too big to convert: no dtype holds it. Pass it as a "
+            f"float, {float(value)!r}, into a float Variable."
+        )
+    if target.is_text or not _overflows(value, target.dtype):
+        return
+    raise RuntimeError(
+        f"fill_(): value {value!r} cannot be converted to type {target.dtype} without "
+        f"overflow. Fill with a value the dtype holds, or convert first, e.g. x.double()."
+    )
+
+
+def _overflows(value: Any, dtype: np.dtype) -> bool:
+    """Whether the number does not fit `dtype` (PyTorch refuses it, NumPy would wrap)."""
+    if dtype.kind in "iu":
+        if isinstance(value, (complex, np.complexfloating)):
+            return True
+        if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+            return True
+        limits = np.iinfo(dtype)
+        return not limits.min <= value < limits.max + 1
+    if dtype.kind == "f":
+        if isinstance(value, (complex, np.complexfloating)) and value.imag != 0:
+            return True
+        magnitude = abs(complex(value).real)
+        return bool(np.isfinite(magnitude) and magnitude > np.finfo(dtype).max)
+    return False
 
 
 @operator
@@ -335,13 +388,13 @@ def copy_(self, source: Any) -> Variable:
         # Before the in-place checks, as PyTorch checks the argument's kind first.
         raise TypeError(
             f"copy_ and fill_ expect a Variable, a NumPy array or a number; got "
-            f"{type(source).__name__}."
+            f"{type(source).__name__}. Make a Variable of a list first: minigrad.tensor(...)."
         )
     return self._inplace(lambda v: Copy.apply(v, source))
 
 
 def _is_operand(value: Any) -> bool:
-    numeric_kinds = (Variable, np.ndarray, np.generic, int, float, complex, list, tuple)
+    numeric_kinds = (Variable, np.ndarray, np.generic, int, float, complex)
     return isinstance(value, numeric_kinds) or is_on_cuda(value)
 
 

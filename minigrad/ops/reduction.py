@@ -7,6 +7,7 @@ More reductions (var, std, prod, logsumexp, ...), running sums and ordering foll
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import namedtuple
 from typing import Any
@@ -16,9 +17,11 @@ import numpy as np
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
+from minigrad.dtypes import as_dtype
 from minigrad.ops.indexing import ScatterAddAlong
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import cpu_only, normalize_dims, numeric, single_dim
+from minigrad.ops.promotion import promote_types
 from minigrad.ops.shape import broadcast_to, cat
 from minigrad.ops.table import register
 
@@ -120,8 +123,9 @@ def _extreme(ctx: FunctionCtx, x: Variable, dim: Any, keepdim: bool, kind: str, 
         # Ties share the gradient. (On the CPU, max along a dim gives it all to the first
         # extreme, as PyTorch does; the GPU kernels have no scatter for that.)
         is_extreme = data == values
-        share = np.asarray(is_extreme / is_extreme.sum(axis=ctx.dims, keepdims=True))
-        share = share.astype(data.dtype)  # an array even for a 0-d x (NumPy gives a scalar)
+        share = (is_extreme / is_extreme.sum(axis=ctx.dims, keepdims=True)).astype(data.dtype)
+        if not is_on_cuda(data):
+            share = np.asarray(share)  # an array even for a 0-d x (NumPy gives a scalar)
     else:
         (axis,) = ctx.dims
         first = arg_extreme(data, axis, kind, keepdims=True)
@@ -205,13 +209,21 @@ def _as_truth(result: Any, data: Any) -> Any:
     return result.astype(np.uint8) if data.dtype == np.uint8 else result
 
 
+def _truth_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The axes all() and any() reduce: dim=() reduces none (PyTorch keeps the shape and
+    only tests each element), where sum() and the others read () as every dim."""
+    if isinstance(dim, (tuple, list)) and not dim:
+        return ()
+    return normalize_dims(dim, ndim)
+
+
 class ReduceAll(Function):
     """True where every element (over dim) is nonzero, i.e. no element is 0. No gradient."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dim: Any = None, keepdim: bool = False) -> Any:
         data = numeric(x, "all")
-        zeros = np.sum(data == 0, axis=normalize_dims(dim, data.ndim), keepdims=keepdim)
+        zeros = np.sum(data == 0, axis=_truth_dims(dim, data.ndim), keepdims=keepdim)
         return _as_truth(zeros == 0, data)
 
 
@@ -221,7 +233,7 @@ class ReduceAny(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Variable, dim: Any = None, keepdim: bool = False) -> Any:
         data = numeric(x, "any")
-        nonzeros = np.sum(data != 0, axis=normalize_dims(dim, data.ndim), keepdims=keepdim)
+        nonzeros = np.sum(data != 0, axis=_truth_dims(dim, data.ndim), keepdims=keepdim)
         return _as_truth(nonzeros > 0, data)
 
 
@@ -480,21 +492,33 @@ class Var(Function):
         return kept * centered * scale, None, None, None
 
 
-def _correction(dim: Any, unbiased: Any, correction: Any, op: str) -> tuple:
-    """(dim, correction) from PyTorch's spellings: correction=..., or the older unbiased
-    (True: correction 1, Bessel's; False: 0), which may also come first: x.var(False)."""
+def _correction(dim: Any, unbiased: Any, keepdim: Any, correction: Any, op: str) -> tuple:
+    """(dim, correction, keepdim) from PyTorch's three spellings: x.var(dim, correction=c,
+    keepdim=k); the older x.var(dim, unbiased, keepdim) (unbiased True: correction 1,
+    Bessel's; False: 0), where keepdim needs the dim; and x.var(unbiased) alone."""
     if isinstance(dim, bool):
-        if unbiased is not None:
-            raise TypeError(f"{op}(): unbiased was given twice ({dim} and {unbiased}).")
-        dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
-        raise TypeError(
-            f"{op}(): give either unbiased or correction, not both; got unbiased={unbiased} "
-            f"and correction={correction}. correction=0 is unbiased=False."
-        )
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    return dim, correction
+        if unbiased is not UNSET or keepdim is not UNSET or correction is not UNSET:
+            raise TypeError(
+                f"{op}(): a bool first is unbiased, x.{op}({dim}), which takes nothing else; "
+                f"got more. Write x.{op}(dim, unbiased, keepdim) or x.{op}(dim, correction=...)."
+            )
+        dim, unbiased = UNSET, dim
+    if unbiased is not UNSET:
+        if correction is not UNSET:
+            raise TypeError(
+                f"{op}(): give either unbiased or correction, not both; got unbiased="
+                f"{unbiased} and correction={correction}. correction=0 is unbiased=False."
+            )
+        if dim is UNSET and keepdim is not UNSET:
+            raise TypeError(
+                f"{op}(): unbiased= with keepdim= needs a dim, x.{op}(dim, unbiased, keepdim) "
+                f"(dim=None for every dimension), or correction= in place of unbiased=."
+            )
+        correction = 1 if unbiased else 0
+    elif correction is UNSET or correction is None:
+        correction = 1
+    dim = None if dim is UNSET else dim
+    return dim, correction, (False if keepdim is UNSET else keepdim)
 
 
 class Std(Function):
@@ -521,29 +545,29 @@ class Std(Function):
 @register("var")
 def variance(
     x: Variable,
-    dim: Any = None,
-    unbiased: bool | None = None,
-    keepdim: bool = False,
+    dim: Any = UNSET,
+    unbiased: bool = UNSET,
+    keepdim: bool = UNSET,
     *,
-    correction: float | None = None,
+    correction: float | None = UNSET,
 ) -> Variable:
     """The variance over dim (None, an int or a tuple): the mean squared distance to the mean,
     with sum / (N - correction); correction=1 (unbiased=True) by default."""
-    dim, correction = _correction(dim, unbiased, correction, "var")
+    dim, correction, keepdim = _correction(dim, unbiased, keepdim, correction, "var")
     return Var.apply(x, dim, correction, keepdim)
 
 
 @register("std")
 def standard_deviation(
     x: Variable,
-    dim: Any = None,
-    unbiased: bool | None = None,
-    keepdim: bool = False,
+    dim: Any = UNSET,
+    unbiased: bool = UNSET,
+    keepdim: bool = UNSET,
     *,
-    correction: float | None = None,
+    correction: float | None = UNSET,
 ) -> Variable:
     """The standard deviation, sqrt(var(x)), with var's arguments; see Std."""
-    dim, correction = _correction(dim, unbiased, correction, "std")
+    dim, correction, keepdim = _correction(dim, unbiased, keepdim, correction, "std")
     return Std.apply(x, dim, correction, keepdim)
 
 
@@ -616,9 +640,10 @@ def product(
             f"Leave it out (x.prod()) for the product of every element."
         )
     dim, keepdim = _dim_and_keepdim(dim, keepdim, UNSET, "prod")
-    if dtype is not None:
-        x = x.to(dtype)
-    return Prod.apply(x, dim, keepdim)
+    if dtype is None:
+        return Prod.apply(x, dim, keepdim)
+    # A product of bools is int64: with dtype=bool it is cast back (the "all" of x).
+    return Prod.apply(x.to(dtype), dim, keepdim).to(dtype)
 
 
 # --------------------------------------------------------------------------- cumsum
@@ -647,9 +672,77 @@ class Cumsum(Function):
 @register("cumsum", inplace=True)
 def cumsum(x: Variable, dim: int, *, dtype: Any = None) -> Variable:
     """Running sums along dim: y[i] = x[0] + ... + x[i]; see Cumsum."""
+    if dtype is not None and as_dtype(dtype) == np.bool_:
+        single_dim(dim, x.ndim)  # a dim out of range is named first, as in PyTorch
+        raise NotImplementedError(
+            '"cumsum_out_cpu" not implemented for \'Bool\', as in PyTorch: a running sum of '
+            "bools counts past 1. Leave dtype= out (bools give int64 counts)."
+        )
     if dtype is not None:
         x = x.to(dtype)
     return Cumsum.apply(x, dim)
+
+
+# --------------------------------------------------------------------------- diff
+#
+# diff undoes cumsum: y[i] = x[i + 1] - x[i] along dim, n times over. It is slicing and
+# subtraction, so its gradient comes from theirs; a mask's difference is logical_xor.
+
+
+def _difference_operand(value: Any, x: Variable, axis: int, name: str) -> Variable:
+    """prepend= or append=: a Variable (checked by diff) with x's number of dimensions."""
+    if value.ndim != x.ndim:
+        raise RuntimeError(
+            f"diff expects prepend or append to be the same dimension as input: the input has "
+            f"{x.ndim}, {name} has {value.ndim}. Give {name} the input's shape but along dim "
+            f"{axis}."
+        )
+    return value
+
+
+@register("diff")
+def diff(
+    x: Variable, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
+) -> Variable:
+    """The n-th forward difference along dim, y[i] = x[i + 1] - x[i] applied n times (after
+    putting `prepend` before x and `append` after it along dim); bools give x[i + 1] ^ x[i]."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"diff(): argument 'n' must be an int; got {type(n).__name__} {n!r:.20}.")
+    for name, value in (("prepend", prepend), ("append", append)):
+        if value is not None and (not isinstance(value, Variable) or value.is_text):
+            raise TypeError(
+                f"diff(): argument '{name}' must be a Variable, not {type(value).__name__}; "
+                f"wrap it: minigrad.tensor([...]) with as many dimensions as the input."
+            )
+    if x.ndim == 0:
+        raise RuntimeError(
+            "diff expects input to be at least one-dimensional; a 0-d Variable has no "
+            "neighbours to subtract."
+        )
+    if n < 0:
+        raise RuntimeError(f"diff(): order must be non-negative but got {n}.")
+    axis = single_dim(dim, x.ndim)
+    pieces = [x]
+    if prepend is not None:
+        pieces.insert(0, _difference_operand(prepend, x, axis, "prepend"))
+    if append is not None:
+        pieces.append(_difference_operand(append, x, axis, "append"))
+    if n == 0:
+        return x  # PyTorch's diff(n=0) is the input, prepend and append left out
+    common = functools.reduce(promote_types, [np.dtype(piece.dtype) for piece in pieces])
+    pieces = [piece if piece.dtype == common else piece.to(common) for piece in pieces]
+    result = cat(pieces, axis) if len(pieces) > 1 else x
+    for _ in range(int(n)):
+        length = result.shape[axis]
+        if length == 0:
+            break
+        later = result.narrow(axis, 1, length - 1)
+        earlier = result.narrow(axis, 0, length - 1)
+        if np.dtype(result.dtype) == np.bool_:
+            result = later ^ earlier
+        else:
+            result = later - earlier
+    return result
 
 
 # --------------------------------------------------------------------------- logsumexp
@@ -669,7 +762,8 @@ class LogSumExp(Function):
         ctx.save_for_backward(x)
         if data.size == 0:  # nothing to add up: log 0 = -inf, as PyTorch gives
             kept = _kept_shape(data.shape, ctx.dims)
-            return np.full(kept if keepdim else _reduced_shape(data.shape, ctx.dims), -np.inf)
+            shape = kept if keepdim else _reduced_shape(data.shape, ctx.dims)
+            return np.full(shape, -np.inf, dtype=data.dtype)
         biggest = np.max(data, axis=ctx.dims, keepdims=True)
         # An infinite max (+inf, or every element -inf) would give inf - inf = nan: shift by 0.
         biggest = np.where(np.abs(biggest) == np.inf, 0.0, biggest)
@@ -695,11 +789,13 @@ def logsumexp(x: Variable, dim: Any, keepdim: bool = False) -> Variable:
             "logsumexp(): argument 'dim' (position 2) must be an int or a tuple of ints, but "
             "got None. Name the dims to reduce, e.g. tuple(range(x.dim())) for all of them."
         )
-    if isinstance(dim, (tuple, list)) and not dim and x.dim() > 0:
+    if isinstance(dim, (tuple, list)) and not dim and x.dim() > 0 and x.numel() and not keepdim:
+        # PyTorch reduces every dim for dim=(), but only with keepdim=True (or when x is
+        # empty); otherwise its result has the wrong shape and it refuses.
         raise RuntimeError(
-            f"logsumexp(): dim=() names no dimension of a Variable of shape "
-            f"{tuple(x.shape)} (PyTorch refuses it). Name the dims to reduce, e.g. "
-            f"tuple(range(x.dim())) for all of them."
+            f"logsumexp(): dim=() of a Variable of shape {tuple(x.shape)} without keepdim "
+            f"(PyTorch refuses it). Name the dims to reduce, e.g. tuple(range(x.dim())) for "
+            f"all of them."
         )
     return LogSumExp.apply(x, dim, keepdim)
 
@@ -772,12 +868,25 @@ def topk(
 ) -> TopkResult:
     """(values, indices) of the k largest elements along dim (smallest for largest=False),
     best first. They always come sorted, which sorted=False allows too."""
-    size = x.shape[single_dim(dim, x.ndim)] if x.ndim else 1
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
+    # PyTorch's order: the kind of k, the dim, k's range, then the dtype.
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(
+            f"topk(): argument 'k' (position 1) must be an int, but got {type(k).__name__} "
+            f"{k!r:.20}; it is how many elements to keep."
+        )
+    axis = single_dim(dim, x.ndim)  # a 0-d x takes dim 0 or -1
+    size = x.shape[axis] if x.ndim else 1
+    if not 0 <= k <= size:
         raise RuntimeError(
             f"selected index k out of range: topk needs 0 <= k <= {size} (the size of "
             f"dimension {dim}); got k={k!r}."
         )
+    if x.dtype == np.bool_:
+        raise RuntimeError(
+            "topk does not support bool dtypes, as in PyTorch; convert first, e.g. x.long()."
+        )
+    if x.ndim == 0:
+        k = 1  # a 0-d x is its own top element, for k=0 too, as PyTorch returns it
     return TopkResult(*Sort.apply(x, dim, largest, int(k)))
 
 

@@ -19,6 +19,7 @@ from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import (
     array_of,
+    cpu_only,
     normalize_dims,
     numeric,
     numeric_metadata,
@@ -783,3 +784,207 @@ def diag_embed(x: Variable, offset: int = 0, dim1: int = -2, dim2: int = -1) -> 
     for axis in sorted((axis1, axis2)):
         result_shape.insert(axis, size)
     return DiagonalScatter.apply(x, tuple(result_shape), int(offset), axis1, axis2)
+
+
+# ------------------------------------------------------------------ windows and repeats
+#
+# x.unfold(dim, size, step) views x as the windows x[..., i*step : i*step + size, ...] along
+# dim, each window in a new last dimension; windows may overlap, so its backward adds the
+# gradient of every window back where it came from. repeat_interleave repeats each slice
+# along dim in place (1 1 2 2, where repeat tiles: 1 2 1 2): it is index_select with each
+# position repeated, whose backward adds the copies' gradients back together.
+
+
+def _window_count(length: int, size: int, step: int) -> int:
+    return (length - size) // step + 1
+
+
+class Unfold(Function):
+    """y[..., i, ..., k] = x[..., i * step + k, ...] along dim: (.., L, ..) -> (.., n, .., size)
+    with n = (L - size) // step + 1, a view of x;  dx = each window's gradient added back."""
+
+    _output_is_view = True
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Variable, dim: int, size: int, step: int) -> np.ndarray:
+        data = numeric(x, "unfold")
+        cpu_only(data, "unfold")
+        ctx.input_shape, ctx.size, ctx.step = data.shape, size, step
+        ctx.dim = single_dim(dim, data.ndim)
+        line = np.atleast_1d(data)
+        length = line.shape[ctx.dim]
+        if size > length:
+            raise RuntimeError(
+                f"unfold(): maximum size for tensor at dimension {ctx.dim} is {length} but size "
+                f"is {size}; a window cannot be longer than the dimension."
+            )
+        # Every start 0, 1, 2, ... as a read-only view, then every step-th of them: windows
+        # may overlap, so a write through one would change its neighbours too.
+        windows = np.lib.stride_tricks.sliding_window_view(line, size, axis=ctx.dim)
+        chosen = (slice(None),) * ctx.dim + (slice(None, None, step),)
+        result = windows[chosen]
+        return result.reshape(size) if data.ndim == 0 else result
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        folded = FoldWindows.apply(grad, ctx.input_shape, ctx.dim, ctx.size, ctx.step)
+        return folded, None, None, None
+
+
+class FoldWindows(Function):
+    """Unfold's backward: y = zeros(shape), then each window of v added at its place along
+    dim (overlaps add up);  dv = y's gradient unfolded again."""
+
+    @staticmethod
+    def forward(
+        ctx: FunctionCtx, v: Variable, shape: tuple, dim: int, size: int, step: int
+    ) -> np.ndarray:
+        windows = numeric(v, "unfold")
+        ctx.dim, ctx.size, ctx.step = dim, size, step
+        result = np.zeros(shape or (1,), dtype=windows.dtype)
+        count = _window_count(result.shape[dim], size, step)
+        if windows.ndim == 1 and not shape:
+            windows = windows.reshape(1, size)
+        for k in range(size):
+            # Element k of every window: positions k, k + step, ..., never one twice.
+            place = (slice(None),) * dim + (slice(k, k + step * (count - 1) + 1, step),)
+            result[place] += windows[..., k]
+        return result.reshape(shape)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
+        return Unfold.apply(grad, ctx.dim, ctx.size, ctx.step), None, None, None, None
+
+
+def _whole(value: Any, name: str, op: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{op}(): argument '{name}' must be an int; got {type(value).__name__} {value!r:.40}."
+        )
+    return int(value)
+
+
+@register("unfold", function=False)
+def unfold(x: Variable, dimension: int, size: int, step: int) -> Variable:
+    """The windows of `size` elements, `step` apart, along `dimension`, as a view of x with
+    the window in a new last dim: arange(1., 8).unfold(0, 2, 2) is [[1, 2], [3, 4], [5, 6]]."""
+    size, step = _whole(size, "size", "unfold"), _whole(step, "step", "unfold")
+    single_dim(_whole(dimension, "dimension", "unfold"), len(numeric_shape(x, "unfold")))
+    if size < 0:  # after the dimension, as PyTorch checks them
+        raise RuntimeError(f"unfold(): size is {size} but must be >= 0.")
+    if step <= 0:
+        raise RuntimeError(f"unfold(): step is {step} but must be > 0.")
+    return Unfold.apply(x, dimension, size, step)
+
+
+def _repeat_counts(repeats: Any, op: str) -> np.ndarray:
+    """repeats as an int64 array of 0 or 1 dimensions, each count checked."""
+    if isinstance(repeats, Variable) and not repeats.is_text:
+        counts = repeats.detach().cpu().numpy()
+        if counts.dtype.kind not in "iu":
+            raise NotImplementedError(
+                f'"{op}_cpu" not implemented for \'{counts.dtype}\': repeats must hold '
+                f"integers; convert them with repeats.long()."
+            )
+        if counts.ndim > 1:
+            raise RuntimeError(
+                f"{op}(): repeats must be 0-dim or 1-dim tensor; got shape {counts.shape}."
+            )
+        if (counts < 0).any():
+            raise RuntimeError(f"{op}(): repeats can not be negative; got {counts.tolist()}.")
+        return counts.astype(np.int64)
+    count = _whole(repeats, "repeats", op)
+    if count < 0:
+        raise RuntimeError(f"{op}(): Repeats must be non-negative; got {count}.")
+    return np.asarray(count, dtype=np.int64)
+
+
+def _positions_repeated(counts: np.ndarray, length: int, op: str) -> np.ndarray:
+    """0 0 1 1 1 ...: each position along dim as often as its count says."""
+    if counts.ndim == 1 and counts.size != 1 and counts.size != length:
+        raise RuntimeError(
+            f"{op}(): repeats must have the same size as input along dim, but got "
+            f"repeats.size(0) = {counts.size} and input.size(dim) = {length}; give one count "
+            f"per slice, or a single count for all."
+        )
+    return np.repeat(np.arange(length), counts.reshape(-1) if counts.size != 1 else counts.item())
+
+
+# repeat_interleave(counts) alone: no repeats given (None given is refused, as in PyTorch).
+_NOT_GIVEN: Any = object()
+
+
+def _repeat_interleave_function(
+    x: Variable,
+    repeats: int | Variable | None = _NOT_GIVEN,
+    dim: int | None = None,
+    *,
+    output_size: Any = None,
+) -> Variable:
+    """minigrad.repeat_interleave(x, repeats, dim) as the method; repeat_interleave(repeats)
+    alone (a 1-D Variable of counts) gives 0 repeated repeats[0] times, 1 ..., and so on."""
+    if repeats is None:
+        raise TypeError(
+            "repeat_interleave(): argument 'repeats' must be an int or a Variable of counts, "
+            "not None; leave it out to repeat the positions of a 1-D Variable of counts."
+        )
+    if repeats is _NOT_GIVEN:
+        if dim is not None:
+            raise TypeError(
+                "repeat_interleave(repeats) takes no dim: it repeats the positions 0, 1, ... "
+                "of a 1-D Variable of counts. To repeat a Variable's slices, pass "
+                "repeat_interleave(x, repeats, dim)."
+            )
+        counts = _repeat_counts(x, "repeat_interleave")
+        if counts.ndim != 1:
+            raise RuntimeError(
+                "repeat_interleave only accept 1D vector as repeat; got a 0-dim one. Give a "
+                "1-D Variable of counts, e.g. repeat_interleave(tensor([1, 2]))."
+            )
+        positions = np.repeat(np.arange(counts.size), counts)
+        _check_output_size(output_size, positions.size)
+        return Variable(positions.astype(np.int64))
+    return repeat_interleave(x, repeats, dim, output_size=output_size)
+
+
+def _check_output_size(output_size: Any, size: int) -> None:
+    if output_size is None:
+        return
+    if isinstance(output_size, Variable) and output_size.numel() == 1:
+        output_size = output_size.item()  # a 0-d Variable counts as its int, as in PyTorch
+    if _whole(output_size, "output_size", "repeat_interleave") != size:
+        raise RuntimeError(
+            f"repeat_interleave: Invalid output_size, expected {size} but got {output_size} "
+            f"(the sum of the repeats along dim); leave it out or pass {size}."
+        )
+
+
+@register("repeat_interleave", function=_repeat_interleave_function)
+def repeat_interleave(
+    x: Variable,
+    repeats: int | Variable | None,
+    dim: int | None = None,
+    *,
+    output_size: Any = None,
+) -> Variable:
+    """Each slice along dim repeated in place, repeats[i] times (or `repeats` times each):
+    [1, 2] with 2 is [1, 1, 2, 2]. dim=None flattens x first. See the section comment."""
+    if isinstance(output_size, Variable) and not output_size.is_text:
+        if np.dtype(output_size.dtype).kind not in "iu" or output_size.numel() != 1:
+            raise TypeError(
+                f"repeat_interleave(): argument 'output_size' must be an int; got a Variable "
+                f"of dtype {output_size.dtype} and shape {tuple(output_size.shape)}."
+            )
+    elif output_size is not None:
+        _whole(output_size, "output_size", "repeat_interleave")  # its kind first, as PyTorch
+    counts = _repeat_counts(repeats, "repeat_interleave")
+    shape = numeric_shape(x, "repeat_interleave")
+    if dim is None:
+        x, axis = x.reshape(-1), 0
+    else:
+        axis = single_dim(dim, len(shape))
+        if not shape:
+            x = x.reshape(1)
+    positions = _positions_repeated(counts, x.shape[axis], "repeat_interleave")
+    _check_output_size(output_size, positions.size)
+    return x.index_select(axis, Variable(positions.astype(np.int64)))

@@ -33,6 +33,7 @@ from minigrad.ops.elementwise import (
     _polynomial,
 )
 from minigrad.ops.operand import numeric
+from minigrad.ops.promotion import promoted_dtype
 from minigrad.ops.table import register
 
 # Stirling's series starts at 10: from there its seven terms below are exact to 1e-16.
@@ -353,13 +354,16 @@ class Xlogy(Function):
     def forward(ctx: FunctionCtx, x: Any, y: Any) -> np.ndarray:
         left, right = _float_operand(x, "xlogy"), _float_operand(y, "xlogy")
         _check_broadcast("xlogy", left, right)
+        dtype = promoted_dtype(x, y)  # PyTorch's: float32 with a number stays float32
+        if dtype.kind not in "fc":
+            dtype = np.dtype(np.float64)  # integers and bools give the default float
         ctx.save_for_backward(
             x if isinstance(x, Variable) else None, y if isinstance(y, Variable) else None
         )
         ctx.x, ctx.y = left, right  # the numbers, for an input that is not a Variable
         with np.errstate(divide="ignore", invalid="ignore"):
             product = left * np.log(right)
-        return np.where((left == 0) & ~np.isnan(right), 0, product)
+        return np.where((left == 0) & ~np.isnan(right), 0, product).astype(dtype, copy=False)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:

@@ -6,6 +6,8 @@ the gradient is masked the same way.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from minigrad.core.function import Function, FunctionCtx
@@ -69,16 +71,30 @@ class PlaceDiagonal(Function):
         return Diag.apply(grad, ctx.diagonal), None, None
 
 
+def _diagonal(diagonal: Any, op: str) -> int:
+    """The diagonal as an int: an int, or a one-element integer Variable (as PyTorch reads
+    it); anything else is PyTorch's TypeError."""
+    if isinstance(diagonal, Variable) and diagonal.numel() == 1 and diagonal.dtype.kind in "iu":
+        return int(diagonal.item())
+    if isinstance(diagonal, bool) or not isinstance(diagonal, (int, np.integer)):
+        kind = "Variable" if isinstance(diagonal, Variable) else type(diagonal).__name__
+        raise TypeError(
+            f"{op}(): argument 'diagonal' (position 1) must be an int, not {kind}; 0 is the "
+            f"main diagonal, 1 the one above it, -1 the one below."
+        )
+    return int(diagonal)
+
+
 @register("tril", inplace=True)
 def tril(x: Variable, diagonal: int = 0) -> Variable:
-    return Triangle.apply(x, False, diagonal)
+    return Triangle.apply(x, False, _diagonal(diagonal, "tril"))
 
 
 @register("triu", inplace=True)
 def triu(x: Variable, diagonal: int = 0) -> Variable:
-    return Triangle.apply(x, True, diagonal)
+    return Triangle.apply(x, True, _diagonal(diagonal, "triu"))
 
 
 @register("diag")
 def diag(x: Variable, diagonal: int = 0) -> Variable:
-    return Diag.apply(x, diagonal)
+    return Diag.apply(x, _diagonal(diagonal, "diag"))

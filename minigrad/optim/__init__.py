@@ -1,18 +1,30 @@
 """minigrad.optim: optimizers that update Parameters from their gradients, and
-learning-rate schedulers (minigrad.optim.lr_scheduler)."""
+learning-rate schedulers (minigrad.optim.lr_scheduler), weight averaging
+(minigrad.optim.swa_utils)."""
 
 from typing import Any
 
 from minigrad.core.errors import missing_name
-from minigrad.optim import lr_scheduler
+from minigrad.optim import lr_scheduler, swa_utils
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam
 from minigrad.optim.adamw import AdamW
+from minigrad.optim.lbfgs import LBFGS
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.rmsprop import RMSprop
 from minigrad.optim.sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "LBFGS",
+    "SGD",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Optimizer",
+    "RMSprop",
+    "lr_scheduler",
+    "swa_utils",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,7 @@ import numpy as np
 
 from minigrad.core.checks import check_callable, check_flag
 from minigrad.core.grad_mode import enable_grad
+from minigrad.core.variable import Variable
 from minigrad.optim.optimizer import Optimizer, check_hyperparameter
 
 
@@ -45,18 +46,19 @@ class LBFGS(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        max_iter = _count("max_iter", max_iter)
-        max_eval = max_iter * 5 // 4 if max_eval is None else _count("max_eval", max_eval)
+        if max_eval is None and isinstance(max_iter, int):
+            max_eval = max_iter * 5 // 4
         defaults = {
             "lr": check_hyperparameter("lr", lr),
             "max_iter": max_iter,
             "max_eval": max_eval,
-            "tolerance_grad": check_hyperparameter("tolerance_grad", tolerance_grad),
-            "tolerance_change": check_hyperparameter("tolerance_change", tolerance_change),
-            "history_size": _count("history_size", history_size),
+            "tolerance_grad": tolerance_grad,
+            "tolerance_change": tolerance_change,
+            "history_size": history_size,
             "line_search_fn": line_search_fn,
-            "maximize": check_flag(maximize, "maximize", "LBFGS"),
+            "maximize": maximize,
         }
+        # The parameters are checked first, then the settings (PyTorch checks only lr).
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError(
@@ -64,7 +66,13 @@ class LBFGS(Optimizer):
                 f"all parameters as one vector; got {len(self.param_groups)} groups. Pass "
                 f"the parameters in one list."
             )
-        self._params = self.param_groups[0]["params"]
+        group = self.param_groups[0]
+        for name in ("max_iter", "max_eval", "history_size"):
+            _count(name, group[name])
+        for name in ("tolerance_grad", "tolerance_change"):
+            check_hyperparameter(name, group[name])
+        check_flag(group["maximize"], "maximize", "LBFGS")
+        self._params = group["params"]
 
     def _flat_grad(self) -> np.ndarray:
         """The gradients of all parameters as one vector (zeros for a parameter without
@@ -101,7 +109,7 @@ class LBFGS(Optimizer):
     def _loss(self, closure: Callable[[], Any]) -> float:
         """The closure's loss as a float (negated with maximize)."""
         with enable_grad():
-            loss = float(closure())
+            loss = _as_float(closure())
         return -loss if self.param_groups[0]["maximize"] else loss
 
     def _evaluate_along(
@@ -136,7 +144,7 @@ class LBFGS(Optimizer):
 
         with enable_grad():
             first_loss = closure()
-        loss = -float(first_loss) if group["maximize"] else float(first_loss)
+        loss = -_as_float(first_loss) if group["maximize"] else _as_float(first_loss)
         evaluations = 1
         state["func_evals"] += 1
         flat_grad = self._flat_grad()
@@ -373,6 +381,20 @@ def _strong_wolfe(
             bracket_g[low_pos], bracket_gtd[low_pos] = g_new.copy(), gtd_new
 
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], evaluations
+
+
+def _as_float(loss: Any) -> float:
+    """The closure's loss as a number; the error class PyTorch's float(loss) raises."""
+    if isinstance(loss, Variable):
+        return float(loss)  # a Variable of several elements explains itself
+    try:
+        return float(loss)
+    except (TypeError, ValueError) as error:
+        raise type(error)(
+            f"LBFGS.step: the closure must return the loss, a one-element Variable (or a "
+            f"number); it returned {type(loss).__name__}. End the closure with "
+            f"`return loss`."
+        ) from None
 
 
 def _count(name: str, value: Any) -> int:

@@ -655,6 +655,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 f"CosineAnnealingWarmRestarts.step() takes no argument, or the epoch to go to "
                 f"(a number, fractional within an epoch); got {type(epoch).__name__}."
             )
+        if epoch is not None and not math.isfinite(epoch):
+            # The classes math.floor raises in PyTorch's step().
+            error = ValueError if math.isnan(epoch) else OverflowError
+            raise error(
+                f"CosineAnnealingWarmRestarts.step(epoch) needs a finite epoch; got {epoch!r}."
+            )
         self._step_count += 1
         self._update_lr(epoch)
 

@@ -198,7 +198,13 @@ class Optimizer:
             count = len(group["params"])
             groups.append({**settings, "params": list(range(position, position + count))})
             position += count
-        return {"state": copy.deepcopy(dict(self.state)), "param_groups": groups}
+        # Copies, as Variables: PyTorch's state_dict holds tensors (state.clone(), .to()).
+        state = {
+            position: {key: Variable._make(value) if isinstance(value, np.ndarray) else value
+                       for key, value in entry.items()}
+            for position, entry in copy.deepcopy(dict(self.state)).items()
+        }
+        return {"state": state, "param_groups": groups}
 
     def register_load_state_dict_pre_hook(
         self,
@@ -242,6 +248,10 @@ class Optimizer:
             )
         params = self.params
         state = copy.deepcopy(state_dict["state"])
+        for entry in state.values():
+            for key, value in entry.items():
+                if isinstance(value, Variable) and not value.is_text:
+                    entry[key] = value.detach().numpy()  # the steps work on arrays
         for position, entry in state.items():
             if not 0 <= int(position) < len(params):
                 raise ValueError(
@@ -283,6 +293,17 @@ class ParameterState(dict):
         if not isinstance(key, Variable):
             raise KeyError(key)
         return self.setdefault(self._optimizer._position(key), {})
+
+    def __contains__(self, key: Any) -> bool:
+        # `param in optimizer.state`, as PyTorch's keys are the parameters.
+        if isinstance(key, Variable):
+            members = self._optimizer.params
+            found = [position for position, member in enumerate(members) if member is key]
+            return bool(found) and super().__contains__(found[0])
+        return super().__contains__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self else default
 
 
 def _split_names(group: dict[str, Any], groups: list[dict[str, Any]]) -> None:

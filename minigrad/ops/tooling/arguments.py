@@ -64,6 +64,9 @@ def _is_data(value: Any) -> bool:
 
 
 def _is_int(value: Any) -> bool:
+    """An int; a 0-d integer Variable counts as its int, as in PyTorch (x.sum(dim=t[0]))."""
+    if isinstance(value, Variable):
+        return not value.is_text and value.ndim == 0 and value.dtype.kind in "iu"
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
 
 
@@ -106,7 +109,11 @@ ARRAY = Kind(
     lambda v: _is_variable(v) or (isinstance(v, (np.ndarray, list, tuple)) and _is_data(v)),
     "For a product with a number, use * instead.",
 )
-INT = Kind("an int", _is_int)
+# PyTorch reads a one-element integer Tensor where it wants an int (x.triu(torch.tensor(1))).
+INT = Kind(
+    "an int",
+    lambda v: _is_int(v) or (_is_variable(v) and v.numel() == 1 and v.dtype.kind in "iu"),
+)
 
 
 DATA = Kind("a number, a nested list of numbers, an array or a Variable", _is_data)
@@ -115,7 +122,11 @@ INTS = Kind("an int or a tuple of ints", _is_ints)
 DIMS = Kind("an int, a tuple of ints or None", lambda v: v is None or _is_ints(v))
 BOOL = Kind("True or False", lambda v: isinstance(v, (bool, np.bool_)))
 OPTIONAL_BOOL = Kind("True, False or None", lambda v: v is None or isinstance(v, (bool, np.bool_)))
-FLOAT = Kind("a number", lambda v: _is_number(v) and not isinstance(v, complex))
+# PyTorch reads a 0-d Tensor where it wants a float (x.normal_(0, torch.tensor(2.0))).
+FLOAT = Kind(
+    "a number",
+    lambda v: (_is_number(v) and not isinstance(v, complex)) or (_is_variable(v) and v.ndim == 0),
+)
 OPTIONAL_FLOAT = Kind("a number or None", lambda v: v is None or FLOAT.test(v))
 TEXT = Kind("a string", lambda v: isinstance(v, str))
 OPTIONAL_TEXT = Kind("a string or None", lambda v: v is None or isinstance(v, str))
@@ -178,7 +189,7 @@ OPERANDS = ("x", "other", "mat1", "mat2", "vec", "vec2")
 # The functions whose first argument (input) PyTorch takes as a number too: add(2, x);
 # pow(2, x) and the bitwise ones only when the second is a Variable. Every other function
 # (exp, sum, ...) refuses a number or a list there: a Variable (or x.data) goes first.
-NUMBER_FIRST = ("add", "sub", "mul", "div", "true_divide")
+NUMBER_FIRST = ("add", "sub", "subtract", "mul", "div", "true_divide")
 NUMBER_BEFORE_VARIABLE = (
     "pow", "bitwise_and", "bitwise_or", "bitwise_xor", "remainder", "xlogy",
 )
@@ -289,7 +300,8 @@ def _renamed(
     if "keepdims" in renamed and "keepdim" in names and "keepdim" not in renamed:
         renamed["keepdim"] = renamed.pop("keepdims")
     if "input" in renamed and "input" not in names and not is_method:
-        renamed[names[0]] = renamed.pop("input")
+        # input is the operand: x where it comes after another argument (where(condition, x))
+        renamed["x" if "x" in names else names[0]] = renamed.pop("input")
     if "other" in renamed and "other" not in names and len(names) > 1:
         renamed[names[1]] = renamed.pop("other")  # names[0] is the Variable, self
     if star is not None and star in renamed:

@@ -144,8 +144,9 @@ def test_6_1_mistakes_get_their_hint(
         lesson06.check_6_1(_grad_factor(gradient, forward, save))
 
 
-def test_6_1_multiplying_in_numpy_passes(capsys: pytest.CaptureFixture) -> None:
-    """Written differently: f in a tuple saved with save_for_backward, NumPy on .data."""
+def test_6_1_saving_the_factor_with_save_for_backward_is_refused_as_in_pytorch() -> None:
+    """f (a number) given to save_for_backward: PyTorch's TypeError, which says to keep it
+    on ctx; the check shows it."""
 
     class Saved(minigrad.Function):
         @staticmethod
@@ -158,8 +159,8 @@ def test_6_1_multiplying_in_numpy_passes(capsys: pytest.CaptureFixture) -> None:
             (f,) = ctx.saved_tensors
             return np.multiply(f, grad_output.data), None
 
-    lesson06.check_6_1(Saved)
-    assert "correct" in capsys.readouterr().out
+    with pytest.raises(CheckError, match=r"save_for_backward can only save variables.*ctx\."):
+        lesson06.check_6_1(Saved)
 
 
 def test_6_1_hidden_data_has_a_zero_factor() -> None:

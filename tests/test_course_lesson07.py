@@ -75,14 +75,16 @@ class RepeatAfnioStyle(minigrad.Function):
 
     @staticmethod
     def forward(ctx, x, times):
-        ctx.save_for_backward(x, times)
+        ctx.save_for_backward(x)
+        ctx.times = times  # a number: on ctx, as PyTorch (save_for_backward refuses it)
         return minigrad.Variable(
             " ".join(x.data for _ in range(times)), role=x.role, requires_grad=True
         )
 
     @staticmethod
     def backward(ctx, feedback):
-        x, times = ctx.saved_variables
+        (x,) = ctx.saved_variables
+        times = ctx.times
         own = len(x.data.split())
         lines = []
         for line in feedback.data.splitlines():

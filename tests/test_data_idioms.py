@@ -193,3 +193,31 @@ def test_pickling_and_deepcopy_write_the_numbers_once() -> None:
     assert copied.data.base is copied._data
     piece = pickle.loads(pickle.dumps(x.data[2:5]))
     np.testing.assert_array_equal(piece, x.detach().numpy()[2:5])
+
+
+def test_attributes_pytorch_reads_on_data_are_a_detached_variables() -> None:
+    p = minigrad.nn.Parameter(minigrad.ones(3))
+    assert p.data.device == "cpu" and p.data.requires_grad is False and p.data.is_leaf
+    assert p.data.grad is None and p.data.dtype == np.float64
+
+
+def test_numpy_functions_on_data_give_plain_arrays() -> None:
+    x = minigrad.randn(3, 4)
+    assert type(np.zeros_like(x.data)) is np.ndarray
+    assert type(np.concatenate([x.data, x.data])) is np.ndarray
+    assert all(type(part) is np.ndarray for part in np.split(x.data, 2, axis=1))
+    seed = np.ones_like(x.data)
+    y = (x * 2).requires_grad_()
+    (grad,) = minigrad.autograd.grad(y, y, seed)
+    assert type(grad._data) is np.ndarray
+
+
+def test_data_times_a_variable_is_the_variables_operation() -> None:
+    """As PyTorch's `x.data * v`: a result that carries v's graph (x.data a constant)."""
+    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = minigrad.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    product = x.data * v
+    assert isinstance(product, minigrad.Variable) and product.requires_grad
+    product.sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), [1.0, 2.0, 3.0])
+    assert x.grad is None

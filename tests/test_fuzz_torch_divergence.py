@@ -3,33 +3,17 @@ functions and Variable methods both libraries have, run on each; none may leak a
 error or diverge silently (issue 35, item 6). benchmarks/fuzz_torch.py runs more calls with
 a new seed each time.
 
-Expected to fail until the findings are fixed (xfail, not strict). What seed 35 found
-(10,000 calls; run `python benchmarks/fuzz_torch.py --seed 35` for the repros):
-
-- leak: unbind() of a 0-d Variable raises IndexError "tuple index out of range";
-- accepts what torch refuses: mean/argmax/argmin of int or bool Variables, new_full / full /
-  broadcast_to with an int size, permute() / reshape() / sum_to_size() with no sizes,
-  sum/max/sort with a keyword torch rejects (keepdim without dim, descending=1.5),
-  x.add(int, alpha=float) on ints, lists or tuples where torch wants a Tensor;
-- class divergences: in-place ops whose float result cannot be cast to int (TypeError,
-  torch RuntimeError), bitwise ops on floats and neg of bool (torch NotImplementedError),
-  item() of an empty Variable (ValueError, torch RuntimeError), negative sizes in
-  factories (ValueError, torch RuntimeError), the varargs spellings torch's functions
-  lack (minigrad.reshape(x, 3, 1), flip(x, 0, 1): torch TypeError), argument checks done
-  in another order than torch's;
-- dtype: int64 with float32 gives float64 (torch float32) in add, sub, div, pow,
-  maximum, clamp, where; prod(dtype=bool);
-- shape: all()/any() with dim=() reduce everything (torch reduces nothing), topk of a 0-d;
-- missing: squeeze/flip/roll with dims=(), roll with a dim past an empty tensor, argmin
-  on an empty dim-0 reduction, bernoulli/normal_ on int or bool, a 0-d int Variable as a
-  size (eye, logspace), True as a size.
+With seed 35 none does (0 leaks, 0 silent divergences in 2,000 calls); two calls still
+raise another exception class than PyTorch (scatter_ given a bool index: minigrad's
+RuntimeError names the dtype, PyTorch's TypeError lists its overloads), which the second
+test bounds. `make bench` runs 10,000 calls with a new seed each time and reports the counts
+(README, "Tests and benchmarks").
 """
 
 from __future__ import annotations
 
 import fuzz_torch
 import numpy as np
-import pytest
 
 SEED = 35
 CALLS = 2000
@@ -60,10 +44,16 @@ def test_arguments_cover_every_kind() -> None:
     assert any(array.size == 0 for array in arrays)
 
 
-@pytest.mark.xfail(strict=False, reason="findings listed in the module docstring (issue 35)")
+SILENT = tuple(category for category in fuzz_torch.FINDINGS
+               if category == "leak" or category.startswith("silent"))
+
+
 def test_no_leak_and_no_silent_divergence(real_torch) -> None:
     results = fuzz_torch.fuzz(real_torch, SEED, CALLS)
     tally = fuzz_torch.counts(results)
     assert tally["agree: both return"] > CALLS // 4  # the calls reach the ops
-    findings = sum(tally[category] for category in fuzz_torch.FINDINGS)
-    assert findings == 0, fuzz_torch.report(results)
+    silent = sum(tally[category] for category in SILENT)
+    assert silent == 0, fuzz_torch.report(results)
+    # Another exception class than PyTorch's (or an error where PyTorch computes): rare.
+    other = tally["class divergence"] + tally["missing behaviour"]
+    assert other <= CALLS // 500, fuzz_torch.report(results)

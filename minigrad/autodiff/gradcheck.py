@@ -294,7 +294,7 @@ def _analytical_jacobian(output: Variable, inputs: list[Variable]) -> list[np.nd
     """jacobian[k][j, i] = d output.flat[j] / d inputs[k].flat[i], one backward per j."""
     jacobians = [np.zeros((output.data.size, x.data.size)) for x in inputs]
     for j in range(output.data.size):
-        seed = np.zeros_like(output.data)
+        seed = np.zeros_like(output.detach().numpy())
         seed.flat[j] = 1.0
         grads = engine.grad(output, inputs, seed, retain_graph=True, allow_unused=True)
         for k, g in enumerate(grads):

@@ -48,8 +48,8 @@ def as_gradient(value: Any, source: str) -> Variable:
         return value
     if isinstance(value, (np.generic, int, float)) and not isinstance(value, bool):
         return Variable._make(np.asarray(value))
-    if kind_of(value) is not None:
-        return Variable._make(value)
+    if kind_of(value) is not None:  # (x.data, a DataArray, as the plain array it views)
+        return Variable._make(np.asarray(value) if isinstance(value, np.ndarray) else value)
     raise TypeError(
         f"{source} gave a gradient of type {type(value).__name__}; expected a Variable, "
         f"a NumPy array, a number or a str (or None)."

@@ -6,8 +6,10 @@ instead: `p.data.sub_(lr * p.grad)`, `p.grad.data.zero_()`, `m.weight.data.norma
 `y.data.norm()`. A DataArray serves both: a NumPy view of the Variable's memory (nothing
 is copied; a write is seen by the Variable) with two additions.
 
-- NumPy on it gives plain arrays (the engine's own type) and takes a Variable operand as
-  its numbers, recording nothing: `p.data += -lr * p.grad` updates p's array in place.
+- NumPy on it gives plain arrays (the engine's own type). Written into in place, it takes
+  a Variable operand as its numbers, recording nothing: `p.data += -lr * p.grad` updates
+  p's array. With a Variable on the other side, `x.data * v` is v's operation, recorded for
+  v, as PyTorch's `x.data * v` is a tensor that carries v's graph.
 - A name NumPy arrays lack (`zero_`, `normal_`, `clamp_`, `copy_`, `sub_`, `norm`, ...) is
   the Variable method of that name, run under no_grad on a Variable over the same memory,
   as PyTorch's `.data` is a tensor that shares storage and records nothing. An in-place
@@ -47,6 +49,8 @@ class DataArray(np.ndarray):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         outputs = kwargs.get("out")
+        if outputs is None and any(isinstance(v, DataArray.variable_type) for v in inputs):
+            return NotImplemented  # x.data * v is v's operation (v.__rmul__), recorded
         if outputs is not None:
             kwargs["out"] = _plain(outputs)
         result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
@@ -59,6 +63,14 @@ class DataArray(np.ndarray):
         if return_scalar and array.ndim == 0:
             return array[()]
         return np.asarray(array) if isinstance(array, np.ndarray) else array
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # np.zeros_like(x.data), np.concatenate([...]): plain arrays too, not DataArrays.
+        result = super().__array_function__(func, types, args, kwargs)
+        if isinstance(result, (tuple, list)):
+            return type(result)(np.asarray(item) if isinstance(item, DataArray) else item
+                                for item in result)
+        return np.asarray(result) if isinstance(result, DataArray) else result
 
     def __repr__(self) -> str:
         return repr(np.asarray(self))  # array([...]), the array it is
@@ -86,7 +98,11 @@ class DataArray(np.ndarray):
         # Only names an ndarray lacks arrive here: PyTorch's tensor methods.
         if name.startswith("__"):
             raise AttributeError(name)
-        if getattr(DataArray.variable_type, name, None) is None:
+        found = getattr(DataArray.variable_type, name, None)
+        if isinstance(found, property):  # x.data.device, .requires_grad: of a detached Variable
+            with grad_mode.no_grad():
+                return getattr(DataArray.variable_type._make(np.asarray(self)), name)
+        if found is None:
             raise AttributeError(
                 f"x.data is x's NumPy array, which has no attribute {name!r}, and minigrad's "
                 f"Variables have no method {name!r} either. Check the spelling, or work on "

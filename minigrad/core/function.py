@@ -179,7 +179,7 @@ def pack(node: Any, outputs: tuple) -> None:
                     raise checks.inference_saved(node, index)
                 counter = value._version_counter
                 versions.append(0 if counter is None else counter.value)
-        elif value is not None and kind_of(value) is None and type(value) is not str:
+        elif value is not None and not (kind_of(value) or isinstance(value, (str, np.generic))):
             raise checks.not_saveable(node, index, value)  # a number, a list: refused
         else:
             versions.append(None)
@@ -283,7 +283,10 @@ def attribute(node: Any, name: str) -> Variable:
             f"{node.name()} saved no value for {wanted!r}: it saved "
             f"{len(saved)} value(s) for backward. graph.saved_values(node) lists them."
         )
-    return unpack(node)[position]
+    value = unpack(node)[position]
+    if value is None and getattr(node, "numbers", None):  # x * 2 kept its 2 on ctx
+        return node.numbers[position]
+    return value
 
 
 # PyTorch's autograd.graph.Node methods minigrad does not have (yet).

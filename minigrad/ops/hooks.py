@@ -47,11 +47,6 @@ def register_post_accumulate_grad_hook(
 ) -> RemovableHandle:
     """Call `hook(x)` after each backward has accumulated x's gradient into `x.grad`
     (leaves only); returns a handle whose `.remove()` takes the hook away."""
-    if not callable(hook):
-        raise TypeError(
-            f"register_post_accumulate_grad_hook expects a function hook(param) -> None; got "
-            f"{type(hook).__name__}."
-        )
     if not x.requires_grad:
         raise RuntimeError(
             "cannot register a hook on a Variable that doesn't require gradient; set "
@@ -62,6 +57,11 @@ def register_post_accumulate_grad_hook(
             "post accumulate grad hooks cannot be registered on non-leaf Variables: only a "
             "leaf's .grad is accumulated. Register it on the leaf (a parameter), or use "
             "register_hook(hook) to see a non-leaf's gradient."
+        )
+    if not callable(hook):
+        raise TypeError(
+            f"register_post_accumulate_grad_hook expects a function hook(param) -> None; got "
+            f"{type(hook).__name__}."
         )
     node = x._accumulator()
     if node._post_hooks is None:

@@ -42,7 +42,7 @@ def _index_array(variable: Variable) -> np.ndarray:
         raise IndexError(
             f"a Variable used as an index must hold integers or bools; got dtype {variable.dtype}."
         )
-    return variable.data
+    return variable._data
 
 
 def _is_basic(index: Any) -> bool:

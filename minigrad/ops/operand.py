@@ -40,7 +40,7 @@ def numeric(value: Any, op: str) -> Any:
                 f"{f' (role {value.role!r})' if value.role else ''}; text "
                 f"Variables support + (concatenation) and the functions in minigrad.text."
             )
-        return value.data
+        return value._data
     if isinstance(value, np.ndarray) and value.dtype.kind not in "biufc":
         raise TypeError(
             f"{op} needs numbers, but got a NumPy array of dtype {value.dtype}; convert it "

@@ -721,7 +721,7 @@ def _diagonal_axes(offset: Any, dim1: Any, dim2: Any, ndim: int, op: str) -> tup
 
 def _on_host(data: Any) -> np.ndarray:
     """The values as a NumPy array (a cuda array is copied to the host)."""
-    return data if type(data) is np.ndarray else data.to_host()
+    return data if isinstance(data, np.ndarray) else data.to_host()
 
 
 class Diagonal(Function):

@@ -283,13 +283,20 @@ def _polygamma_values(n: int, x: np.ndarray) -> np.ndarray:
     positive_x = np.where(negative, 1.0 - x, x)
     at_zero = positive_x == 0
     result = _polygamma_positive(n, np.where(at_zero, 1.0, positive_x))
-    # A pole at 0 (1/xⁿ⁺¹ dominates): its sign is that of (-1)ⁿ⁺¹ / xⁿ⁺¹.
-    pole = (-1.0) ** (n + 1) * np.copysign(np.inf, x) ** (n + 1)
+    # The poles at 0, -1, -2, ...: torch's values, (-1)ⁿ⁺¹·inf whatever the sign of zero
+    # (the side it is approached from decides the true sign when n is even).
+    pole = (-1.0) ** (n + 1) * np.inf
     result = np.where(at_zero, pole, result)
     cotangent = 1.0 / np.tan(math.pi * _distance_to_integer(x))
     reflected = (-1.0) ** n * result - math.pi ** (n + 1) * _cot_derivative_polynomial(n)(
         cotangent
     )
+    at_pole = negative & (_distance_to_integer(x) == 0)
+    if n == 1:
+        # torch's trigamma reflects with π²/sin²(πx), finite (~1e31) at a negative integer
+        # because sin(πx) is not exactly 0 there in floating point: the same numbers here.
+        pole = math.pi**2 / np.sin(math.pi * x) ** 2 - result
+    reflected = np.where(at_pole, pole, reflected)
     return np.where(negative, reflected, result)
 
 
@@ -357,6 +364,9 @@ class Xlogy(Function):
         dtype = promoted_dtype(x, y)  # PyTorch's: float32 with a number stays float32
         if dtype.kind not in "fc":
             dtype = np.dtype(np.float64)  # integers and bools give the default float
+        # Both in that dtype: a float32 log beside float64 would lose digits.
+        left = left.astype(dtype, copy=False) if isinstance(left, np.ndarray) else left
+        right = right.astype(dtype, copy=False) if isinstance(right, np.ndarray) else right
         ctx.save_for_backward(
             x if isinstance(x, Variable) else None, y if isinstance(y, Variable) else None
         )
@@ -411,6 +421,11 @@ def polygamma(x: Variable, n: int) -> Variable:
 @register("xlogy", inplace=True)
 def xlogy(x: Variable, other: Any) -> Variable:
     """x·log(other), 0 where x is 0: the terms of entropies and log-likelihoods."""
+    if isinstance(other, (list, tuple)) or isinstance(x, (list, tuple)):
+        raise TypeError(
+            f"xlogy() takes Variables or numbers; got a {type(other).__name__}. Make it a "
+            f"Variable first: minigrad.tensor(...)."
+        )
     return Xlogy.apply(x, other)
 
 

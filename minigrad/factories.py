@@ -24,6 +24,7 @@ import numpy as np
 
 from minigrad import devices
 from minigrad.core.checks import check_flag
+from minigrad.core.data_array import DataArray
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
@@ -1191,6 +1192,8 @@ class Bernoulli(Function):
 
 
 def _numeric(other: Any, factory: str) -> Variable:
+    if type(other) is DataArray:  # zeros_like(p.data), as old PyTorch code writes it
+        return Variable._make(np.asarray(other))
     if not isinstance(other, Variable) or other.is_text:
         raise TypeError(
             f"{factory} expects a numeric Variable; got "

@@ -105,8 +105,20 @@ def test_pytorch_keywords_take_pytorchs_meaning_and_numpy_calls_numpys(real_torc
     np.testing.assert_array_equal(ours.data.sum(dim=0, keepdim=True).numpy(),
                                   theirs.data.sum(dim=0, keepdim=True).numpy())
     np.testing.assert_array_equal(ours.data.view(-1).numpy(), theirs.data.view(-1).numpy())
-    # Called as NumPy is called, it is NumPy: what Functions' forwards rely on.
-    np.testing.assert_array_equal(ours.data.max(1), values.max(1))
+    # The plain spellings old PyTorch code uses mean PyTorch's...
+    np.testing.assert_array_equal(ours.data.max(1)[1].numpy(), theirs.data.max(1)[1].numpy())
+    assert float(ours.data.std()) == pytest.approx(theirs.data.std().item(), rel=1e-12)
+    np.testing.assert_array_equal(ours.data.sort(1)[0].numpy(), theirs.data.sort(1)[0].numpy())
+    np.testing.assert_array_equal(ours.data.transpose(0, 1).numpy(),
+                                  theirs.data.transpose(0, 1).numpy())
+    np.testing.assert_array_equal(ours.data.repeat(2, 1).numpy(), theirs.data.repeat(2, 1).numpy())
+    np.testing.assert_array_equal(ours.data.numpy(), values)  # sort(1) sorted nothing in place
+    # ... and NumPy's functions (which call the methods with NumPy's keywords) NumPy's: what
+    # Functions' forwards rely on.
+    np.testing.assert_array_equal(np.max(ours.data, 1), values.max(1))
+    assert np.std(ours.data) == pytest.approx(values.std(), rel=1e-15)
+    np.testing.assert_array_equal(np.sort(ours.data, 1), np.sort(values, 1))
+    np.testing.assert_array_equal(ours.data.sum(0), values.sum(0))
     assert ours.data.view(np.float64).shape == (3, 4)
 
 
@@ -221,3 +233,25 @@ def test_data_times_a_variable_is_the_variables_operation() -> None:
     product.sum().backward()
     np.testing.assert_array_equal(v.grad.numpy(), [1.0, 2.0, 3.0])
     assert x.grad is None
+
+
+def test_functions_take_data_where_pytorch_takes_a_tensor(real_torch) -> None:
+    """zeros_like(p.data) (old optimizers' state), F.softmax(x.data), torch.cat of .data."""
+    values = np.arange(6.0).reshape(2, 3)
+    for library in (minigrad, real_torch):
+        p = library.nn.Parameter(library.tensor(values))
+        assert library.zeros_like(p.data).shape == (2, 3)
+        softmax = library.nn.functional.softmax(p.data, dim=1)
+        np.testing.assert_allclose(np.asarray(softmax.detach().numpy()).sum(axis=1), [1.0, 1.0])
+        assert tuple(library.cat([p.data, p.data]).shape) == (4, 3)
+
+
+def test_a_method_on_data_with_a_variable_argument_records_it(real_torch) -> None:
+    grads = []
+    for library in (minigrad, real_torch):
+        x = library.tensor([1.0, 2.0, 3.0], requires_grad=True, dtype=library.float64)
+        v = library.tensor([4.0, 5.0, 6.0], requires_grad=True, dtype=library.float64)
+        (x.data.mul(v) + v).sum().backward()
+        grads.append(v.grad.numpy())
+        assert x.grad is None
+    np.testing.assert_array_equal(grads[0], grads[1])

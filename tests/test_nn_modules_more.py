@@ -149,7 +149,7 @@ class TestEmbedding:
         table = nn.Embedding(1000, 8, padding_idx=3)
         assert table.weight.shape == (1000, 8)
         np.testing.assert_array_equal(table.weight.data[3], np.zeros(8))
-        assert abs(table.weight.data.mean()) < 0.05 and abs(table.weight.data.std() - 1) < 0.05
+        assert abs(table.weight.data.mean()) < 0.05 and abs(np.std(table.weight.data) - 1) < 0.05
         out = table(mg.tensor([[3, 4], [4, 999]]))
         assert out.shape == (2, 2, 8)
         np.testing.assert_array_equal(out.data[1, 0], table.weight.data[4])
@@ -189,7 +189,7 @@ class TestLayerNorm:
         norm = nn.LayerNorm(3)
         y = norm(Variable(X * 5 + 2))
         np.testing.assert_allclose(y.data.mean(-1), 0, atol=1e-12)
-        np.testing.assert_allclose(y.data.var(-1), 1, rtol=1e-5)
+        np.testing.assert_allclose(np.var(y.data, axis=-1), 1, rtol=1e-5)
         assert [n for n, _ in norm.named_parameters()] == ["weight", "bias"]
         assert list(nn.LayerNorm(3, elementwise_affine=False).parameters()) == []
         assert [n for n, _ in nn.LayerNorm(3, bias=False).named_parameters()] == ["weight"]

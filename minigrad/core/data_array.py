@@ -15,9 +15,11 @@ is copied; a write is seen by the Variable) with two additions.
   as PyTorch's `.data` is a tensor that shares storage and records nothing. An in-place
   method writes the array and returns it; any other returns a Variable.
 
-A name both have keeps NumPy's meaning (`x.data.max(1)` is NumPy's max over axis 1), except
-when called with PyTorch's keywords: `x.data.max(dim=1)` gives PyTorch's (values, indices),
-and `x.data.view(-1)` (sizes, which NumPy's dtype view never takes) is PyTorch's view.
+A name both have means what the call, as written, means: with NumPy's keywords (axis=,
+ddof=, keepdims=: what np.std(a) or np.sort(a) pass) NumPy's; with PyTorch's (dim=,
+keepdim=) or in the plain spellings old PyTorch code uses where the two differ
+(`x.data.max(1)` gives (values, indices), `std()` is unbiased, `sort(1)` does not sort in
+place, `transpose(0, 1)` swaps, `repeat(2, 1)` tiles, `view(-1)`) PyTorch's.
 """
 
 from __future__ import annotations
@@ -111,12 +113,47 @@ class DataArray(np.ndarray):
         return _BoundToData(self, name)
 
 
+# NumPy's keywords: a call that uses one is NumPy code (np.std(a) calls a.std(ddof=0, ...)).
+_NUMPY_KEYWORDS = {"axis", "keepdims", "ddof", "out", "kind", "order", "initial", "where"}
+# PyTorch's keywords: a call that uses one is PyTorch code.
+_TORCH_KEYWORDS = {"dim", "keepdim", "unbiased", "correction", "descending", "stable",
+                   "start_dim", "end_dim"}
+
+
+def _means_pytorch(name: str, args: tuple, kwargs: dict, ndim: int) -> bool:
+    """Whether a call of a name NumPy and PyTorch both have, as written, is PyTorch code.
+
+    Keywords decide first. Otherwise the names whose plain calls mean different things go
+    to PyTorch (old PyTorch code calls them so; NumPy code in a forward passes axis=):
+    max(1) and min(1) give (values, indices), std() and var() are unbiased, sort(1) returns
+    (values, indices) instead of sorting in place, transpose(0, 1) swaps two dims,
+    repeat(2, 1) tiles, flatten(1) flattens from a dim. The rest (sum(0), mean(), ...)
+    mean the same in both, up to the result's type, and stay NumPy's."""
+    if kwargs.keys() & _NUMPY_KEYWORDS:
+        return False
+    if kwargs.keys() & _TORCH_KEYWORDS:
+        return True
+    integers = all(isinstance(arg, (int, np.integer)) for arg in args)
+    if name in ("max", "min"):
+        return len(args) == 1 and integers
+    if name in ("std", "var", "sort"):
+        return True
+    if name == "transpose":
+        return len(args) == 2 and integers
+    if name == "repeat":
+        tiles = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        return len(tiles) >= max(ndim, 1) and integers
+    if name == "flatten":
+        return len(args) >= 1 and integers
+    return False
+
+
 def _numpy_or_torch(name: str) -> Any:
-    """ndarray's method `name`, or the Variable's when called with dim= or keepdim=."""
+    """ndarray's method `name`, or the Variable's when the call is PyTorch code."""
     numpy_method = getattr(np.ndarray, name)
 
     def method(self: DataArray, *args: Any, **kwargs: Any) -> Any:
-        if "dim" in kwargs or "keepdim" in kwargs:
+        if _means_pytorch(name, args, kwargs, self.ndim):
             return _BoundToData(self, name)(*args, **kwargs)
         return numpy_method(self, *args, **kwargs)
 
@@ -133,14 +170,15 @@ def _view(self: DataArray, *args: Any, **kwargs: Any) -> Any:
 
 
 for _name in ("sum", "mean", "max", "min", "std", "var", "prod", "argmax", "argmin", "all",
-              "any", "cumsum", "cumprod"):
+              "any", "cumsum", "cumprod", "sort", "transpose", "repeat", "flatten"):
     setattr(DataArray, _name, _numpy_or_torch(_name))
 DataArray.view = _view
 
 
 class _BoundToData:
-    """`data.name(...)` for a Variable method `name`: called under no_grad on a Variable over
-    data's memory. An in-place method (name_) gives data back, for chaining."""
+    """`data.name(...)` for a Variable method `name`, called on a Variable over data's
+    memory: an in-place one (name_) under no_grad, giving data back for chaining; any other
+    recorded for its Variable arguments (x.data.mul(v) carries v's graph)."""
 
     def __init__(self, data: DataArray, name: str) -> None:
         self.data = data
@@ -149,7 +187,9 @@ class _BoundToData:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         array = np.asarray(self.data)
         variable = DataArray.variable_type._make(array)
-        with grad_mode.no_grad():
+        if not self.name.endswith("_"):  # x.data.mul(v): recorded for v, as in PyTorch
+            return getattr(variable, self.name)(*args, **kwargs)
+        with grad_mode.no_grad():  # an in-place change through .data records nothing
             result = getattr(variable, self.name)(*args, **kwargs)
         if result is variable:
             return self.data

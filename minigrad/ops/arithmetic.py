@@ -171,7 +171,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
         save_operands(ctx, a, b)  # a number (x * 2) is kept on ctx
-        if type(b) is float or type(b) is int:  # x ** 2, x ** 0.5: the usual case
+        if type(b) is float or (type(b) is int and b >= 0):  # x ** 2, x ** 0.5: usual
             return _broadcast("pow", np.power, a, b)
         return _broadcast("pow", _power_for(a, b), a, b)
 
@@ -207,6 +207,12 @@ def _power_for(a: Any, b: Any) -> Any:
         )
     if kind_a in "bi" and kind_b in "bi" and not isinstance(b, (int, np.integer)):
         return _integer_power
+    if kind_a in "bi" and isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0:
+        # PyTorch refuses the exponent itself, even for an empty x (NumPy only for elements).
+        raise RuntimeError(
+            f"Integers to negative integer powers are not allowed (x ** {b} with x of dtype "
+            f"{'bool' if kind_a == 'b' else 'integer'}); convert first: x.double() ** {b}."
+        )
     return np.power
 
 

@@ -43,8 +43,8 @@ def _checked_pair(x: Any, other: Any, rtol: Any, atol: Any, op: str) -> tuple:
         )
     tolerances = {}
     for name, tolerance in (("rtol", rtol), ("atol", atol)):
-        if isinstance(tolerance, Variable) and not tolerance.is_text and tolerance.numel() == 1:
-            tolerance = tolerance.item()  # a one-element Variable is read as its number
+        if isinstance(tolerance, Variable) and not tolerance.is_text and tolerance.ndim == 0:
+            tolerance = tolerance.item()  # a 0-d Variable is read as its number, as PyTorch
         if isinstance(tolerance, complex) or not isinstance(
             tolerance, (int, float, np.integer, np.floating)
         ):

@@ -362,6 +362,11 @@ def _dim_and_keepdim(dim: Any, keepdim: Any, axis: Any, op: str) -> tuple[Any, b
                 f"every element to a 0-d Variable."
             )
         dim = None
+    elif axis is not UNSET:  # dim given, even as None: PyTorch has no axis= beside it
+        raise TypeError(
+            f"{op}() got both dim={dim!r} and axis={axis!r}; axis is another name for dim: "
+            f"pass one of them."
+        )
     axis = None if axis is UNSET else axis
     return _dim_or_axis(dim, axis, op), (False if keepdim is UNSET else keepdim)
 

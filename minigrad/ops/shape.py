@@ -983,8 +983,11 @@ def repeat_interleave(
         x, axis = x.reshape(-1), 0
     else:
         axis = single_dim(dim, len(shape))
-        if not shape:
-            x = x.reshape(1)
+        if not shape:  # PyTorch refuses any dim of a 0-d input here
+            raise IndexError(
+                f"repeat_interleave(): a 0-d Variable has no dim {dim} to repeat along; "
+                f"pass dim=None, or make it 1-d first (x.reshape(1))."
+            )
     positions = _positions_repeated(counts, x.shape[axis], "repeat_interleave")
     _check_output_size(output_size, positions.size)
     return x.index_select(axis, Variable(positions.astype(np.int64)))

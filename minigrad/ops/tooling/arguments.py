@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad.core import grad_mode
+from minigrad.core.data_array import DataArray
 from minigrad.core.variable import Variable
 
 
@@ -343,6 +344,26 @@ def write_out(where: str, result: Any, out: Any) -> Variable:
     return out
 
 
+def _holds_data_array(args: tuple, kwargs: dict) -> bool:
+    """Whether a call got an x.data (a DataArray), alone or in a list or tuple."""
+    for value in (*args, *kwargs.values()):
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        if any(type(item) is DataArray for item in items):
+            return True
+    return False
+
+
+def _data_as_variables(values: Any) -> Any:
+    """args or kwargs with each x.data as a Variable over the same memory."""
+    if isinstance(values, dict):
+        return {key: _data_as_variables(value) for key, value in values.items()}
+    if isinstance(values, (list, tuple)):
+        return type(values)(_data_as_variables(value) for value in values)
+    if type(values) is DataArray:
+        return Variable._make(np.asarray(values))
+    return values
+
+
 def checked(
     run: Callable, where: str, *, is_method: bool = False, takes_out: bool = True
 ) -> Callable:
@@ -384,6 +405,9 @@ def checked(
         try:
             result = run(*args, **kwargs)
         except Exception:
+            if _holds_data_array(args, kwargs):
+                # F.softmax(x.data): PyTorch's .data is a Tensor, so here it is a Variable.
+                return call(*_data_as_variables(args), **_data_as_variables(kwargs))
             # An argument of the wrong kind explains the failure better than whatever it
             # caused inside, as PyTorch checks kinds before it runs anything.
             message = bad_argument(run, where, kinds, args, kwargs, is_method)

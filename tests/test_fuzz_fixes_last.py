@@ -33,7 +33,7 @@ def test_axis_beside_dim_is_refused_and_alone_is_dim() -> None:
 def test_a_tolerance_must_be_a_number_or_a_0d_variable() -> None:
     a = minigrad.ones(2)
     assert minigrad.allclose(a, a, atol=minigrad.tensor(0.5))
-    with pytest.raises(TypeError, match="'atol' must be a float"):
+    with pytest.raises(TypeError, match="'atol'.* must be a"):
         minigrad.allclose(a, a, atol=minigrad.tensor([0.5]))
 
 

@@ -32,6 +32,15 @@ import numpy as np
 from minigrad.core import grad_mode
 
 
+def _views(value: Any) -> Any:
+    """value with each DataArray in it (in lists and tuples too) as a plain ndarray view."""
+    if isinstance(value, DataArray):
+        return np.asarray(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_views(item) for item in value)
+    return value
+
+
 def _plain(value: Any) -> Any:
     """A NumPy operand: a DataArray as a plain ndarray view, a Variable as its array."""
     if isinstance(value, DataArray):
@@ -67,12 +76,9 @@ class DataArray(np.ndarray):
         return np.asarray(array) if isinstance(array, np.ndarray) else array
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        # np.zeros_like(x.data), np.concatenate([...]): plain arrays too, not DataArrays.
-        result = super().__array_function__(func, types, args, kwargs)
-        if isinstance(result, (tuple, list)):
-            return type(result)(np.asarray(item) if isinstance(item, DataArray) else item
-                                for item in result)
-        return np.asarray(result) if isinstance(result, DataArray) else result
+        # np.tile(x.data, 2), np.std(x.data): NumPy's own code on plain views of the same
+        # memory (it calls methods, repeat(2, 0) say, as NumPy means them), plain results.
+        return func(*_views(args), **{key: _views(value) for key, value in kwargs.items()})
 
     def __repr__(self) -> str:
         return repr(np.asarray(self))  # array([...]), the array it is

@@ -209,7 +209,7 @@ def _power_for(a: Any, b: Any) -> Any:
         return _integer_power
     if kind_a in "bi" and isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0:
         # PyTorch refuses the exponent itself, even for an empty x (NumPy only for elements).
-        raise RuntimeError(
+        raise OpError(
             f"Integers to negative integer powers are not allowed (x ** {b} with x of dtype "
             f"{'bool' if kind_a == 'b' else 'integer'}); convert first: x.double() ** {b}."
         )

@@ -304,25 +304,35 @@ def _floored_remainder(a: Any, b: Any) -> Any:
     return np.where(across, truncated + b, truncated).astype(truncated.dtype)
 
 
+def _modulo_forward(ctx: FunctionCtx, a: Any, b: Any, op: str, compute: Any) -> np.ndarray:
+    """remainder's and fmod's forward: PyTorch's checks, then compute(a, b) broadcast."""
+    _refuse_two_masks(a, b, op)
+    _integer_division_by_zero(a, b, op)
+    save_operands(ctx, a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a float modulo 0 is nan, silently
+        return np.asarray(_broadcast(op, compute, a, b))
+
+
+def _modulo_backward(ctx: FunctionCtx, grad: Variable, rounding: str) -> tuple:
+    """dz/da = 1, dz/db = -round(a / b), rounded as the forward's quotient was."""
+    a, b = saved_operands(ctx)
+    grad_b = None
+    if ctx.needs_input_grad[1]:
+        grad_b = -grad * RoundedDiv.apply(a, b, rounding)
+    return (grad if ctx.needs_input_grad[0] else None), grad_b
+
+
 class Remainder(Function):
     """z = a - b * floor(a / b) (the sign of b, Python's %);  dz/da = 1,
     dz/db = -floor(a / b)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        _refuse_two_masks(a, b, "remainder")
-        _integer_division_by_zero(a, b, "remainder")
-        save_operands(ctx, a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):  # a float % 0 is nan, silently
-            return np.asarray(_broadcast("remainder", _floored_remainder, a, b))
+        return _modulo_forward(ctx, a, b, "remainder", _floored_remainder)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        a, b = saved_operands(ctx)
-        grad_b = None
-        if ctx.needs_input_grad[1]:
-            grad_b = -grad * RoundedDiv.apply(a, b, "floor")
-        return (grad if ctx.needs_input_grad[0] else None), grad_b
+        return _modulo_backward(ctx, grad, "floor")
 
 
 class Fmod(Function):
@@ -331,19 +341,11 @@ class Fmod(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> np.ndarray:
-        _refuse_two_masks(a, b, "fmod")
-        _integer_division_by_zero(a, b, "fmod")
-        save_operands(ctx, a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):  # fmod(x, 0.0) is nan, silently
-            return np.asarray(_broadcast("fmod", np.fmod, a, b))
+        return _modulo_forward(ctx, a, b, "fmod", np.fmod)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Variable) -> tuple:
-        a, b = saved_operands(ctx)
-        grad_b = None
-        if ctx.needs_input_grad[1]:
-            grad_b = -grad * RoundedDiv.apply(a, b, "trunc")
-        return (grad if ctx.needs_input_grad[0] else None), grad_b
+        return _modulo_backward(ctx, grad, "trunc")
 
 
 class Neg(Function):

@@ -505,18 +505,34 @@ def full(
     return _made("full()", "full", (shape, value), dtype, device, requires_grad)
 
 
+class _Default:
+    """A keyword's default, told apart from the same value written by the caller: PyTorch
+    refuses normal(mean_tensor, std_tensor, dtype=None) as it refuses any dtype there."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+_NONE_DEFAULT = _Default(None)
+_FALSE_DEFAULT = _Default(False)
+_ONE_DEFAULT = _Default(1)
+
+
 @factory
 def eye(
     n: int,
-    m: int | None = None,
+    m: int | None = _NONE_DEFAULT,
     *,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
-    """The n x m identity matrix (ones on the diagonal)."""
+    """The n x m identity matrix (ones on the diagonal); n x n when m is left out."""
     rows = _eye_size(n, "n")
-    columns = rows if m is None else _eye_size(m, "m")
+    columns = rows if m is _NONE_DEFAULT else _eye_size(m, "m")
     for label, value in (("n", rows), ("m", columns)):
         if value < 0:
             raise RuntimeError(f"eye(): {label} must be greater or equal to 0, got {value}.")
@@ -562,20 +578,26 @@ def _no_bool_range(factory: str, dtype: Any) -> None:
 @factory
 def arange(
     start: Any,
-    end: Any = None,
-    step: Any = 1,
+    end: Any = _NONE_DEFAULT,
+    step: Any = _ONE_DEFAULT,
     *,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Variable:
     """start, start + step, ... up to (not including) end; arange(n) is 0 .. n-1."""
-    if end is None and not (type(step) is int and step == 1):
+    if end is None:
+        raise TypeError(
+            "arange(): argument 'end' must be a number, not None; leave it out for "
+            "arange(end), which counts from 0."
+        )
+    if end is _NONE_DEFAULT and step is not _ONE_DEFAULT:
         raise TypeError(
             f"arange(): a step needs both bounds, arange(start, end, step); got "
             f"arange({start!r}, step={step!r}). Write arange(0, {start!r}, {step!r})."
         )
-    if end is None:
+    step = 1 if step is _ONE_DEFAULT else step
+    if end is _NONE_DEFAULT:
         start, end = 0, start
     start, end = _number(start, "arange", "start"), _number(end, "arange", "end")
     step = _number(step, "arange", "step")
@@ -744,23 +766,30 @@ def _check_bounds(low: int, high: int, dtype: np.dtype, where: str = "randint()"
 def normal(
     mean: Any,
     std: Any = None,
-    size: Any = None,
+    size: Any = _NONE_DEFAULT,
     *,
     generator: Generator | None = None,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
+    dtype: Any = _NONE_DEFAULT,
+    device: Any = _NONE_DEFAULT,
+    requires_grad: Any = _FALSE_DEFAULT,
 ) -> Variable:
     """Normal numbers with the given mean and std, from `generator` (a minigrad.Generator)
     or the global one. PyTorch's two forms: normal(mean, std, size) of two numbers (dtype=
     too), or a Variable mean or std (std 1.0 when left out) whose shapes broadcast to the
     result's, in the dtype of the first of them that is a Variable."""
+    written = {
+        name: value for name, value in
+        (("size", size), ("dtype", dtype), ("device", device), ("requires_grad", requires_grad))
+        if not isinstance(value, _Default)
+    }
+    size, dtype = written.get("size"), written.get("dtype")
+    device, requires_grad = written.get("device"), written.get("requires_grad", False)
     arrays = isinstance(mean, (Variable, np.ndarray)) or isinstance(std, (Variable, np.ndarray))
-    if arrays and (size is not None or dtype is not None):
+    if arrays and written:
         raise TypeError(
-            "normal(): size= and dtype= go with a number mean and a number std only; a "
-            "Variable mean or std gives the shape and the dtype itself. Drop size= and "
-            "dtype=, or convert the result: normal(mean, std).to(dtype)."
+            f"normal(): {', '.join(f'{name}=' for name in written)} go with a number mean and "
+            f"a number std only (even as None); a Variable mean or std gives the shape, dtype "
+            f"and device itself. Drop them, or convert the result: normal(mean, std).to(dtype)."
         )
     if not arrays and std is None:
         raise TypeError(
@@ -940,12 +969,22 @@ def _random_bounds(bounds: tuple, named: dict) -> tuple[int, int | None]:
         )
     if len(bounds) == 1 and "to" not in named and "from" not in named:
         low, high = 0, bounds[0]  # random_(to)
+        if high is None:  # PyTorch's overloads take None for `to` only after a `from`
+            raise TypeError(
+                "random_(): `to` may be None only after `from`, random_(from, None); for "
+                "random_(to) give an int, or call random_() for the dtype's whole range."
+            )
     else:
         given = dict(zip(("from", "to"), bounds))
         for name in named:
             if name in given:
                 raise TypeError(f"random_() got multiple values for argument '{name}'.")
         given.update(named)
+        if "from" not in given and given.get("to", 0) is None:
+            raise TypeError(
+                "random_(): `to` may be None only after `from`, random_(from, None); give an "
+                "int, or call random_() for the dtype's whole range."
+            )
         low, high = given.get("from", 0), given.get("to")
     for label, bound in (("from", low), ("to", high)):
         if bound is not None and not _is_int(bound):
@@ -1042,6 +1081,11 @@ def multinomial(
         )
     if weights.dtype.kind not in "biuf":
         raise TypeError(f"multinomial(): the weights must be numbers; got dtype {weights.dtype}.")
+    if weights.dtype.kind != "f":
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {weights.dtype}. "
+            f"Convert the weights first, e.g. weights.float()."
+        )
     count = _count(num_samples, "multinomial", "num_samples")
     if weights.ndim not in (1, 2) or weights.shape[-1] == 0:
         raise RuntimeError(

@@ -83,6 +83,11 @@ NOT_CALLS = {
     "is_grad_enabled", "from_numpy", "as_tensor", "tensor", "empty", "empty_like",
     "storage", "untyped_storage", "apply_", "map_", "new_empty", "record_stream",
 }
+# Factories whose number arguments are Scalars in torch: a 0-d Tensor there is read as its
+# number, so a float one gives each library's default float.
+SCALAR_PARAMETERS = {"full", "linspace", "logspace", "arange"}
+# Binary searches: where their sorted sequence sits (position, keyword).
+SORTED_ARGUMENT = {"bucketize": (1, "boundaries"), "searchsorted": (0, "sorted_sequence")}
 # Functions whose value at a pole is rounding noise that depends on the float width.
 POLE_NOISE = {"polygamma", "digamma", "lgamma"}
 # Random results: only the shape and dtype are compared.
@@ -90,6 +95,7 @@ RANDOM = {
     "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
     "normal", "normal_", "uniform_", "bernoulli", "bernoulli_", "multinomial", "dropout",
     "exponential_", "random_", "geometric_", "cauchy_", "log_normal_",
+    "new",  # x.new(sizes) leaves its numbers uninitialised in torch
 }
 
 SIGNATURE_MISMATCH = re.compile(
@@ -154,6 +160,23 @@ ACCIDENTS = (
                    r"\((bool|int|float), "),
         None,
         "a number for where's condition: numbers are accepted where torch wants a Tensor "
+        "(a documented departure, tests/test_fuzz_public_surface.py)",
+    ),
+    Accident(
+        TypeError,
+        re.compile(r"received an invalid combination of arguments - got \([^)]*\b(list|tuple)\b"),
+        None,
+        "a list or tuple where torch's overloads want a Tensor: minigrad takes it as "
+        "minigrad.tensor(...) does (a documented departure, tests/test_fuzz_public_surface.py)",
+    ),
+    Accident(
+        TypeError,
+        re.compile(r"^(where|scatter|masked_fill_?)\(\) received an invalid combination of "
+                   r"arguments - got "
+                   r"\(([^)]*\b(x|other|src)=(int|float|bool)\b|(bool|int|float), )"),
+        None,
+        "a number where torch's overload wants a Tensor (where(c, x=1.5, other=y), "
+        "scatter(..., src=1), x.masked_fill(True, 0.0)): numbers are accepted for Tensors "
         "(a documented departure, tests/test_fuzz_public_surface.py)",
     ),
 )
@@ -592,15 +615,57 @@ def run_one(torch: Any, rng: np.random.Generator, target: Target) -> Result:
     if found is None:
         return result("agree: both return")
     kind, detail = found
+    if kind == "dtype" and _scalar_bound_floats(target.name, given, keywords, mine, other):
+        # torch binds a 0-d Tensor to a Scalar parameter when a Python number sits beside
+        # it (clamp(mask, min=tensor(0.1), max=0.5), sub(n, 0.5, alpha=tensor(2.0))): the
+        # float then comes from numbers only, in each library's default float.
+        return result("allowed departure",
+                      f"{detail} (0-d floats read as numbers: the default-float departure)")
     if kind == "dtype" and not float_inputs:
         # minigrad's default float is float64 (DESIGN, README): a float made from ints or
         # bools compares its kind only, and that agreed.
         return result("allowed departure", detail)
+    if kind == "value" and target.name in SORTED_ARGUMENT and not _is_sorted(
+            given, keywords, SORTED_ARGUMENT[target.name]):
+        # Both search an unsorted sequence in halves: the answer is undefined (PyTorch's
+        # docs ask for a sorted sequence), so each binary search's accident is its own.
+        return result("allowed departure", "a search in an unsorted sequence is undefined")
     if kind == "value" and not float_inputs and target.name in POLE_NOISE:
         # At a pole (polygamma(1, -4)) both give rounding noise of the default float,
         # ~1e31 in float64 and ~1e13 in float32: not a value either library computes.
         return result("allowed departure", "a pole's rounding noise in another default float")
     return result(f"silent divergence: {kind}", detail)
+
+
+def _scalar_bound_floats(
+    name: str, given: list, keywords: dict, mine: Any, other: Any
+) -> bool:
+    """Whether every float Tensor argument is 0-d and after the first (where torch may read
+    it as a Scalar), a Python int or float is given too (or the function takes Scalars
+    only, SCALAR_PARAMETERS), and the results are float64
+    (minigrad's default float) against float32 (torch's)."""
+    if getattr(mine, "dtype", None) != np.float64 or getattr(other, "dtype", None) != np.float32:
+        return False
+    arguments = given + list(keywords.values())
+    floats = [(i, a.value.array) for i, a in enumerate(arguments)
+              if isinstance(a.value, TensorSpec) and a.value.array.dtype.kind == "f"]
+    numbers = [a.value for a in arguments if type(a.value) in (int, float)]
+    scalars_only = name in SCALAR_PARAMETERS
+    return (bool(floats) and (bool(numbers) or scalars_only)
+            and all(i > 0 and array.ndim == 0 for i, array in floats))
+
+
+def _is_sorted(given: list, keywords: dict, where: tuple[int, str]) -> bool:
+    """Whether the sorted-sequence argument is sorted along its last dimension (a
+    sequence that is not a tensor counts as sorted: the call is compared as usual)."""
+    position, keyword = where
+    argument = keywords.get(keyword)
+    if argument is None and position < len(given):
+        argument = given[position]
+    if argument is None or not isinstance(argument.value, TensorSpec):
+        return True
+    array = argument.value.array
+    return array.ndim == 0 or bool(np.all(np.diff(array.astype(np.float64), axis=-1) >= 0))
 
 
 def fuzz(torch: Any, seed: int, calls: int) -> list[Result]:

@@ -48,3 +48,62 @@ def test_the_same_calls_on_pytorch(real_torch) -> None:
         real_torch.allclose(real_torch.ones(2), real_torch.ones(2),
                             atol=real_torch.tensor([0.5]))
     assert real_torch.allclose(real_torch.ones(2), real_torch.ones(2), atol=real_torch.tensor(0.5))
+
+
+# The arguments PyTorch refuses when spelled out, even with their default's value: the
+# same call, once with the argument left out (accepted) and once written (refused).
+SPELLED_OUT = [
+    (lambda m: m.arange(2, step=1), TypeError),
+    (lambda m: m.arange(2, None, 1), TypeError),
+    (lambda m: m.eye(3, m=None), TypeError),
+    (lambda m: m.normal(m.ones(2), m.ones(2), dtype=None), TypeError),
+    (lambda m: m.normal(m.ones(2), 1.0, None), TypeError),
+    (lambda m: m.normal(m.ones(2), m.ones(2), requires_grad=False), TypeError),
+    (lambda m: m.zeros(2).random_(None), TypeError),
+    (lambda m: m.zeros(2).random_(to=None), TypeError),
+    (lambda m: m.where(m.tensor(True), other=None), TypeError),
+    (lambda m: m.sub(m.ones(2), 1, m.ones(2), alpha=1), TypeError),
+    (lambda m: m.ones(2).subtract(2.0, -1, alpha=1), TypeError),
+    (lambda m: m.tensor([[False, True]]).clip_(m.tensor([True]), m.tensor([[True, False]])),
+     NotImplementedError),
+    (lambda m: m.tensor(1.0).isclose(m.tensor(1.0), rtol=float("nan")), RuntimeError),
+    (lambda m: m.multinomial(m.tensor([1, 2]), 1), RuntimeError),
+    (lambda m: m.tensor([], dtype=m.float64).norm(p=float("inf")), RuntimeError),
+    (lambda m: m.zeros(2, 0).norm(p=-1, dim=1), RuntimeError),
+    (lambda m: m.zeros(2, dtype=m.int64).scatter(0, m.tensor([0]), value=float("nan")),
+     RuntimeError),
+]
+
+
+@pytest.mark.parametrize("call, error", SPELLED_OUT)
+def test_spelled_out_defaults_and_impossible_calls_are_refused(call, error) -> None:
+    with pytest.raises(error):
+        call(minigrad)
+
+
+def test_left_out_defaults_still_work() -> None:
+    np.testing.assert_array_equal(minigrad.arange(3).numpy(), [0, 1, 2])
+    np.testing.assert_array_equal(minigrad.arange(0, 3, step=2).numpy(), [0, 2])
+    assert minigrad.eye(2).shape == (2, 2)
+    assert minigrad.normal(minigrad.zeros(3), minigrad.ones(3)).shape == (3,)
+    assert minigrad.zeros(2).random_(0, None).shape == (2,)
+    assert len(minigrad.where(minigrad.tensor([True, False]))) == 1
+    assert minigrad.ones(2).subtract(2.0, alpha=1).tolist() == [-1.0, -1.0]
+    assert minigrad.tensor([], dtype=minigrad.float64).norm(p=0).item() == 0.0
+    assert minigrad.zeros(2, 0).norm(p=-1, dim=0).shape == (0,)
+
+
+def test_alpha_takes_no_part_in_the_dtype() -> None:
+    # PyTorch: float32 + 0.5 * mask is float32; float64 + 2.5 * float32 multiplies in float64.
+    x = minigrad.tensor(1.5, dtype=minigrad.float32)
+    assert minigrad.add(x, minigrad.tensor([[True]]), alpha=0.5).dtype == minigrad.float32
+    wide = minigrad.tensor([0.1], dtype=minigrad.float64)
+    narrow = minigrad.tensor([0.3], dtype=minigrad.float32)
+    expected = 0.1 + 2.5 * float(np.float32(0.3))
+    assert minigrad.add(wide, narrow, alpha=2.5).item() == expected
+
+
+@pytest.mark.parametrize("call, error", SPELLED_OUT)
+def test_pytorch_refuses_the_same(real_torch, call, error) -> None:
+    with pytest.raises(error):
+        call(real_torch)

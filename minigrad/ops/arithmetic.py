@@ -17,7 +17,7 @@ from minigrad.core.variable import Variable
 from minigrad.devices import DeviceMismatchError
 from minigrad.ops.op_error import OpError
 from minigrad.ops.operand import numeric, save_operands, saved_operands, shape_of
-from minigrad.ops.promotion import promoted_arrays
+from minigrad.ops.promotion import promoted_arrays, promoted_dtype
 from minigrad.ops.table import register
 
 
@@ -391,10 +391,21 @@ def _refuse_sequence(other: Any, op: str) -> None:
         )
 
 
+class _DefaultOne(int):
+    """alpha's default, 1, told apart from an alpha=1 the caller wrote: PyTorch refuses
+    add(x, 2, y, alpha=1) as it refuses alpha=3 there."""
+
+    def __repr__(self) -> str:
+        return "1"
+
+
+ALPHA_DEFAULT = _DefaultOne(1)
+
+
 def _legacy_alpha(other: Any, legacy: tuple, alpha: Any, op: str) -> tuple[Any, Any]:
     """(other, alpha) from the old spelling add(x, alpha, other), which PyTorch still takes
     (with a warning): old optimizer code writes p.data.add_(-lr, grad)."""
-    if len(legacy) > 1 or type(alpha) is not int or alpha != 1:
+    if len(legacy) > 1 or alpha is not ALPHA_DEFAULT:
         raise TypeError(
             f"{op}() takes {op}(x, other, *, alpha=1); the old spelling {op}(x, alpha, other) "
             f"takes no more arguments. Write {op}(x, other, alpha=alpha)."
@@ -415,12 +426,17 @@ def _legacy_alpha(other: Any, legacy: tuple, alpha: Any, op: str) -> tuple[Any, 
 
 def _scaled(x: Any, other: Any, alpha: Any, op: str) -> Any:
     """alpha * other, skipping the multiplication for the usual alpha = 1."""
-    if type(alpha) is int and alpha == 1:
+    if alpha is ALPHA_DEFAULT or (type(alpha) is int and alpha == 1):
         return other
     alpha = _checked_alpha(x, other, alpha, op)
     if isinstance(other, (int, float)) and not isinstance(other, bool):
         # A Python number stays one, so it takes x's dtype (float32 - 0.5 * 2 is float32).
         return other * alpha
+    # alpha takes no part in the result's dtype (PyTorch): float32 + 0.5 * mask is float32,
+    # and float64 + 0.5 * float32 multiplies in float64.
+    wanted = promoted_dtype(x, other)
+    if isinstance(other, Variable) and other.dtype != wanted:
+        other = other.to(wanted)
     return Mul.apply(other, alpha)
 
 
@@ -450,7 +466,7 @@ def _checked_alpha(x: Any, other: Any, alpha: Any, op: str) -> Any:
 
 
 @register("add", inplace=True)
-def add(x: Any, other: Any, *legacy: Any, alpha: Any = 1) -> Variable:
+def add(x: Any, other: Any, *legacy: Any, alpha: Any = ALPHA_DEFAULT) -> Variable:
     """x + alpha * other. (`legacy`: PyTorch's deprecated add(x, alpha, other).)"""
     if legacy:
         other, alpha = _legacy_alpha(other, legacy, alpha, "add")
@@ -473,13 +489,13 @@ def _alpha_by_position(other: Any, rest: tuple, alpha: Any, op: str) -> Any:
             f"{op}() takes {op}(x, other, *, alpha=1), or {op}(x, other, alpha) where other and "
             f"alpha are both numbers; got {len(rest) + 1} positional arguments after x."
         )
-    if type(alpha) is not int or alpha != 1:
+    if alpha is not ALPHA_DEFAULT:
         raise TypeError(f"{op}() got multiple values for argument 'alpha'.")
     return rest[0]
 
 
 @register("sub", inplace=True)
-def sub(x: Any, other: Any, *legacy: Any, alpha: Any = 1) -> Variable:
+def sub(x: Any, other: Any, *legacy: Any, alpha: Any = ALPHA_DEFAULT) -> Variable:
     """x - alpha * other. (`legacy`: PyTorch's deprecated sub(x, alpha, other).)"""
     if legacy:  # PyTorch picks the deprecated spelling for two numbers too
         other, alpha = _legacy_alpha(other, legacy, alpha, "sub")
@@ -489,7 +505,7 @@ def sub(x: Any, other: Any, *legacy: Any, alpha: Any = 1) -> Variable:
 
 
 @register("subtract", inplace=True)
-def subtract(x: Any, other: Any, *number_alpha: Any, alpha: Any = 1) -> Variable:
+def subtract(x: Any, other: Any, *number_alpha: Any, alpha: Any = ALPHA_DEFAULT) -> Variable:
     """x - alpha * other, as sub; alpha goes by position only after a number other,
     subtract(x, 2, 3), PyTorch's rule (sub's deprecated sub(x, alpha, other) is not here)."""
     if number_alpha:

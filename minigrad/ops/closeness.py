@@ -60,7 +60,7 @@ def _checked_pair(x: Any, other: Any, rtol: Any, atol: Any, op: str) -> tuple:
             f"Convert one first, e.g. {op}(x, other.to(x.dtype))."
         )
     for name, tolerance in tolerances.items():
-        if tolerance < 0:
+        if not tolerance >= 0:  # NaN too
             raise RuntimeError(
                 f"{op}(): {name} must be greater than or equal to zero, but got {tolerance}."
             )

@@ -19,7 +19,7 @@ from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.devices import is_on_cuda
 from minigrad.ops.op_error import OpError
-from minigrad.ops.operand import array_of, numeric, shape_of
+from minigrad.ops.operand import array_of, check_representable, numeric, shape_of
 from minigrad.ops.promotion import promoted_arrays, promoted_dtype
 from minigrad.ops.reduction import UNSET
 from minigrad.ops.table import register
@@ -681,24 +681,6 @@ class Where(Function):
         return None, grad_x, grad_y
 
 
-def _check_representable(value: Any, dtype: np.dtype, op: str) -> None:
-    """PyTorch's RuntimeError for a fill value that x's dtype cannot hold: nan or inf among
-    integers, 1e300 in float32 (whether or not any element is filled)."""
-    if dtype.kind not in "iuf":
-        return
-    number = float(np.real(value))
-    if dtype.kind == "f":
-        fits = not math.isfinite(number) or abs(number) <= float(np.finfo(dtype).max)
-    else:
-        info = np.iinfo(dtype)
-        fits = math.isfinite(number) and info.min <= number <= info.max
-    if not fits:
-        raise RuntimeError(
-            f"{op}: value cannot be converted to type {dtype} without overflow; got {value!r}. "
-            f"Pick a value the dtype holds, or convert x first, e.g. x.double()."
-        )
-
-
 class MaskedFill(Function):
     """y = value where mask, else x (y keeps x's dtype);  dy/dx = not mask, dy/dvalue = mask."""
 
@@ -713,7 +695,7 @@ class MaskedFill(Function):
                 f"fill from an array."
             )
         _check_broadcast("masked_fill", data, ctx.mask)
-        _check_representable(numeric(value, "masked_fill"), data.dtype, "masked_fill")
+        check_representable(numeric(value, "masked_fill"), data.dtype, "masked_fill")
         return np.where(ctx.mask, numeric(value, "masked_fill"), data).astype(data.dtype)
 
     @staticmethod
@@ -822,6 +804,11 @@ def _clamp_bounds(x: Variable, low: Any, high: Any) -> tuple[Any, Any]:
             )
     arrays = [bound for bound in given if isinstance(bound, (Variable, np.ndarray))]
     if len(arrays) == len(given):
+        if isinstance(x, Variable) and promoted_dtype(x, *given) == np.bool_:
+            raise NotImplementedError(
+                '"clamp_cpu" not implemented for \'Bool\', as in PyTorch: clamping a mask by '
+                "masks has no meaning. Convert first, e.g. x.long().clamp(...)."
+            )
         return low, high  # the form with Variables
     if any(np.ndim(array) != 0 for array in arrays):
         raise TypeError(
@@ -882,16 +869,32 @@ def _refuse_sequence(other: Any, op: str) -> None:
         )
 
 
-def where(condition: Any, x: Any = None, other: Any = None) -> Any:
+class _LeftOut:
+    """where's x and other when the caller leaves them out (None spelled out is refused, as
+    PyTorch refuses it)."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_LEFT_OUT = _LeftOut()
+
+
+def where(condition: Any, x: Any = _LEFT_OUT, other: Any = _LEFT_OUT) -> Any:
     """minigrad.where(condition, x, other): x where condition is True, else other (broadcast;
     PyTorch's keywords input= and other=).
 
     minigrad.where(condition) alone is nonzero(condition, as_tuple=True), as in PyTorch."""
-    if x is None and other is None:
+    if x is None or other is None:
+        raise TypeError(
+            "where(condition, x, other): x and other must be Variables or numbers, not None; "
+            "leave both out for where(condition), the positions where condition is True."
+        )
+    if x is _LEFT_OUT and other is _LEFT_OUT:
         if not isinstance(condition, Variable):
             condition = Variable._make(np.asarray(numeric(condition, "where")))
         return condition.nonzero(as_tuple=True)
-    if x is None or other is None:
+    if x is _LEFT_OUT or other is _LEFT_OUT:
         raise TypeError(
             "where(condition, x, other) needs both x and other (or neither, for the positions "
             "where condition is True)."

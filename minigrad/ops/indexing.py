@@ -17,7 +17,14 @@ from minigrad import devices
 from minigrad.core.function import Function, FunctionCtx
 from minigrad.core.variable import Variable
 from minigrad.ops.op_error import OpError
-from minigrad.ops.operand import array_of, cpu_only, numeric, numeric_shape, single_dim
+from minigrad.ops.operand import (
+    array_of,
+    check_representable,
+    cpu_only,
+    numeric,
+    numeric_shape,
+    single_dim,
+)
 from minigrad.ops.table import register
 
 
@@ -338,6 +345,7 @@ class ScatterAlong(Function):
         _check_range(index, out.shape[ctx.dim], ctx.dim, "scatter", RuntimeError)
         places = _coordinates(index, ctx.dim)
         if src is None:
+            check_representable(value, out.dtype, "scatter")
             out[places] = value
         else:
             values = array_of(src, "scatter")

@@ -552,6 +552,13 @@ def norm(
         p = 2
     if not isinstance(p, (int, float, np.integer, np.floating)):  # True is 1, as there
         raise TypeError(f"norm expects p to be 'fro' or a number; got {p!r}.")
+    if (p < 0 or p == math.inf) and math.prod(data.shape[d] for d in dims) == 0:
+        # max |x|, min |x| and sum |x|^p (p < 0) of nothing have no value to start from.
+        raise RuntimeError(
+            f"norm cannot compute the {p} norm over no elements (shape {tuple(data.shape)}, "
+            f"dim={dim}): the operation has no identity. Use p >= 0 (finite), or reduce over "
+            f"a dimension that is not empty."
+        )
     return Norm.apply(x, float(p), dims, keepdim)
 
 

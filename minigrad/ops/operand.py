@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -156,3 +157,21 @@ def saved_operands(ctx: Any) -> tuple:
         numbers = ctx.numbers
         return (numbers[0] if a is None else a), (numbers[1] if b is None else b)
     return a, b
+
+
+def check_representable(value: Any, dtype: np.dtype, op: str) -> None:
+    """PyTorch's RuntimeError for a fill value that x's dtype cannot hold: nan or inf among
+    integers, 1e300 in float32 (whether or not any element is filled)."""
+    if dtype.kind not in "iuf":
+        return
+    number = float(np.real(value))
+    if dtype.kind == "f":
+        fits = not math.isfinite(number) or abs(number) <= float(np.finfo(dtype).max)
+    else:
+        info = np.iinfo(dtype)
+        fits = math.isfinite(number) and info.min <= number <= info.max
+    if not fits:
+        raise RuntimeError(
+            f"{op}: value cannot be converted to type {dtype} without overflow; got {value!r}. "
+            f"Pick a value the dtype holds, or convert x first, e.g. x.double()."
+        )

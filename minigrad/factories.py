@@ -505,6 +505,10 @@ def full(
     return _made("full()", "full", (shape, value), dtype, device, requires_grad)
 
 
+# bool < integers < floats: a dtype may not hold a value of a higher kind.
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
 class _Default:
     """A keyword's default, told apart from the same value written by the caller: PyTorch
     refuses normal(mean_tensor, std_tensor, dtype=None) as it refuses any dtype there."""
@@ -616,6 +620,15 @@ def arange(
             f"start={start} in steps of {step}, end={end} is never reached. Swap start and "
             f"end, or give a step of the other sign (arange(5, 0, -1) counts down)."
         )
+    if dtype is not None and as_dtype(dtype).kind in "iu" and not (
+        float(start).is_integer() and float(step).is_integer()
+    ):
+        # PyTorch counts the elements with the float bounds, then steps in the integer
+        # dtype from int(start) by int(step): arange(3, 0, -2.5, dtype=int64) is [3, 1].
+        count = math.ceil((end - start) / step)
+        return _made(
+            "arange()", "full", ((count,), int(start)), dtype, device, requires_grad
+        ) + _made("arange()", "arange", (count,), dtype, device, False) * int(step)
     return _made("arange()", "arange", (start, end, step), dtype, device, requires_grad)
 
 
@@ -829,6 +842,14 @@ def normal(
     first = mean_data if isinstance(mean, (Variable, np.ndarray)) else std_data
     if math.prod(shape):
         _floating("normal()", first.dtype, from_input=True)
+    both = isinstance(mean, (Variable, np.ndarray)) and isinstance(std, (Variable, np.ndarray))
+    wider = np.promote_types(mean_data.dtype, std_data.dtype)
+    if both and _KIND_RANK[wider.kind] > _KIND_RANK[first.dtype.kind]:
+        # The result is in mean's dtype, which must hold what mean and std promote to.
+        raise RuntimeError(
+            f"normal(): result type {wider} can't be cast to the desired output type "
+            f"{first.dtype} (mean's dtype). Give a floating-point mean, e.g. mean.float()."
+        )
     _check_generator_device("normal()", generator, device)
     values = _drawn_outside_operations(generator, "normal() with Variable mean or std").normal(
         mean_data, std_data, shape

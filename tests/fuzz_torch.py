@@ -173,7 +173,7 @@ ACCIDENTS = (
         TypeError,
         re.compile(r"^(where|scatter|masked_fill_?)\(\) received an invalid combination of "
                    r"arguments - got "
-                   r"\(([^)]*\b(x|other|src)=(int|float|bool)\b|(bool|int|float), )"),
+                   r"\(([^)]*\b(x|other|src)=(int|float|bool)\b|(Tensor, )?(bool|int|float)\b)"),
         None,
         "a number where torch's overload wants a Tensor (where(c, x=1.5, other=y), "
         "scatter(..., src=1), x.masked_fill(True, 0.0)): numbers are accepted for Tensors "

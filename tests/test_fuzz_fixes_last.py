@@ -72,6 +72,9 @@ SPELLED_OUT = [
     (lambda m: m.zeros(2, 0).norm(p=-1, dim=1), RuntimeError),
     (lambda m: m.zeros(2, dtype=m.int64).scatter(0, m.tensor([0]), value=float("nan")),
      RuntimeError),
+    (lambda m: m.tensor([-24]).index_add(-1, m.tensor([0]), m.tensor([29]), alpha=float("nan")),
+     RuntimeError),
+    (lambda m: m.normal(m.tensor([], dtype=m.bool), m.tensor([], dtype=m.int64)), RuntimeError),
 ]
 
 
@@ -91,6 +94,20 @@ def test_left_out_defaults_still_work() -> None:
     assert minigrad.ones(2).subtract(2.0, alpha=1).tolist() == [-1.0, -1.0]
     assert minigrad.tensor([], dtype=minigrad.float64).norm(p=0).item() == 0.0
     assert minigrad.zeros(2, 0).norm(p=-1, dim=0).shape == (0,)
+
+
+def test_arange_in_an_integer_dtype_steps_by_the_integer_step() -> None:
+    # PyTorch counts with the float bounds, then steps from int(start) by int(step).
+    cases = {(3, 0, -2.5): [3, 1], (0.7, 5, 1.5): [0, 1, 2], (0, 2, 0.5): [0, 0, 0, 0]}
+    for (start, end, step), expected in cases.items():
+        made = minigrad.arange(start, end, step, dtype=minigrad.int64)
+        assert made.tolist() == expected and made.dtype == minigrad.int64
+
+
+def test_arange_in_an_integer_dtype_agrees_with_pytorch(real_torch) -> None:
+    for start, end, step in ((3, 0, -2.5), (0.7, 5, 1.5), (-0.7, 5, 1.5), (0, 5, 2.7)):
+        ours = minigrad.arange(start, end, step, dtype=minigrad.int32).tolist()
+        assert ours == real_torch.arange(start, end, step, dtype=real_torch.int32).tolist()
 
 
 def test_alpha_takes_no_part_in_the_dtype() -> None:

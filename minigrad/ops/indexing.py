@@ -591,6 +591,8 @@ def index_add(x: Variable, dim: int, index: Any, source: Any, *, alpha: Any = 1)
             f"{type(source).__name__} {source!r:.40}. Make one with minigrad.tensor(...), "
             f"shaped like x along every dim but `dim`."
         )
+    if isinstance(x, Variable) and not x.is_text and isinstance(alpha, (int, float, np.number)):
+        check_representable(alpha, np.dtype(x.dtype), "index_add")
     return IndexAdd.apply(x, dim, index_array(index, "index_add"), source, alpha)
 
 

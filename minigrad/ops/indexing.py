@@ -878,6 +878,8 @@ def index_fill(x: Variable, dim: int, index: Any, value: Any) -> Variable:
             f"index_fill(): argument 'value' must be a number or a 0-d Variable; got "
             f"{type(value).__name__}."
         )
+    if is_number and isinstance(x, Variable) and not x.is_text:
+        check_representable(value, np.dtype(x.dtype), "index_fill")
     return IndexFillAlong.apply(x, dim, index_array(index, "index_fill_"), value)
 
 

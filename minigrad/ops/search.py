@@ -38,9 +38,14 @@ def bucketize(
     the sorted 1-D `boundaries`: boundaries[i-1] < v <= boundaries[i] (right=False), or
     boundaries[i-1] <= v < boundaries[i] (right=True). int64, or int32 with out_int32=True;
     points may be a number."""
-    is_number = isinstance(points, numbers.Real) and not isinstance(points, bool)
+    is_number = isinstance(points, numbers.Real)  # True counts, as in PyTorch
     values = np.asarray(points) if is_number else _values(points, "bucketize", "input")
     edges = _values(boundaries, "bucketize", "boundaries")
+    if values.dtype == np.bool_ and edges.dtype == np.bool_ and values.size:
+        raise NotImplementedError(
+            '"searchsorted_out_cpu" not implemented for \'Bool\', as in PyTorch: masks have '
+            "no order to search. Convert one first, e.g. boundaries.long()."
+        )
     if edges.ndim != 1:
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({edges.ndim}); bucketize "

@@ -76,6 +76,7 @@ SPELLED_OUT = [
      RuntimeError),
     (lambda m: m.normal(m.tensor([], dtype=m.bool), m.tensor([], dtype=m.int64)), RuntimeError),
     (lambda m: m.bucketize(m.tensor([False]), m.tensor([True])), NotImplementedError),
+    (lambda m: m.unique(m.zeros(3, 1, 0), dim=0), RuntimeError),
     (lambda m: m.tensor([[37], [32]]).index_fill(-1, m.tensor(0), float("nan")), RuntimeError),
 ]
 
@@ -97,6 +98,7 @@ def test_left_out_defaults_still_work() -> None:
     assert minigrad.tensor([], dtype=minigrad.float64).norm(p=0).item() == 0.0
     assert minigrad.zeros(2, 0).norm(p=-1, dim=0).shape == (0,)
     assert minigrad.bucketize(True, minigrad.tensor([1.0, 2.0])).item() == 0
+    assert minigrad.unique(minigrad.zeros(3, 0), dim=1).shape == (3, 0)
 
 
 def test_arange_in_an_integer_dtype_steps_by_the_integer_step() -> None:

@@ -92,6 +92,13 @@ def unique(
                 f"needs a Variable with at least one dimension."
             )
         axis = single_dim(dim, data.ndim)
+        if any(size == 0 for d, size in enumerate(data.shape) if d != axis):
+            # Every slice along dim is empty, so each would equal every other: PyTorch refuses.
+            raise RuntimeError(
+                f"unique(dim={dim}): x of shape {tuple(data.shape)} has 0-sized dimensions "
+                f"besides dim, so its slices are all empty; unique cannot be applied. Select "
+                f"the empty dimension, or drop dim= for the distinct values."
+            )
         values, inverse, counts = np.unique(
             data, return_inverse=True, return_counts=True, axis=axis
         )

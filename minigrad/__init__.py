@@ -82,6 +82,7 @@ from minigrad.factories import (
 )
 from minigrad.func import vmap  # torch.vmap is torch.func.vmap
 from minigrad.generator import Generator
+from minigrad.ops.operators import Size
 from minigrad.ops.table import functions as _op_functions
 from minigrad.serialization import load, save
 
@@ -132,6 +133,7 @@ __all__ = [
     "IntTensor",
     "LongTensor",
     "Parameter",
+    "Size",
     "ShortTensor",
     "Tensor",
     "Variable",

@@ -30,6 +30,7 @@ from minigrad.core.grad_mode import state
 from minigrad.core.variable import Variable
 from minigrad.dtypes import as_dtype
 from minigrad.generator import Generator
+from minigrad.ops.operators import Size
 from minigrad.ops.table import register
 
 _generator = np.random.default_rng()
@@ -1547,6 +1548,8 @@ def new(x: Variable, *args: Any, device: Any = None) -> Variable:
         _check_device("new()", device)
     if not args:
         return new_empty(x, 0, device=device)
+    if len(args) == 1 and isinstance(args[0], Size):  # x.new(x.size()): sizes, as PyTorch
+        args = tuple(args[0])
     if len(args) == 1 and not _is_int(args[0]):
         data = args[0]
         if not isinstance(data, (list, tuple, np.ndarray, Variable)):

@@ -78,12 +78,13 @@ def logit(p: Variable, eps: float | None = None) -> Variable:
 
 
 def xlog1py(x: Variable, y: Variable) -> Variable:
-    """x * log1p(y), with 0 where x is 0 (even where log1p(y) is infinite)."""
+    """x * log1p(y), with 0 where x is 0 (even where log1p(y) is infinite);
+    d/dx = log1p(y), also at x = 0 (as PyTorch), except where y <= -1 there."""
     x = _floating(_variable(x, "xlog1py"))
     y = minigrad.as_tensor(y, dtype=x.dtype) if not isinstance(y, Variable) else y
-    zero = x == 0
-    safe = minigrad.where(zero, minigrad.zeros_like(y), y)  # no inf * 0 in the gradient
-    return minigrad.where(zero, minigrad.zeros_like(x), x * minigrad.log1p(safe))
+    undefined = (x == 0) & (y <= -1)
+    safe = minigrad.where(undefined, minigrad.zeros_like(y), y)  # no inf * 0 in the gradient
+    return minigrad.where(undefined, minigrad.zeros_like(x), x * minigrad.log1p(safe))
 
 
 def sinc(x: Variable) -> Variable:

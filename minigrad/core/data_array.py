@@ -112,18 +112,41 @@ class DataArray(np.ndarray):
                 return getattr(DataArray.variable_type._make(np.asarray(self)), name)
         if found is None:
             raise AttributeError(
-                f"x.data is x's NumPy array, which has no attribute {name!r}, and minigrad's "
-                f"Variables have no method {name!r} either. Check the spelling, or work on "
-                f"the Variable under `with minigrad.no_grad():`."
+                f"x.data is x's NumPy array, which has no attribute {name!r}, and minigrad "
+                f"does not have PyTorch's Tensor.{name} (yet). Write it with the operations "
+                f"minigrad has, on the Variable under `with minigrad.no_grad():`."
             )
         return _BoundToData(self, name)
+
+    @property
+    def size(self) -> _Size:  # type: ignore[override]
+        """NumPy's element count, which PyTorch code also calls: x.data.size(0)."""
+        return _Size(np.ndarray.size.__get__(self), self.shape)
+
+    @property
+    def device(self) -> Any:  # type: ignore[override]
+        """The Variable's device (NumPy 2's array API says "cpu"; PyTorch code reads .type)."""
+        return DataArray.variable_type._make(np.asarray(self)).device
+
+
+class _Size(int):
+    """x.data.size: the element count NumPy code reads, callable as PyTorch's size(dim)."""
+
+    def __new__(cls, count: int, shape: tuple) -> _Size:
+        made = super().__new__(cls, count)
+        made.shape = shape
+        return made
+
+    def __call__(self, dim: int | None = None) -> Any:
+        variable = DataArray.variable_type._make(np.empty(self.shape, dtype=np.bool_))
+        return variable.size() if dim is None else variable.size(dim)
 
 
 # NumPy's keywords: a call that uses one is NumPy code (np.std(a) calls a.std(ddof=0, ...)).
 _NUMPY_KEYWORDS = {"axis", "keepdims", "ddof", "out", "kind", "order", "initial", "where"}
 # PyTorch's keywords: a call that uses one is PyTorch code.
 _TORCH_KEYWORDS = {"dim", "keepdim", "unbiased", "correction", "descending", "stable",
-                   "start_dim", "end_dim"}
+                   "start_dim", "end_dim", "as_tuple"}
 
 
 def _means_pytorch(name: str, args: tuple, kwargs: dict, ndim: int) -> bool:
@@ -151,6 +174,12 @@ def _means_pytorch(name: str, args: tuple, kwargs: dict, ndim: int) -> bool:
         return len(tiles) >= max(ndim, 1) and integers
     if name == "flatten":
         return len(args) >= 1 and integers
+    if name == "nonzero":  # NumPy's tuple of arrays; np.nonzero(a) never comes here
+        return True
+    if name == "squeeze":  # squeeze(1) of a dim that is not 1: PyTorch leaves it
+        return len(args) == 1 and integers
+    if name in ("put", "argsort"):  # put(index, source) of Variables is not in place
+        return any(isinstance(arg, DataArray.variable_type) for arg in args)
     return False
 
 
@@ -176,7 +205,8 @@ def _view(self: DataArray, *args: Any, **kwargs: Any) -> Any:
 
 
 for _name in ("sum", "mean", "max", "min", "std", "var", "prod", "argmax", "argmin", "all",
-              "any", "cumsum", "cumprod", "sort", "transpose", "repeat", "flatten"):
+              "any", "cumsum", "cumprod", "sort", "transpose", "repeat", "flatten", "nonzero",
+              "squeeze", "put", "argsort"):
     setattr(DataArray, _name, _numpy_or_torch(_name))
 DataArray.view = _view
 

@@ -6,6 +6,7 @@ import os
 import platform
 import shutil
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -178,4 +179,67 @@ def check_0_3(grad_a: Any, grad_b: Any) -> None:
             twice: 2 * expected[1],
         },
     )
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 0.4
+# g(x) = x (x² + 1)², so g'(x) = (x² + 1)² + x · 2(x² + 1) · 2x = (x² + 1)(5x² + 1). Each
+# entry below is a slip in that derivation, as a function of x; at the points the check
+# uses (x = 2 and x = -1.5) all of them give different numbers, and none gives g'(x).
+G_SLIPS: dict[str, Callable[[float], float]] = {
+    "that is g(x) itself, x(x² + 1)², the value of g: differentiate first, then put in x.": (
+        lambda x: x * (x * x + 1) ** 2
+    ),
+    "that is only the first half of the product rule, (x)' · (x² + 1)² = (x² + 1)²: add the "
+    "second half, x times the derivative of (x² + 1)².": lambda x: (x * x + 1) ** 2,
+    "that is only the second half of the product rule, x · 4x(x² + 1): add the first half, "
+    "the derivative of x (which is 1) times (x² + 1)².": lambda x: 4 * x * x * (x * x + 1),
+    "the chain rule's inner derivative is missing: (x² + 1)² differentiates to "
+    "2(x² + 1) · 2x, the outer derivative times the derivative of the inside, x² + 1.": (
+        lambda x: (x * x + 1) ** 2 + 2 * x * (x * x + 1)
+    ),
+    "that is the two derivatives multiplied, 1 · 4x(x² + 1): the product rule adds two "
+    "terms, u'v + uv'.": lambda x: 4 * x * (x * x + 1),
+    "the power rule's factor 2 is missing: (x² + 1)² differentiates to 2(x² + 1) · 2x, so "
+    "the second term is x · 4x(x² + 1).": lambda x: (x * x + 1) ** 2 + 2 * x * x * (x * x + 1),
+}
+G_POINTS = (2.0, -1.5)  # g'(2) = 105, g'(-1.5) = 39.8125
+
+
+def g_prime(x: float) -> float:
+    """g'(x) for g(x) = x (x² + 1)²: (x² + 1)(5x² + 1), by the product and chain rules."""
+    return (x * x + 1) * (5 * x * x + 1)
+
+
+def check_0_4(slope_of_g: Any, points: tuple[float, ...] = G_POINTS) -> None:
+    """slope_of_g(x) = g'(x) for g(x) = x (x² + 1)², written by hand as plain arithmetic on a
+    number x (a float or an int); checked at `points`."""
+    exercise = "0.4"
+    if isinstance(slope_of_g, (int, float, np.number)) and not isinstance(slope_of_g, bool):
+        check.fail(
+            exercise,
+            f"slope_of_g is the number {slope_of_g:g}; write a function of x instead, "
+            f"`def slope_of_g(x): return ...`, so that it gives g'(x) at any x.",
+        )
+    if slope_of_g is None:
+        check.not_written(exercise)
+    if not callable(slope_of_g):
+        check.fail(
+            exercise,
+            f"slope_of_g should be a function, `def slope_of_g(x): return ...`; got "
+            f"{check.with_article(slope_of_g)}.",
+        )
+    for point in points:
+        call = f"slope_of_g({point:g})"
+        result = check.call(exercise, call, slope_of_g, float(point))
+        if result is None:
+            check.fail(exercise, f"{call} returned None: did you forget the `return`?")
+        value = _number(
+            exercise,
+            call,
+            result,
+            "work g'(x) out by hand and return plain arithmetic on x, such as `return 3 * x`.",
+        )
+        mistakes = {hint: slip(float(point)) for hint, slip in G_SLIPS.items()}
+        check.expect_close(exercise, call, value, g_prime(float(point)), mistakes)
     check.passed(exercise)

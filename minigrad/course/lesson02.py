@@ -234,15 +234,26 @@ def _check_order(exercise: str, where: str, order: Any, root: Any) -> None:
 
 
 def fit_slope_numpy(
-    xs: np.ndarray, ys: np.ndarray, lr: float, steps: int, mistake: str | None = None
+    xs: np.ndarray,
+    ys: np.ndarray,
+    lr: float,
+    steps: int,
+    mistake: str | None = None,
+    leftover: float = 0.0,
 ) -> float:
-    """Gradient descent on mean((w*x - y)**2) from w = 0, or what a known slip gives."""
-    w, total = 0.0, 0.0
-    for _ in range(steps):
+    """Gradient descent on mean((w*x - y)**2) from w = 0, or what a known slip gives.
+
+    `leftover` is a gradient w.grad held before the call: a right loop never uses it, a
+    loop that never resets adds it to every step, and one that resets only after the
+    update ("reset after") adds it to the first step."""
+    w, total = 0.0, leftover
+    for step in range(steps):
         g = float(np.mean(2 * (w * xs - ys) * xs))
         total += g
         if mistake == "no zero":
             w -= lr * total
+        elif mistake == "reset after":
+            w -= lr * (g + (leftover if step == 0 else 0.0))
         elif mistake == "ascent":
             w += lr * g
         elif mistake == "sum":  # the loss summed over the samples instead of averaged
@@ -266,13 +277,23 @@ def _datasets_23() -> list[tuple[np.ndarray, np.ndarray, float, int]]:
     ]
 
 
+# A w that arrives holding a gradient from earlier work: (xs, ys, lr, steps, that gradient).
+def _leftover_23() -> tuple[np.ndarray, np.ndarray, float, int, float]:
+    """The check's last case: each step, the first included, must use its own gradient."""
+    xs = np.random.default_rng(231).normal(size=6)
+    return xs, 1.5 * xs, 0.1, 3, 2.0
+
+
 def check_2_3(fit_slope: Callable[..., Any]) -> None:
     """fit_slope(w, xs, ys, lr, steps) runs gradient descent, updating the leaf w in place."""
     exercise = "2.3"
     if not callable(fit_slope):
         check.fail(exercise, f"pass the function itself; got {check.with_article(fit_slope)}.")
-    for xs, ys, lr, steps in _datasets_23():
+    cases = [(*data, None) for data in _datasets_23()] + [_leftover_23()]
+    for xs, ys, lr, steps, leftover in cases:
         w = Variable(0.0, requires_grad=True)
+        if leftover is not None:  # a gradient from before the call, still on w.grad
+            w.grad = Variable(leftover)
         check.call(
             exercise,
             "fit_slope(w, xs, ys, lr, steps)",
@@ -285,6 +306,8 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
             hints=_fit_slope_hints(w, fit_slope),
         )
         what = f"w after {steps} steps (lr={lr})"
+        if leftover is not None:
+            what = f"w after {steps} steps (lr={lr}, w.grad = {leftover:g} on entry)"
         if not w.is_leaf:
             check.fail(exercise, f"{what} is no longer a leaf: change w.data, not w itself.")
         got = check.as_array(exercise, what, w)
@@ -296,10 +319,11 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
                 f"caller's w as it was. (A gradient reset to zero before the update reads it, "
                 f"or a loop that runs no step, leaves w at 0 too.)",
             )
+        extra = 0.0 if leftover is None else leftover
         mistakes = {
             "did you forget to zero .grad between steps? backward() adds into w.grad, so "
             "step k moved w by the sum of the first k gradients.": fit_slope_numpy(
-                xs, ys, lr, steps, "no zero"
+                xs, ys, lr, steps, "no zero", extra
             ),
             "w moved uphill: subtract lr * grad (gradient descent), do not add it.": (
                 fit_slope_numpy(xs, ys, lr, steps, "ascent")
@@ -315,6 +339,12 @@ def check_2_3(fit_slope: Callable[..., Any]) -> None:
                 xs, ys, lr, steps, "sum"
             ),
         }
+        if leftover is not None:
+            mistakes[
+                "the gradient w held before the call went into the first step: the reset "
+                "comes after the update, so step 1 used it too. Reset w.grad before each "
+                "backward() (`w.grad = None`), not after the update."
+            ] = fit_slope_numpy(xs, ys, lr, steps, "reset after", leftover)
         expected = fit_slope_numpy(xs, ys, lr, steps)
         check.expect_close(exercise, what, got, expected, mistakes, rtol=1e-6, atol=1e-9)
     check.passed(exercise)
@@ -339,8 +369,9 @@ def _fit_slope_hints(w: Variable, fit_slope: Callable) -> list[check.HintRule]:
             )
         if w.grad is None:
             return (
-                "Before the first backward(), w.grad is None: reset it after the update "
-                "(`w.grad = None`), or check for None before zeroing it."
+                "Before the first backward(), w.grad is None, so there is nothing to zero: "
+                "reset it with `w.grad = None` before each backward(), or zero it only when "
+                "it is not None."
             )
         return None
 

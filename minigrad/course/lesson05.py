@@ -591,3 +591,241 @@ def check_5_3(linear: Any) -> None:
         f"lambda x, W: {name}.apply(x, W, None), (x, W)",
     )
     check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 5.4
+# A bilinear layer with one output: y[n] = sum_ij x1[n, i] W[i, j] x2[n, j] + b, with x1
+# (N, p), W (p, q), x2 (N, q), b a single number and grad_output G of shape (N,). Its
+# gradients: G[:, None] (x2 Wᵀ), x1ᵀ (G[:, None] x2), G[:, None] (x1 W) and the sum of G.
+
+# (N, p, q, seed): p != q first, where a wrong product shows as a wrong shape; then
+# p = q, where only the values tell; then a batch of one sample.
+BILINEAR_CASES = ((5, 3, 4, 41), (4, 3, 3, 42), (1, 2, 3, 43))
+BILINEAR_NAMES = ("grad_x1", "grad_W", "grad_x2", "grad_b")
+BILINEAR_CALL = "bilinear_backward(x1, W, x2, grad_output)"
+
+
+def bilinear_forward(x1: Any, weight: Any, x2: Any, bias: Any) -> Any:
+    """y = ((x1 @ W) * x2).sum(1) + b: for each sample n, x1[n] W x2[n] + b, shape (N,)."""
+    return ((x1 @ weight) * x2).sum(1) + bias
+
+
+def bilinear_backward(x1: Any, weight: Any, x2: Any, grad_output: Any) -> tuple:
+    """The gradients of y[n] = x1[n] W x2[n] + b for x1 (N, p), W (p, q), x2 (N, q) and b:
+    G (x2 Wᵀ) row by row, x1ᵀ (G x2), G (x1 W) row by row, and the sum of G (shape ())."""
+    column = grad_output.unsqueeze(1)  # (N, 1): each sample's gradient, along its row
+    return (
+        column * (x2 @ weight.T),
+        x1.T @ (column * x2),
+        column * (x1 @ weight),
+        grad_output.sum(),
+    )
+
+
+def _bilinear_expected(x1: np.ndarray, w: np.ndarray, x2: np.ndarray, g: np.ndarray) -> dict:
+    column = g[:, None]
+    return {
+        "grad_x1": column * (x2 @ w.T),
+        "grad_W": x1.T @ (column * x2),
+        "grad_x2": column * (x1 @ w),
+        "grad_b": np.asarray(g.sum()),
+    }
+
+
+def _bilinear_mistakes(
+    x1: np.ndarray, w: np.ndarray, x2: np.ndarray, g: np.ndarray
+) -> dict[str, dict[str, np.ndarray]]:
+    """For each gradient, hint -> the value a known slip gives (those whose products do not
+    fit at these sizes are left out: their shape gives them away first)."""
+    column = g[:, None]
+    formulas = {
+        "grad_x1": {
+            "grad_output is missing: y[n] is scaled by its own grad_output[n], so each row "
+            "of the gradient is too, grad_output.unsqueeze(1) * (x2 @ W.T).": lambda: x2 @ w.T,
+            "that is grad_output * (x2 @ W): x1[n, i] meets W[i, j] x2[n, j], a sum over j, "
+            "the second index of W: x2 @ W.T.": lambda: column * (x2 @ w),
+            "that is x2's gradient, grad_output * (x1 @ W): the two inputs swapped places.": (
+                lambda: column * (x1 @ w)
+            ),
+        },
+        "grad_W": {
+            "grad_output is missing: W[i, j] meets x1[n, i] x2[n, j] in sample n, and that "
+            "sample's term is scaled by grad_output[n]: x1.T @ (grad_output.unsqueeze(1) * "
+            "x2).": lambda: x1.T @ x2,
+            "that is the transpose: grad_W[i, j] = sum_n grad_output[n] x1[n, i] x2[n, j], "
+            "with i (x1's axis) first, like W.": lambda: (column * x2).T @ x1,
+            "that is x1.T @ x2 times the sum of grad_output: each sample's outer product is "
+            "scaled by its own grad_output[n] before the sum over the batch, not by the "
+            "total.": lambda: (x1.T @ x2) * g.sum(),
+            "that is the mean over the batch: the gradient of a sum over samples is their "
+            "sum, no division by N.": lambda: x1.T @ (column * x2) / len(g),
+        },
+        "grad_x2": {
+            "grad_output is missing: each row is scaled by its sample's grad_output[n], "
+            "grad_output.unsqueeze(1) * (x1 @ W).": lambda: x1 @ w,
+            "that is grad_output * (x1 @ W.T): x2[n, j] meets x1[n, i] W[i, j], a sum over i, "
+            "the first index of W: x1 @ W.": lambda: column * (x1 @ w.T),
+            "that is x1's gradient, grad_output * (x2 @ W.T): the two inputs swapped "
+            "places.": lambda: column * (x2 @ w.T),
+        },
+        "grad_b": {
+            "that is the mean of grad_output: b is added to every sample, so its gradient "
+            "adds up all of them, grad_output.sum().": lambda: g.mean(),
+            "that is N, the number of samples: each sample adds grad_output[n], not 1, so "
+            "grad_b = grad_output.sum().": lambda: float(len(g)),
+        },
+    }
+    mistakes: dict[str, dict[str, np.ndarray]] = {}
+    for name, hints in formulas.items():
+        mistakes[name] = {}
+        for hint, formula in hints.items():
+            try:
+                mistakes[name][hint] = formula()
+            except ValueError:  # the product does not fit at these sizes
+                continue
+    return mistakes
+
+
+def _bilinear_shape_hints(exercise: str, grads: tuple, shapes: dict[str, tuple]) -> None:
+    """Hints for the shapes the usual slips give, before the plain shape comparison."""
+    (batch, p), (_, q) = shapes["x1"], shapes["x2"]
+    grad_x1, grad_w, grad_x2, grad_b = (np.shape(value) for value in grads)
+    if p != q and grad_x1 == (batch, q):
+        check.fail(
+            exercise,
+            f"grad_x1 has shape {(batch, q)}, x2's shape; x1's gradient has x1's shape "
+            f"{(batch, p)}. Did you swap the two inputs' gradients, or multiply by W where "
+            f"W.T belongs?",
+        )
+    if p != q and grad_x2 == (batch, p):
+        check.fail(
+            exercise,
+            f"grad_x2 has shape {(batch, p)}, x1's shape; x2's gradient has x2's shape "
+            f"{(batch, q)}. Did you swap the two inputs' gradients, or multiply by W.T where "
+            f"W belongs?",
+        )
+    if grad_w in ((batch, p, q), (batch, q, p)) and batch > 1:
+        check.fail(
+            exercise,
+            f"grad_W has shape {grad_w}: one gradient per sample. W is shared by the whole "
+            f"batch, so its gradient adds them up; one matrix product, x1.T @ (...), does "
+            f"that sum and gives W's shape {(p, q)}.",
+        )
+    if grad_b == (batch,) and batch > 1:
+        check.fail(
+            exercise,
+            f"grad_b has shape ({batch},), one number per sample; b is a single number added "
+            f"to every sample, so its gradient adds them up: grad_output.sum(), shape ().",
+        )
+    if grad_b in ((1,), (1, 1)):
+        check.fail(
+            exercise,
+            f"grad_b has shape {grad_b}; b is a single number, shape (), so its gradient is "
+            f"one too: grad_output.sum(), without keepdim.",
+        )
+
+
+BILINEAR_SHAPES = (
+    "Check each product's shapes against what it must give: grad_x1 has x1's shape (N, p), "
+    "grad_W W's (p, q), grad_x2 x2's (N, q); grad_output is (N,), so turn it into a column, "
+    "grad_output.unsqueeze(1), before multiplying it into an (N, p) or (N, q) matrix."
+)
+
+
+def _bilinear_diagnosis(fn: Callable[..., Any]) -> str | None:
+    """When bilinear_backward fails where p != q, run it on the p = q case and name the
+    known slip its values match, if any."""
+    batch, p, q, seed = BILINEAR_CASES[1]
+    rng = np.random.default_rng(seed)
+    x1, w = rng.normal(size=(batch, p)), rng.normal(size=(p, q))
+    x2, g = rng.normal(size=(batch, q)), rng.normal(size=batch)
+    try:
+        result = fn(_leaf(x1, False), _leaf(w, False), _leaf(x2, False), _leaf(g, False))
+        grads = [np.asarray(getattr(value, "data", value), dtype=float) for value in result]
+    except Exception:  # noqa: BLE001 - no diagnosis, the original error is reported
+        return None
+    if len(grads) != 4:
+        return None
+    mistakes = _bilinear_mistakes(x1, w, x2, g)
+    for name, got in zip(BILINEAR_NAMES, grads):
+        for hint, wrong in mistakes[name].items():
+            if _same(got, np.asarray(wrong)):
+                return f"{name}: {hint}"
+    return None
+
+
+class _BilinearWith(Function):
+    """y = x1 W x2 + b per sample, with the learner's bilinear_backward as its backward."""
+
+    @staticmethod
+    def forward(ctx: Any, x1: Variable, weight: Variable, x2: Variable, bias: Variable) -> Any:
+        ctx.save_for_backward(x1, weight, x2)
+        return bilinear_forward(x1, weight, x2, bias)
+
+    @classmethod
+    def with_backward(cls, backward_fn: Callable[..., Any]) -> type[Function]:
+        def backward(ctx: Any, grad_output: Variable) -> tuple:
+            x1, weight, x2 = ctx.saved_tensors
+            return tuple(backward_fn(x1, weight, x2, grad_output))
+
+        return type("BilinearWithYourBackward", (cls,), {"backward": staticmethod(backward)})
+
+
+def check_5_4(bilinear_backward: Any) -> None:
+    """bilinear_backward(x1, W, x2, grad_output) -> (grad_x1, grad_W, grad_x2, grad_b) for
+    y[n] = x1[n] W x2[n] + b: x1 (N, p), W (p, q), x2 (N, q), b and the answer's grad_b
+    shape (), grad_output (N,)."""
+    exercise = "5.4"
+    fn = _callable(exercise, bilinear_backward, "bilinear_backward")
+    for batch, p, q, seed in BILINEAR_CASES:
+        rng = np.random.default_rng(seed)
+        x1, w = rng.normal(size=(batch, p)), rng.normal(size=(p, q))
+        x2 = rng.normal(size=(batch, q))
+        g = rng.normal(size=batch)
+        shapes = f"x1 {x1.shape}, W {w.shape}, x2 {x2.shape}, grad_output {g.shape}"
+        args = (_leaf(x1, False), _leaf(w, False), _leaf(x2, False), _leaf(g, False))
+        try:
+            result = fn(*args)
+        except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
+            if check.is_stub(error):
+                check.not_written(exercise)
+            diagnosis = _bilinear_diagnosis(fn)
+            hint = (
+                f"On inputs with p = q, where every product fits, {diagnosis}"
+                if diagnosis
+                else BILINEAR_SHAPES
+            )
+            check.fail(
+                exercise,
+                f"{BILINEAR_CALL} with {shapes} raised {type(error).__name__}: "
+                f"{_sentence(error)} {hint}",
+            )
+        if not isinstance(result, (tuple, list)) or len(result) != 4:
+            got = f"{len(result)} values" if isinstance(result, (tuple, list)) else (
+                check.with_article(result)
+            )
+            check.fail(
+                exercise,
+                f"{BILINEAR_CALL} returned {got}; return four gradients, one per input of the "
+                f"layer: (grad_x1, grad_W, grad_x2, grad_b).",
+            )
+        grads = tuple(
+            check.as_array(exercise, name, value) for name, value in zip(BILINEAR_NAMES, result)
+        )
+        _bilinear_shape_hints(exercise, grads, {"x1": x1.shape, "x2": x2.shape})
+        expected = _bilinear_expected(x1, w, x2, g)
+        mistakes = _bilinear_mistakes(x1, w, x2, g)
+        for name, got in zip(BILINEAR_NAMES, grads):
+            check.expect_close(
+                exercise, f"{name} (with {shapes})", got, expected[name], mistakes[name]
+            )
+    rng = np.random.default_rng(44)
+    inputs = (
+        _leaf(rng.normal(size=(3, 2))),
+        _leaf(rng.normal(size=(2, 4))),
+        _leaf(rng.normal(size=(3, 4))),
+        _leaf(rng.normal()),
+    )
+    wrapped = _BilinearWith.with_backward(fn)
+    _gradcheck(exercise, wrapped.apply, inputs, "a Function whose backward is bilinear_backward")
+    check.passed(exercise)

@@ -507,10 +507,133 @@ def check_6_3(neuron_output: Any) -> None:
     check.passed(exercise)
 
 
+# --------------------------------------------------------------------------- Exercise 6.5
+# The graph of the exercise: h = GradFactor(x, f1), z = w · h, loss = z · GradFactor(z, f2).
+# By hand: loss = w²x² (factors change no value); z reaches the loss twice, once through the
+# factor (its gradient ×f2) and once directly, so z's gradient is (1 + f2)·z; then
+# grad_w = (1 + f2)·z·h = (1 + f2)·w·x² and grad_x = f1·(1 + f2)·z·w = f1·(1 + f2)·w²·x.
+
+PREDICT_NAMES = ("loss", "grad_w", "grad_x")
+# (x, w, f1, f2): the lesson's numbers first, then a second set where the slips below all
+# give different numbers from each other and from the right ones.
+PREDICT_CASES = ((3.0, 0.5, 2.0, 10.0), (-1.0, 2.0, 0.5, 5.0))
+
+
+def predicted_by_hand(x: float, w: float, f1: float, f2: float) -> tuple[float, float, float]:
+    """(loss, grad_w, grad_x) for h = GradFactor(x, f1), z = w h, loss = z GradFactor(z, f2)."""
+    return w * w * x * x, (1 + f2) * w * x * x, f1 * (1 + f2) * w * w * x
+
+
+def _prediction_slips(x: float, w: float, f1: float, f2: float) -> dict[str, dict[str, float]]:
+    """For each of the three numbers, hint -> what a known slip gives."""
+    both = (
+        "f2 scales only the gradient that comes through GradFactor(z, f2). z also reaches the "
+        "loss directly, as the other factor of z · GradFactor(z, f2), and that half is not "
+        "scaled: z's gradient is z + f2·z, not 2·f2·z."
+    )
+    half = (
+        "that counts only the path through GradFactor(z, f2): z also reaches the loss "
+        "directly, as the other factor of the product, which adds its own, unscaled share: "
+        "z's gradient is z + f2·z."
+    )
+    return {
+        "loss": {
+            "GradFactor changes no value: the loss is z · z whatever f2 is.": f2 * w * w * x * x,
+            "GradFactor changes no value, only gradients: the loss is z · z = (w x)².": (
+                f1 * f2 * w * w * x * x
+            ),
+            "that is z, not the loss z · z.": w * x,
+        },
+        "grad_w": {
+            "that is the true derivative 2wx², as if there were no factors: w comes before "
+            "GradFactor(z, f2) in the graph (z = w · h), so f2 changes its gradient.": (
+                2 * w * x * x
+            ),
+            both: 2 * f2 * w * x * x,
+            half: f2 * w * x * x,
+            "f1 sits on x's path only: w joins the graph after GradFactor(x, f1), so its "
+            "gradient is not scaled by f1.": f1 * (1 + f2) * w * x * x,
+        },
+        "grad_x": {
+            "that is the true derivative 2w²x, as if there were no factors: x's gradient "
+            "passes both GradFactors on its way back.": 2 * w * w * x,
+            "f1 is missing: x's gradient also passes GradFactor(x, f1) on its way back, "
+            "so multiply by f1.": (1 + f2) * w * w * x,
+            both: f1 * 2 * f2 * w * w * x,
+            half: f1 * f2 * w * w * x,
+            "the chain rule's last step is missing: z = w · h, so h's gradient is z's "
+            "gradient times w (and z itself holds one w already: w² in all).": (
+                f1 * (1 + f2) * w * x
+            ),
+            "f2 is missing: x comes before GradFactor(z, f2) too, so z's gradient (1 + f2)·z "
+            "reaches it.": 2 * f1 * w * w * x,
+        },
+    }
+
+
+def _three_numbers(exercise: str, call: str, result: Any) -> tuple[float, float, float]:
+    """(loss, grad_w, grad_x) as floats, or a CheckError that says what to return."""
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        got = (
+            f"{len(result)} values" if isinstance(result, (tuple, list))
+            else check.with_article(result)
+        )
+        check.fail(
+            exercise,
+            f"{call} returned {got}; return three numbers, `return loss, grad_w, grad_x`.",
+        )
+    numbers_out = []
+    for name, value in zip(PREDICT_NAMES, result):
+        if isinstance(value, Variable):
+            check.fail(
+                exercise,
+                f"{call} returned a Variable for {name}: predict it by hand, with plain "
+                f"arithmetic on x, w, f1 and f2 (no minigrad).",
+            )
+        if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.ndarray)):
+            check.fail(
+                exercise,
+                f"{name} should be a number such as 2.5; got {check.with_article(value)}.",
+            )
+        numbers_out.append(float(np.asarray(value, dtype=np.float64).reshape(())))
+    return tuple(numbers_out)
+
+
+def check_6_5(gradients_by_hand: Any, cases: tuple = PREDICT_CASES) -> None:
+    """gradients_by_hand(x, w, f1, f2) -> (loss, grad_w, grad_x) for h = GradFactor(x, f1),
+    z = w · h, loss = z · GradFactor(z, f2): w²x², (1 + f2) w x² and f1 (1 + f2) w² x."""
+    exercise = "6.5"
+    if gradients_by_hand is None:
+        check.not_written(exercise)
+    if isinstance(gradients_by_hand, type) or not callable(gradients_by_hand):
+        check.fail(
+            exercise,
+            f"gradients_by_hand should be a function, `def gradients_by_hand(x, w, f1, f2):`; "
+            f"got {check.with_article(gradients_by_hand)}.",
+        )
+    for x, w, f1, f2 in cases:
+        call = f"gradients_by_hand({x:g}, {w:g}, {f1:g}, {f2:g})"
+        result = check.call(exercise, call, gradients_by_hand, x, w, f1, f2)
+        got = _three_numbers(exercise, call, result)
+        expected = predicted_by_hand(x, w, f1, f2)
+        if got != expected and np.allclose(got[::-1][:2], expected[1:]):
+            check.fail(
+                exercise,
+                f"{call}: grad_w and grad_x are swapped; return them in the order "
+                f"(loss, grad_w, grad_x).",
+            )
+        slips = _prediction_slips(x, w, f1, f2)
+        for name, value, right in zip(PREDICT_NAMES, got, expected):
+            check.expect_close(exercise, f"{name} from {call}", value, right, slips[name])
+    check.passed(exercise)
+
+
 __all__ = [
     "GATE_COEFFICIENTS",
     "check_6_1",
     "check_6_2",
     "check_6_3",
+    "check_6_5",
+    "predicted_by_hand",
     "relaxed_gates_numpy",
 ]

@@ -2,7 +2,9 @@
 
 7.1 `Repeat`, a text Function whose backward restates a word limit on the repeated text in
 the terms of its input (the learner works out the share of each copy); 7.2 `MaxCharacters`,
-a Rule whose instructions the RuleBasedEngine can act on. Each check runs the learner's
+a Rule whose instructions the RuleBasedEngine can act on; 7.3 `Headline`, the backward of
+a given buggy Function fixed (feedback in the wrong input's slot, and assigned to `.grad`
+instead of returned, so it replaces what was there). Each check runs the learner's
 answer on texts of its own and compares with what it computes here; nothing leaves the
 machine (the default engine is the offline RuleBasedEngine). Errors are told apart by type
 and fields, and by what the learner's code returned (minigrad.course.function_checks).
@@ -613,3 +615,258 @@ def _fits_without_spaces(text: str, limit: int) -> int:
             break
         fitting += 1
     return fitting
+
+
+# --------------------------------------------------------------------------- Exercise 7.3
+
+# The visible feedback on a headline: a line for each part, and one about the whole.
+HEADLINE_ADVICE = (
+    "[title] Use title case.",
+    "[tagline] End with a full stop.",
+    "Make it sound warmer.",
+)
+
+
+def headline(title: str, tagline: str) -> str:
+    """What Headline.apply(title, tagline) holds: "<title>: <tagline>"."""
+    return f"{title}: {tagline}"
+
+
+def headline_shares(
+    feedback: str, title_role: str, tagline_role: str
+) -> tuple[str | None, str | None]:
+    """The feedback text for (title, tagline): a line that starts with "[<role>]" goes to the
+    part with that role only, every other line to both, in their order; None for a part
+    that gets no line."""
+    for_title, for_tagline = [], []
+    for line in feedback.splitlines():
+        if line.startswith(f"[{title_role}]"):
+            for_title.append(line)
+        elif line.startswith(f"[{tagline_role}]"):
+            for_tagline.append(line)
+        else:
+            for_title.append(line)
+            for_tagline.append(line)
+    return ("\n".join(for_title) or None), ("\n".join(for_tagline) or None)
+
+
+class Headline(Function):
+    """The reference: "<title>: <tagline>"; backward hands each part the lines for it."""
+
+    @staticmethod
+    def forward(ctx: Any, title: Variable, tagline: Variable) -> Variable:
+        ctx.save_for_backward(title, tagline)
+        return Variable(headline(title.data, tagline.data), role="headline")
+
+    @staticmethod
+    def backward(ctx: Any, feedback: Variable) -> tuple[Variable | None, Variable | None]:
+        title, tagline = ctx.saved_variables
+        shares = headline_shares(feedback.data, title.role, tagline.role)
+        return tuple(
+            None if share is None else Variable(share, role=f"feedback to {part.role}")
+            for part, share in zip((title, tagline), shares)
+        )
+
+
+def _apply_headline(
+    exercise: str, cls: type[Function], title: Variable, tagline: Variable, seen: run.Spied
+) -> Variable:
+    """Headline.apply(title, tagline) through a spy; its output checked."""
+    call = "Headline.apply(title, tagline)"
+    output = run.apply(exercise, cls, (title, tagline), call, seen, _text_hints())
+    if not isinstance(output, Variable) or not output.is_text:
+        check.fail(
+            exercise, f"{call} should give a text Variable; got {check.with_article(output)}."
+        )
+    expected = headline(title.data, tagline.data)
+    if output.data != expected:
+        check.fail(
+            exercise,
+            f"{call} gave {output.data!r}, expected {expected!r}: forward is given; keep it "
+            f"as it is and write backward only.",
+        )
+    return output
+
+
+def _headline_backward(exercise: str, output: Variable, advice: str, seen: run.Spied) -> None:
+    run.run_backward(
+        exercise,
+        output,
+        Variable(advice),
+        seen,
+        returns="feedback_for_title, feedback_for_tagline",
+        count_hint=(
+            "forward has two inputs, title and tagline, so backward returns two values, in "
+            "that order: the feedback for title, then the feedback for tagline."
+        ),
+        number_hint="backward returned something that is not a text Variable for an input.",
+        hints=_text_hints(),
+    )
+
+
+def _check_returned_roles(
+    exercise: str, seen: run.Spied, roles: tuple[str, str], shares: tuple[str | None, ...]
+) -> None:
+    """Each feedback backward returned is a text Variable named for its own input, and
+    not the other input's share (`shares`: what each should get)."""
+    returned = seen.backward
+    if not isinstance(returned, tuple) or len(returned) != 2:
+        return  # the engine has already complained about the count
+    for index, (name, role, value) in enumerate(zip(("title", "tagline"), roles, returned)):
+        if value is None:
+            continue
+        if isinstance(value, str) or not isinstance(value, Variable) or not value.is_text:
+            check.fail(
+                exercise,
+                f"backward returned {check.with_article(value)} for {name}; return a text "
+                f"Variable with a role, Variable(text, role=f'feedback to {{{name}.role}}').",
+            )
+        wanted = f"feedback to {role}"
+        other = ("title", "tagline")[1 - index]
+        if value.data != shares[index] and value.data == shares[1 - index]:
+            check.fail(
+                exercise,
+                f"backward returned the feedback for the {other} ({value.data!r}) in "
+                f"{name}'s slot. It returns one value per input of forward, in forward's "
+                f"order: (feedback for title, feedback for tagline).",
+            )
+        if value.role != wanted:
+            check.fail(
+                exercise,
+                f"the feedback backward returned for {name} has role {value.role!r}, expected "
+                f"{wanted!r}: name the part it is for, role=f'feedback to {{{name}.role}}'.",
+            )
+
+
+def _part_mistake(
+    name: str,
+    other: str,
+    got: str | None,
+    want: str | None,
+    other_want: str | None,
+    before: str | None,
+) -> str:
+    """The hint for a part whose .grad is `got` where `want` was expected (`before` is what
+    it held before this backward; `other_want` is what the other part should get now)."""
+    pieces = [] if got is None else got.split("\n\n")
+    wanted_now = None if want is None else want.split("\n\n")[-1]
+    other_now = None if other_want is None else other_want.split("\n\n")[-1]
+    if before is not None and (got is None or before not in got):
+        return (
+            f"the feedback {name} had from an earlier backward ({before!r}) is gone. "
+            f"Assigning {name}.grad = ... replaces what it holds; return the feedback "
+            f"instead and let the engine join it to what is there (assigning it as well is "
+            f"fine only if you return that very Variable)."
+        )
+    if want is not None and got is None:
+        return (
+            f"{name}.grad is None, but {name} should get lines. backward returns one value "
+            f"per input of forward, in forward's order, (feedback for title, feedback for "
+            f"tagline): did its feedback end up in the other slot, or get assigned and "
+            f"not returned?"
+        )
+    if want is None and got == "":
+        return (
+            f"{name}.grad is an empty text: backward returned an empty feedback for {name}, "
+            f"which has no line to act on. Return None for a part that gets no line."
+        )
+    if got and (got.endswith("\n\n") or "" in pieces):
+        return (
+            f"{name}.grad ends in an empty piece: backward returned an empty feedback for "
+            f"{name}, and the engine joined it to what was there. Return None for a part that "
+            f"gets no line."
+        )
+    if other_now is not None and other_now != wanted_now and other_now in pieces:
+        if wanted_now is not None and wanted_now in pieces:
+            return (
+                f"{name}.grad holds the {other}'s feedback as well as its own: backward put the "
+                f"{other}'s feedback in {name}'s slot. It returns one value per input of "
+                f"forward, in forward's order: (feedback for title, feedback for tagline)."
+            )
+        return (
+            f"{name} got the {other}'s feedback: the two are swapped. backward returns one "
+            f"value per input of forward, in forward's order: (feedback for title, feedback "
+            f"for tagline)."
+        )
+    if got is not None and wanted_now is not None:
+        last = got.split("\n\n")[-1].splitlines()
+        wanted_lines = wanted_now.splitlines()
+        missing = [line for line in wanted_lines if line not in last]
+        extra = [line for line in last if line not in wanted_lines]
+        if extra:
+            return (
+                f"{name} got {extra[0]!r}, a line for the {other} only: a line that starts "
+                f"with the {other}'s role in brackets goes to the {other} alone."
+            )
+        if missing:
+            return (
+                f"{name} did not get {missing[0]!r}. A line that starts with no part's role "
+                f"in brackets is about the whole headline: both parts get it."
+            )
+    return "each part gets the lines that start with its role in brackets, and every other line."
+
+
+def _check_headline_grads(
+    exercise: str,
+    parts: tuple[Variable, Variable],
+    wanted: tuple[str | None, str | None],
+    before: tuple[str | None, str | None],
+    when: str,
+) -> None:
+    """title.grad and tagline.grad hold `wanted` (None: no feedback)."""
+    names = ("title", "tagline")
+    for index in (0, 1):
+        part, want = parts[index], wanted[index]
+        got = None if part.grad is None else part.grad.data
+        if got == want:
+            continue
+        hint = _part_mistake(
+            names[index], names[1 - index], got, want, wanted[1 - index], before[index]
+        )
+        check.fail(
+            exercise,
+            f"{when}, {names[index]}.grad is {got!r}, expected {want!r}: {hint}",
+        )
+
+
+def check_7_3(headline_cls: Any) -> None:
+    """Headline(title, tagline): backward hands each part its own lines and the common ones,
+    returned in forward's order, so they accumulate (None for a part with no line)."""
+    exercise = "7.3"
+    cls = _function_class(exercise, headline_cls, "Headline")
+    seen = run.Spied()
+    roles = ("title", "tagline")
+    title = Variable("Cheap Mug", role="title", requires_grad=True)
+    tagline = Variable("keeps coffee hot", role="tagline", requires_grad=True)
+
+    # 1. One headline, one backward: each part its lines and the line about the whole.
+    advice = "\n".join(HEADLINE_ADVICE)
+    output = _apply_headline(exercise, cls, title, tagline, seen)
+    _headline_backward(exercise, output, advice, seen)
+    first = headline_shares(advice, *roles)
+    _check_returned_roles(exercise, seen, roles, first)
+    when = f"after one backward with the feedback {advice!r}"
+    _check_headline_grads(exercise, (title, tagline), first, (None, None), when)
+
+    # 2. title in a second headline: its feedback joins what title already has; the new
+    # tagline gets no line, so nothing.
+    other_tagline = Variable("now 20% off", role="tagline", requires_grad=True)
+    advice = '[title] Remove the word "Cheap".'
+    output = _apply_headline(exercise, cls, title, other_tagline, seen)
+    _headline_backward(exercise, output, advice, seen)
+    second = headline_shares(advice, *roles)
+    _check_returned_roles(exercise, seen, roles, second)
+    wanted = ("\n\n".join([first[0], second[0]]), None)
+    when = f"after a second headline with the same title and the feedback {advice!r}"
+    _check_headline_grads(exercise, (title, other_tagline), wanted, (first[0], None), when)
+
+    # 3. A third, with a line for the tagline only: title must keep what it has, unchanged.
+    advice = "[tagline] Say how long it keeps coffee hot."
+    output = _apply_headline(exercise, cls, title, tagline, seen)
+    _headline_backward(exercise, output, advice, seen)
+    third = headline_shares(advice, *roles)
+    _check_returned_roles(exercise, seen, roles, third)
+    wanted = (wanted[0], "\n\n".join([first[1], third[1]]))
+    when = f"after a third headline with the feedback {advice!r}"
+    _check_headline_grads(exercise, (title, tagline), wanted, (wanted[0], first[1]), when)
+    check.passed(exercise)

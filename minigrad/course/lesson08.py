@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import dis
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -630,3 +631,149 @@ def _check_in_matmul(exercise: str, harness: Any, hints: list[check.HintRule]) -
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
             _raise_stub_or(exercise, launch, error, hints)
         check.expect_close(exercise, f"C from {launch}", c.copy_to_host(), a @ b, rtol=1e-10)
+
+
+# --------------------------------------------------------------------------- Exercise 8.3
+
+# (n, threads per block): spare threads in the last block, one full block, a single element,
+# and a block larger than the array. Every launch uses 16 threads or one block.
+SILU_CASES = ((37, 16), (16, 16), (1, 16), (5, 8))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """σ(x) = 1 / (1 + exp(-x))."""
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def silu_derivative(x: np.ndarray) -> np.ndarray:
+    """d/dx [x σ(x)] = σ(x) + x σ(x)(1 - σ(x)) = σ(x)(1 + x(1 - σ(x)))."""
+    s = sigmoid(x)
+    return s * (1.0 + x * (1.0 - s))
+
+
+def silu_backward_reference(grad_out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """grad_x = grad_out · silu'(x), elementwise."""
+    return grad_out * silu_derivative(x)
+
+
+def _silu_mistakes(grad_out: np.ndarray, x: np.ndarray) -> dict[str, np.ndarray]:
+    """What the usual slips give, each with its hint."""
+    s, flipped = sigmoid(x), sigmoid(-x)
+    return {
+        "that is silu'(x) alone: backward multiplies the local derivative by the gradient "
+        "that arrives, grad_x[i] = grad_out[i] * silu'(x[i]).": silu_derivative(x),
+        "that is grad_out · σ(x) alone, as if σ(x) were a constant factor. By the product "
+        "rule, d/dx [x · σ(x)] = 1 · σ(x) + x · σ'(x): the second term is missing.": grad_out * s,
+        "that is grad_out · x · σ'(x) alone: by the product rule, the x in front contributes "
+        "σ(x) as well, d/dx [x · σ(x)] = σ(x) + x · σ'(x).": grad_out * x * s * (1.0 - s),
+        "that is grad_out · σ'(x), the derivative of the sigmoid, not of x · σ(x): add the "
+        "product rule's other term.": grad_out * s * (1.0 - s),
+        "that uses σ'(x) = σ(x); the sigmoid's derivative is σ(x)(1 - σ(x)).": grad_out
+        * (s + x * s),
+        "that is the forward, grad_out · x · σ(x): backward needs the derivative of "
+        "x · σ(x), not its value.": grad_out * x * s,
+        "the sigmoid has the wrong sign inside: σ(x) = 1 / (1 + exp(-x)), so σ(0) = 1/2 "
+        "and σ(x) -> 1 for large x.": grad_out * flipped * (1.0 + x * (1.0 - flipped)),
+    }
+
+
+def _silu_inputs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """x from -6 to 6 (0 included when n is odd, where σ = 1/2) in shuffled order, and a
+    grad_out that is not all ones, so a missing factor shows."""
+    x = np.linspace(-6.0, 6.0, n) if n > 1 else np.array([1.5])
+    return rng.permutation(x), np.round(rng.uniform(-2.0, 2.0, size=n), 3)
+
+
+def _launch_silu(
+    kernel: Any, n: int, threads: int, x_host: np.ndarray, g_host: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """kernel[blocks, threads](grad_x, grad_out, x); the three padded buffers, on the host."""
+    gx_big, grad_x = _padded(np.full(n, np.nan), np.nan)
+    g_big, grad_out = _padded(g_host, -7.0)
+    x_big, x = _padded(x_host, -7.0)
+    kernel[-(-n // threads), threads](grad_x, grad_out, x)
+    cuda.synchronize()
+    return gx_big.copy_to_host(), g_big.copy_to_host(), x_big.copy_to_host()
+
+
+def check_8_3(silu_backward: Any) -> None:
+    """silu_backward(grad_x, grad_out, x): grad_x[i] = grad_out[i] · silu'(x[i]) with
+    silu(x) = x σ(x), one thread per element, guarded."""
+    exercise = "8.3"
+    function, device = _python_function(exercise, "silu_backward", silu_backward)
+    if device:
+        check.fail(
+            exercise,
+            "silu_backward is a device function (@cuda.jit(device=True)), which only other "
+            "GPU code can call. Launch it from the host: decorate it with plain @cuda.jit.",
+        )
+    _check_parameters(exercise, function, "silu_backward", "grad_x, grad_out, x")
+    kernel = cuda.jit(function) if device is None else silu_backward
+    rng = np.random.default_rng(83)
+    for n, threads in SILU_CASES:
+        x_host, g_host = _silu_inputs(n, rng)
+        blocks = -(-n // threads)
+        launch = f"silu_backward[{blocks}, {threads}](grad_x, grad_out, x) with n = {n}"
+        try:
+            gx_big, g_big, x_big = _launch_silu(kernel, n, threads, x_host, g_host)
+        except IndexError as error:
+            check.fail(
+                exercise,
+                f"{launch} raised IndexError: {_without_thread_prefix(error)}. The grid is "
+                f"rounded up to whole blocks, so some threads have i >= n: guard with "
+                f"`if i < x.size:`.",
+            )
+        except Exception as error:  # noqa: BLE001 - the learner's kernel may raise anything
+            _raise_stub_or(exercise, launch, error, _name_rules(function))
+        got = gx_big[:n]
+        if not np.all(np.isnan(gx_big[n:])):
+            check.fail(exercise, f"{launch} wrote past the end of grad_x: guard with "
+                                 f"`if i < x.size:`.")
+        if not (np.array_equal(x_big[:n], x_host) and np.array_equal(g_big[:n], g_host)):
+            check.fail(
+                exercise,
+                f"{launch} changed x or grad_out: write only into grad_x (the arguments come "
+                f"in the order grad_x, grad_out, x).",
+            )
+        missing = np.isnan(got)
+        if missing.all():
+            check.fail(
+                exercise,
+                f"{launch} wrote nothing into grad_x (the check fills it with nan first). Is "
+                f"the body written, and are the arguments in the order (grad_x, grad_out, x)?",
+            )
+        if missing.any():
+            first = int(np.flatnonzero(missing)[0])
+            check.fail(
+                exercise,
+                f"{launch} left {int(missing.sum())} of {n} elements unwritten (the first is "
+                f"grad_x[{first}]): each i from 0 to n - 1 needs exactly one thread, "
+                f"i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x, guarded by "
+                f"`if i < x.size:`.",
+            )
+        check.expect_close(
+            exercise,
+            f"grad_x after {launch}, for x = {_short_list(x_host)} and grad_out = "
+            f"{_short_list(g_host)}",
+            got,
+            silu_backward_reference(g_host, x_host),
+            _silu_mistakes(g_host, x_host),
+            rtol=1e-9,
+            atol=1e-12,
+        )
+    check.passed(exercise)
+
+
+def _short_list(values: np.ndarray) -> str:
+    """A few numbers of an array, for a message."""
+    shown = ", ".join(f"{v:.4g}" for v in values[:4])
+    return f"[{shown}{', ...' if len(values) > 4 else ''}]"
+
+
+@cuda.jit
+def silu_backward(grad_x, grad_out, x):  # a kernel: Numba types the arguments at launch
+    """The reference: grad_x[i] = grad_out[i] · σ(x[i]) (1 + x[i] (1 - σ(x[i])))."""
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))

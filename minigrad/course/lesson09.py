@@ -18,6 +18,7 @@ import numpy as np
 
 from minigrad.core.engine import grad
 from minigrad.core.errors import NoGradFnError
+from minigrad.core.function import Function
 from minigrad.core.variable import Variable
 from minigrad.course import check
 from minigrad.course import function_checks as run
@@ -445,4 +446,304 @@ def check_9_4(relu_in_place: type) -> None:
         check.expect_close(
             exercise, f"x.grad through {what}", x.grad, weights * (values > 0), mistakes
         )
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 9.5
+
+
+def solve_fixed_point(
+    a: np.ndarray, W: np.ndarray, tol: float = 1e-12, max_iter: int = 10_000
+) -> tuple[np.ndarray, int]:
+    """z* with z* = tanh(W z* + a), by iterating z <- tanh(W z + a) from z = 0.
+
+    a has shape (n,), W shape (n, n) with ||W||_2 < 1, so each step shrinks the distance to
+    z* by at least ||W||_2 (tanh' <= 1). Stops when no entry moves by tol or more; returns
+    (z*, the number of iterations)."""
+    z = np.zeros_like(np.asarray(a, dtype=np.float64))
+    for iteration in range(1, max_iter + 1):
+        z_next = np.tanh(W @ z + a)
+        if np.max(np.abs(z_next - z), initial=0.0) < tol:
+            return z_next, iteration
+        z = z_next
+    raise RuntimeError(f"no fixed point within {max_iter} iterations: is ||W||_2 < 1?")
+
+
+def solve_adjoint(
+    W: np.ndarray, s: np.ndarray, upstream: np.ndarray, tol: float = 1e-12, max_iter: int = 10_000
+) -> np.ndarray:
+    """u with u = upstream + W^T (s * u), by iteration: the VJP's own fixed point.
+
+    (∂f/∂z)^T u = (diag(s) W)^T u = W^T (s * u), and it contracts as fast as the forward
+    iteration does, so it converges where the forward did, keeping only u (shape (n,))."""
+    u = np.array(upstream, dtype=np.float64)
+    for _ in range(max_iter):
+        u_next = upstream + W.T @ (s * u)
+        if np.max(np.abs(u_next - u), initial=0.0) < tol:
+            return u_next
+        u = u_next
+    raise RuntimeError(f"the adjoint iteration did not settle within {max_iter} steps")
+
+
+class FixedPoint(Function):
+    """The reference: z* = tanh(W z* + a) for a Variable a of shape (n,) and a plain (n, n)
+    array W; backward by the implicit function theorem, keeping only z* and W.
+
+    With s = 1 - z*^2 (tanh' at W z* + a), ∂f/∂z = diag(s) W and ∂f/∂a = diag(s), so the
+    gradient for a is s * u where u = grad + W^T (s * u)."""
+
+    @staticmethod
+    def forward(ctx: Any, a: Variable, W: np.ndarray) -> np.ndarray:
+        z, _ = solve_fixed_point(a.data, W)
+        ctx.z, ctx.W = z, W  # the only things backward needs: no iterates are kept
+        return z
+
+    @staticmethod
+    def backward(ctx: Any, grad: Variable) -> tuple[np.ndarray, None]:
+        s = 1.0 - ctx.z**2
+        u = solve_adjoint(ctx.W, s, np.asarray(grad.data, dtype=np.float64))
+        return s * u, None  # W is a plain array: no gradient
+
+
+def unrolled_fixed_point(
+    a: Variable, W: np.ndarray, tol: float = 1e-12, max_iter: int = 10_000
+) -> tuple[Variable, int]:
+    """The same iteration as solve_fixed_point on Variables, so the engine records every
+    step (backward then walks all of them). Returns (z*, the number of iterations)."""
+    weights = Variable(W)
+    z = Variable(np.zeros(a.shape))
+    for iteration in range(1, max_iter + 1):
+        z_next = (weights @ z + a).tanh()
+        if np.max(np.abs(z_next.data - z.data), initial=0.0) < tol:
+            return z_next, iteration
+        z = z_next
+    raise RuntimeError(f"no fixed point within {max_iter} iterations: is ||W||_2 < 1?")
+
+
+def contraction(n: int, norm: float, seed: int) -> np.ndarray:
+    """A random (n, n) matrix, not symmetric, with ||W||_2 = norm."""
+    matrix = np.random.default_rng(seed).normal(size=(n, n))
+    return norm * matrix / np.linalg.norm(matrix, 2)
+
+
+def fixed_point_gradients(
+    a: np.ndarray, W: np.ndarray, upstream: np.ndarray
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The gradient for a of sum(upstream * z*(a)) in closed form, and what likely mistakes
+    give. J = ∂f/∂z = diag(s) W with s = 1 - z*^2; the right answer is
+    s * solve(I - J^T, upstream)."""
+    z, _ = solve_fixed_point(a, W)
+    s = 1.0 - z**2
+    n = len(a)
+    eye = np.eye(n)
+    jac = s[:, None] * W
+
+    def vjp(matrix: np.ndarray, upstream: np.ndarray) -> np.ndarray:
+        return np.linalg.solve(eye - matrix, upstream)
+
+    s_at_z = 1.0 - np.tanh(z) ** 2
+    mistakes = {
+        "that solves u = grad + (∂f/∂z) u, without the transpose: a VJP multiplies by the "
+        "transposed Jacobian, u = grad + (∂f/∂z)^T u = grad + W^T (s * u), with s = 1 - z*².":
+            s * vjp(jac, upstream),
+        "that is (∂f/∂a)^T grad = s * grad, one step through f only: the inverse "
+        "(I - ∂f/∂z)^{-1} is missing (z* depends on a through every iteration). Solve "
+        "u = grad + (∂f/∂z)^T u first, then return s * u.": s * upstream,
+        "the upstream gradient was ignored (that is the answer for grad = ones): solve "
+        "u = grad + (∂f/∂z)^T u with the grad backward receives.": s * vjp(jac.T, np.ones(n)),
+        "that is u itself: the last factor (∂f/∂a)^T = diag(s) is missing, return s * u.":
+            vjp(jac.T, upstream),
+        "that has (I + (∂f/∂z)^T)^{-1}: the fixed-point equation gives u = grad + "
+        "(∂f/∂z)^T u, i.e. (I - (∂f/∂z)^T) u = grad.": s * vjp(-jac.T, upstream),
+        "∂f/∂z is missing tanh': ∂f/∂z = diag(s) W with s = 1 - z*², not W.":
+            s * vjp(W.T, upstream),
+        "tanh' was taken at z*: tanh'(W z* + a) = 1 - tanh(W z* + a)² = 1 - z*², since "
+        "tanh(W z* + a) is z* itself.": s_at_z * vjp((s_at_z[:, None] * W).T, upstream),
+    }
+    return s * vjp(jac.T, upstream), mistakes
+
+
+# (n, ||W||_2, seed of W, a, upstream gradient): W not symmetric, so a missing transpose
+# shows; no upstream gradient is all ones, so an ignored one shows.
+FIXED_POINT_CASES: list[tuple[int, float, int, list[float], list[float]]] = [
+    (3, 0.8, 95, [0.3, -0.5, 0.2], [1.0, -2.0, 0.5]),
+    (2, 0.7, 96, [-0.4, 0.9], [0.3, 1.5]),
+]
+
+
+def check_9_5(fixed_point: Any) -> None:
+    """FixedPoint.apply(a, W) returns z* = tanh(W z* + a); its backward applies the implicit
+    function theorem. Compared with closed forms, unrolled backprop and finite differences."""
+    exercise = "9.5"
+    cls = check.function_class(exercise, fixed_point, "FixedPoint", "ctx, grad")
+    count_hint = (
+        "forward has two inputs, a and W, so backward returns two values: the gradient for "
+        "a, and None for W (a plain array takes no gradient): `return grad_a, None`."
+    )
+    for index, (n, norm, seed, a_values, upstream) in enumerate(FIXED_POINT_CASES):
+        W = contraction(n, norm, seed)
+        a_np, g_np = np.array(a_values), np.array(upstream)
+        z_expected, iterations = solve_fixed_point(a_np, W)
+        a = run.leaf(a_np)
+        call = f"FixedPoint.apply(a, W) for a = {a_values}, W of shape {W.shape}"
+        seen = run.Spied()
+        out = run.one_output(exercise, run.apply(exercise, cls, (a, W.copy()), call, seen), call)
+        one_step = np.tanh(a_np)
+        check.expect_close(
+            exercise,
+            f"the output of {call}",
+            out,
+            z_expected,
+            {
+                "that is tanh(W·0 + a), one step from z = 0: iterate z <- tanh(W z + a) until "
+                "it stops moving (solve_fixed_point does).": one_step,
+            },
+            rtol=1e-8,
+            atol=1e-10,
+        )
+        run.run_backward(
+            exercise,
+            out,
+            g_np,
+            seen,
+            returns="grad_a, None",
+            count_hint=count_hint,
+            number_hint="backward returned a gradient for W, a plain array: return None for it.",
+        )
+        got = run.grad_of(exercise, a, "a")
+        if index == 0:
+            expected, mistakes = fixed_point_gradients(a_np, W, g_np)
+            source = "the implicit function theorem"
+        else:
+            # The same gradient the long way: backprop through every recorded iteration.
+            unrolled_a = run.leaf(a_np)
+            z_unrolled, _ = unrolled_fixed_point(unrolled_a, W)
+            (z_unrolled * Variable(g_np)).sum().backward()
+            expected = unrolled_a.grad.data
+            _, mistakes = fixed_point_gradients(a_np, W, g_np)
+            source = f"backprop through all {iterations} iterations"
+        check.expect_close(
+            exercise,
+            f"a.grad for loss = sum(g * FixedPoint.apply(a, W)), g = {upstream} (expected from "
+            f"{source})",
+            got,
+            expected,
+            mistakes,
+            rtol=1e-6,
+            atol=1e-9,
+        )
+    W = contraction(3, 0.8, 95)
+    a = run.leaf([0.1, 0.7, -0.3])
+    check.gradcheck_or_hint(
+        exercise,
+        lambda value: cls.apply(value, W),
+        (a,),
+        "lambda a: FixedPoint.apply(a, W), a of shape (3,), float64",
+    )
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 9.6
+
+
+def run_hook_graph(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The graph of Exercise 9.6, run by the engine: h = x * x with a hook that records the
+    gradient it receives and returns it clipped to [-1, 1];
+    loss = sum(w * h) + 0.5 * sum(h * h) + sum(3 * x). Returns (received, x.grad)."""
+    leaf = Variable(np.array(x, dtype=np.float64), requires_grad=True)
+    h = leaf * leaf
+    received = []
+
+    def clip_and_record(grad: Variable) -> Variable:
+        received.append(np.array(grad.data, dtype=np.float64))
+        return grad.clamp(-1.0, 1.0)
+
+    h.register_hook(clip_and_record)
+    loss = (Variable(w) * h).sum() + 0.5 * (h * h).sum() + (3 * leaf).sum()
+    loss.backward()
+    return received[0], np.asarray(leaf.grad.data)
+
+
+def hook_prediction(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference, by hand: the hook receives ∂loss/∂h = w + h (both uses of h summed),
+    h passes clip(w + x², -1, 1) on to x * x, whose two edges give 2x, and the 3x term
+    reaches x directly: x.grad = 2x clip(w + x², -1, 1) + 3."""
+    received = w + x**2
+    return received, 2 * x * np.clip(received, -1.0, 1.0) + 3.0
+
+
+def hook_mistakes(x: np.ndarray, w: np.ndarray) -> tuple[dict, dict]:
+    """What likely mistakes give for (received, x_grad)."""
+    h = x**2
+    total = w + h
+    clipped = np.clip(total, -1.0, 1.0)
+    received = {
+        "that is what the hook returns (the clipped gradient): the hook receives the "
+        "gradient before it clips it.": clipped,
+        "that is w alone, the gradient from sum(w * h): h is used twice, and the hook "
+        "receives the sum of both uses.": w,
+        "that is h alone, the gradient from 0.5 * sum(h * h): h is used twice, and the hook "
+        "receives the sum of both uses.": h,
+        "that is w + 2h: the derivative of 0.5 * h² is h (the 0.5 cancels the 2).": w + 2 * h,
+        "that is w + h + 3: sum(3 * x) depends on x directly, not through h, so it never "
+        "reaches h's hook.": total + 3,
+    }
+    x_grad = {
+        "that is 2x (w + h) + 3, the gradient without the hook: the hook's return value "
+        "replaces h's gradient, so x receives the clipped one.": 2 * x * total + 3,
+        "that is clip(w + h) + 3: the gradient still passes through h = x * x on its way to "
+        "x, times ∂h/∂x = 2x.": clipped + 3,
+        "that is x · clip(w + h) + 3: x * x uses x twice, and each edge sends x · grad, "
+        "so x receives 2x · grad.": x * clipped + 3,
+        "the 3 from sum(3 * x) is missing: that term reaches x directly, past h.": 2 * x
+        * clipped,
+        "each use of h was clipped on its own and then added: the hook runs once, on their "
+        "sum.": 2 * x * (np.clip(w, -1, 1) + np.clip(h, -1, 1)) + 3,
+        "that clips x.grad at the end: the hook clips the gradient reaching h, before the "
+        "chain rule multiplies by 2x.": np.clip(2 * x * total + 3, -1.0, 1.0),
+        "the 3 was clipped too: sum(3 * x) reaches x directly, past the hook on h.": 2 * x
+        * clipped + 1,
+    }
+    return received, x_grad
+
+
+# (x, w): entries clipped above, below, and not at all, and an x = 0 entry.
+HOOK_CASES: list[tuple[list[float], list[float]]] = [
+    ([1.0, -0.5, 2.0, 0.3], [-3.0, 0.5, -1.5, 0.2]),
+    ([1.5, 0.0, -1.2], [0.0, -2.0, -0.5]),
+]
+
+
+def _two_arrays(exercise: str, what: str, result: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The (received, x_grad) pair an answer returns, or a hint about its shape."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        check.fail(
+            exercise,
+            f"{what} returned {check.with_article(result)}; return two arrays, "
+            f"`return received, x_grad`.",
+        )
+    received, x_grad = result
+    return (
+        check.as_array(exercise, f"received from {what}", received),
+        check.as_array(exercise, f"x_grad from {what}", x_grad),
+    )
+
+
+def check_9_6(predict: Any) -> None:
+    """hook_prediction(x, w) returns, by hand in NumPy, what h's hook receives and x.grad."""
+    exercise = "9.6"
+    if not callable(predict):
+        check.fail(exercise, f"hook_prediction should be a function; got "
+                   f"{check.with_article(predict)}.")
+    for x_values, w_values in HOOK_CASES:
+        x, w = np.array(x_values), np.array(w_values)
+        what = f"hook_prediction(x, w) for x = {x_values}, w = {w_values}"
+        result = check.call(exercise, what, predict, x.copy(), w.copy())
+        received, x_grad = _two_arrays(exercise, what, result)
+        expected_received, expected_grad = hook_prediction(x, w)
+        received_mistakes, grad_mistakes = hook_mistakes(x, w)
+        check.expect_close(
+            exercise, f"received from {what}", received, expected_received, received_mistakes
+        )
+        check.expect_close(exercise, f"x_grad from {what}", x_grad, expected_grad, grad_mistakes)
     check.passed(exercise)

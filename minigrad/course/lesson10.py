@@ -83,7 +83,22 @@ _TAPES: list[tuple[str, list[tuple[np.ufunc, tuple[int, ...], int]], list[tuple]
         ],
         [(3,), (3,), ()],
     ),
+    (
+        "tanh(a + b) * a, its steps writing slots 5, 3, 4 (not numbered in step order)",
+        [
+            (np.add, (0, 1), 5),  # the largest slot, written by the first step
+            (np.tanh, (5,), 3),
+            (np.multiply, (3, 0), 4),  # the last step's output: what replay returns
+        ],
+        [(4,), (4,)],
+    ),
 ]
+
+_SLOTS_ARE_NAMES_HINT = (
+    "The slots name the values; they are not positions in a list: a tape may number its "
+    "output slots in any order (this one writes 5, then 3, then 4). Keep the buffers in a "
+    "dict keyed by slot."
+)
 
 _SLICED_0D_HINT = (
     "If you copied an input with `buffer[:] = value`: a 0-d buffer (the learning rate of "
@@ -92,12 +107,18 @@ _SLICED_0D_HINT = (
 )
 
 
-def _evaluate(tape: list, inputs: list[np.ndarray]) -> np.ndarray:
-    """The tape run plainly, without buffers: what a replay must return."""
+def _evaluate(tape: list, inputs: list[np.ndarray], slot: int | None = None) -> np.ndarray:
+    """The tape run plainly, without buffers: the value of `slot` at the end, by default
+    the last step's output slot (what a replay must return)."""
     values = dict(enumerate(inputs))
     for function, slots, output in tape:
         values[output] = function(*[values[slot] for slot in slots])
-    return values[tape[-1][2]]
+    return values[tape[-1][2] if slot is None else slot]
+
+
+def _numbered_in_order(tape: list, inputs: int) -> bool:
+    """Whether the output slots run inputs, inputs + 1, ... in the order of the steps."""
+    return [output for _, _, output in tape] == list(range(inputs, inputs + len(tape)))
 
 
 def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) -> None:
@@ -119,7 +140,9 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
         has_0d = any(shape == () for shape in shapes)
         kept = [array.copy() for array in examples]
         what = f"build_replay(tape, example_inputs) for {label}"
-        replay = check.call(exercise, what, build_replay, tape, examples)
+        in_order = _numbered_in_order(plain_tape, len(shapes))
+        by_position = [] if in_order else [(IndexError, _SLOTS_ARE_NAMES_HINT)]
+        replay = check.call(exercise, what, build_replay, tape, examples, hints=by_position)
         if not callable(replay):
             check.fail(
                 exercise,
@@ -132,7 +155,7 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
             del log[:]
             call_what = f"replay(*inputs), call {number}, for {label}"
             passed = [a.copy() for a in inputs]
-            hints = [(IndexError, _SLICED_0D_HINT)] if has_0d else []
+            hints = [(IndexError, _SLICED_0D_HINT)] if has_0d else by_position
             result = check.call(exercise, call_what, replay, *passed, hints=hints)
             _check_log(exercise, call_what, log, plain_tape)
             for spy, _, _ in tape:
@@ -162,7 +185,15 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
                         f"steps. Rebinding a name or a dict entry does not change the arrays "
                         f"the steps were bound to.",
                     )
-            check.expect_close(exercise, f"the result of {call_what}", result, expected)
+            largest = max(output for _, _, output in plain_tape)
+            mistakes = {}
+            if largest != plain_tape[-1][2]:
+                mistakes[
+                    f"that is the value of slot {largest}, the largest slot number, which is "
+                    f"not the last step's: return the buffer of the last step's output slot, "
+                    f"tape[-1][2], whatever its number."
+                ] = _evaluate(plain_tape, inputs, largest)
+            check.expect_close(exercise, f"the result of {call_what}", result, expected, mistakes)
             for array, original in zip(examples, kept):
                 if not np.array_equal(array, original):
                     check.fail(

@@ -2,13 +2,15 @@
 
 The learner writes a `Value` class (11.1), derives the backward functions of `sub`, `div`
 and `sigmoid` (11.2), writes the backward walk (11.3), predicts what a second backward on
-the same graph does (11.4), backpropagates by hand through a two-layer MLP (11.5) and
-trains it with those gradients (11.6).
+the same graph does (11.4), backpropagates by hand through a two-layer MLP (11.5),
+trains it with those gradients (11.6), and writes a softplus whose forward and backward stay
+finite at ±800 (11.7).
 
 Only check 11.1 looks at the learner's `Value`. Every later check builds its graphs with
 the reference `Value` below and compares with what minigrad computes for the same graph,
 so a slip in one exercise never fails another; the lesson's cells after an exercise use
-the references here too (`Value`, `add`, `mul`, `tanh`, `backward`, `train_by_hand`).
+the references here too (`Value`, `add`, `mul`, `tanh`, `backward`, `mlp_by_hand`,
+`train_by_hand`), on fresh copies of their arrays.
 """
 
 from __future__ import annotations
@@ -278,7 +280,16 @@ _OPS_112: list[tuple[str, str, list[Any], bool, Callable]] = [
     ("div", "div(a, a)", [[0.5, -1.5, 2.0, 3.0]], True, _divide),
     ("sigmoid", "sigmoid(a)", [[-3.0, 0.0, 0.5, 4.0]], False, _sigmoid),
     ("sigmoid", "sigmoid(a) on a scalar", [0.8], False, _sigmoid),
+    # Far out in both tails: a derivative that computes exp(-a) again overflows at -800.
+    ("sigmoid", "sigmoid(a) at a = -800, -40, 40, 800", [[-800.0, -40.0, 40.0, 800.0]], False,
+     _sigmoid),
 ]
+
+_RECOMPUTED_EXP = (
+    "computing exp(-a) again overflows far out in the tails: at a = -800, exp(800) is inf "
+    "and e^-a / (1 + e^-a)² is inf/inf = nan. Write σ' with the output s that the forward "
+    "saved, grad_output * s * (1 - s), which stays between 0 and 1/4."
+)
 
 _FORGOT_V = (
     "that is the local derivative alone: multiply it by grad_output, the v in vᵀJ (here "
@@ -326,7 +337,8 @@ def _mistakes_112(name: str, k: int, a: np.ndarray, b: np.ndarray, v: np.ndarray
             "that has lost the a: ∂(a/b)/∂b = -a/b², not -1/b².": -v / b**2,
             _FORGOT_V: -a / b**2,
         }
-    s = 1 / (1 + np.exp(-a))
+    with np.errstate(over="ignore"):
+        s = 1 / (1 + np.exp(-a))
     return {
         "that is tanh's rule, 1 - s², not the sigmoid's: differentiate σ(x) = 1/(1 + e^-x) "
         "and write the result with σ itself, σ' = σ(1 - σ).": v * (1 - s**2),
@@ -360,7 +372,10 @@ def check_11_2(sub: Callable, div: Callable, sigmoid: Callable) -> None:
             inputs = [inputs[0], inputs[0].copy()]
         parents = [Value(x.copy()) for x in inputs]
         call_args = [parents[0], parents[0]] if same else parents
-        out = check.call(exercise, label, ops[name], *call_args)
+        # The forward np.exp(-a) overflows to inf at a = -800 (σ is then exactly 0): right,
+        # so its warning is not the learner's to see.
+        with np.errstate(over="ignore"):
+            out = check.call(exercise, label, ops[name], *call_args)
         if not _is_value_like(out):
             check.fail(
                 exercise,
@@ -396,7 +411,11 @@ def check_11_2(sub: Callable, div: Callable, sigmoid: Callable) -> None:
             who = "a" if k == 0 else "b"
             what = f"{label}: backward_fns[{k}](grad_output), the share of {who},"
             given = v.copy()
-            share = check.call(exercise, what, function, given)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                share = check.call(exercise, what, function, given)
+            if not np.all(np.isfinite(check.as_array(exercise, what, share))):
+                hint = _RECOMPUTED_EXP if name == "sigmoid" else "divide only by b.data."
+                check.fail(exercise, f"{what} contains inf or nan: {hint}")
             if not np.array_equal(given, v):
                 check.fail(
                     exercise,
@@ -1003,6 +1022,39 @@ def _check_training_run(
 # --------------------------------------------------------------------------- after Exercise 11.6
 
 
+def mlp_by_hand(
+    x: np.ndarray,
+    labels: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+) -> dict[str, Any]:
+    """The loss of the MLP and its gradient for every array, by hand with NumPy: the
+    reference solution of Exercise 11.5, for the lesson's cells after it.
+
+    With z1 = x W1ᵀ + b1, h = relu(z1), ℓ = h W2ᵀ + b2 and L the mean cross-entropy over
+    the N rows: ∂L/∂ℓ = (softmax(ℓ) - onehot(labels)) / N, ∂L/∂W2 = (∂L/∂ℓ)ᵀ h,
+    ∂L/∂b2 = Σ_rows ∂L/∂ℓ, ∂L/∂h = (∂L/∂ℓ) W2, ∂L/∂z1 = ∂L/∂h · [z1 > 0], and the same
+    again for the first layer. Shapes: each gradient has the shape of its array."""
+    n = x.shape[0]
+    z1 = x @ W1.T + b1
+    h = np.maximum(z1, 0)
+    logits = h @ W2.T + b2
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    loss = -log_probs[np.arange(n), labels].mean()
+    d_logits = np.exp(log_probs)  # the softmax
+    d_logits[np.arange(n), labels] -= 1
+    d_logits /= n
+    d_h = d_logits @ W2
+    d_z1 = d_h * (z1 > 0)
+    grads = {"loss": float(loss), "logits": d_logits, "W2": d_logits.T @ h}
+    grads.update({"b2": d_logits.sum(axis=0), "h": d_h, "z1": d_z1, "W1": d_z1.T @ x})
+    grads.update({"b1": d_z1.sum(axis=0), "x": d_z1 @ W1})
+    return grads
+
+
 def train_by_hand(
     grad_fn: Callable[..., dict],
     params: dict,
@@ -1023,31 +1075,117 @@ def train_by_hand(
     return params, losses
 
 
-def train_or_reference(
-    train: Callable,
-    grad_fn: Callable,
-    params: dict,
-    x: np.ndarray,
-    labels: np.ndarray,
-    lr: float,
-    steps: int,
-) -> tuple[dict, list, str | None]:
-    """train(grad_fn, params, x, labels, lr, steps) with the learner's two functions, for the
-    lesson's figure: (params, losses, None). When that raises or returns something that is
-    not (a dict of the parameters' shapes, `steps` losses), the course's reference versions
-    train instead, and the third item says why in one line."""
-    try:
-        trained, losses = train(grad_fn, params, x, labels, lr, steps)
-        losses = [float(loss) for loss in losses]
-        if len(losses) != steps or any(
-            np.shape(trained[name]) != np.shape(params[name]) for name in PARAMETER_NAMES
-        ):
-            raise ValueError("not a dict of the parameters' shapes and one loss per step")
-        return trained, losses, None
-    except Exception as error:  # noqa: BLE001 - any failure of the learner's code is reported
-        note = (
-            f"Your train_by_hand or mlp_forward_backward raised {type(error).__name__} "
-            f"({check._sentence(str(error))[:120]}), so the course's versions drew the figure."
+# --------------------------------------------------------------------------- Exercise 11.7
+
+
+def softplus(a: Value) -> Value:
+    """softplus(a) = log(1 + e^a) elementwise, finite for every float a (the solution of
+    Exercise 11.7).
+
+    Forward: the log-sum-exp of the row [0, a], shifted by m = max(a, 0), is
+    m + log(e^-m + e^(a-m)) = max(a, 0) + log1p(e^-|a|). Backward: d softplus/da =
+    e^a / (1 + e^a) = σ(a) = e^(a - softplus(a)), an exponent that is never positive."""
+    out = np.maximum(a.data, 0) + np.log1p(np.exp(-np.abs(a.data)))
+    return Value(out, (a,), (lambda grad_output: grad_output * np.exp(a.data - out),))
+
+
+def _softplus_closed_form(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """softplus(a) and σ(a) by NumPy's logaddexp: log(e^0 + e^a), and e^-log(1 + e^-a)."""
+    return np.logaddexp(0.0, a), np.exp(-np.logaddexp(0.0, -a))
+
+
+SOFTPLUS_TAILS = np.array([-800.0, -30.0, -1.0, 0.0, 0.5, 30.0, 800.0])
+
+_SOFTPLUS_FORWARD_OVERFLOW = (
+    "np.log(1 + np.exp(a)) overflows: np.exp(800) is inf, so the log is inf too. Shift as "
+    "the log-sum-exp of section 7 does: softplus(a) is the log-sum-exp of the row [0, a], "
+    "so with m = max(a, 0), softplus(a) = m + log(e^-m + e^(a - m)), where no exponent is "
+    "positive."
+)
+_SOFTPLUS_BACKWARD_NAN = (
+    "the share contains inf or nan at a = ±800 although softplus itself is finite there. "
+    "e^a / (1 + e^a) is inf/inf = nan at a = 800 (and an exp of -a overflows at a = -800). "
+    "Rewrite the derivative so that no exponent can be large and positive: with the output "
+    "out = softplus(a), e^a / (1 + e^a) = e^(a - out), and a - out is never positive."
+)
+
+
+def _softplus_mistakes(a: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
+    """The share each likely slip gives (at inputs where the slip stays finite)."""
+    _, sigma = _softplus_closed_form(a)
+    _, sigma_of_minus = _softplus_closed_form(-a)
+    return {
+        "that is σ(-a) = 1/(1 + e^a): differentiate log(1 + e^a) with the chain rule, "
+        "(1/(1 + e^a)) · e^a, and keep the e^a: the derivative is e^a/(1 + e^a) = σ(a).": (
+            v * sigma_of_minus
+        ),
+        "that is the local derivative alone: multiply it by grad_output, the v in vᵀJ "
+        "(here v is not all ones).": sigma,
+        "that is grad_output * e^a, the derivative of the inner e^a alone: the chain rule "
+        "multiplies it by the log's derivative, 1/(1 + e^a).": v * np.exp(np.minimum(a, 700.0)),
+        "that is σ(a)(1 - σ(a)), the derivative of σ: softplus' is σ(a) itself.": (
+            v * sigma * (1 - sigma)
+        ),
+    }
+
+
+def check_11_7(softplus: Callable) -> None:
+    """softplus(a) returns a Value with a finite forward and a finite, right backward at
+    every float a, including ±800.
+
+    The inputs are the course's reference Values; the expected values come from NumPy's
+    logaddexp (softplus(a) = log(e^0 + e^a), σ(a) = e^-softplus(-a))."""
+    exercise = "11.7"
+    _callable(exercise, softplus, "softplus")
+    for label, a, v in [
+        ("softplus(a) at a = 1.5", np.array(1.5), np.array(2.0)),
+        (
+            "softplus(a) at a = -800, -30, -1, 0, 0.5, 30, 800",
+            SOFTPLUS_TAILS.copy(),
+            np.array([1.5, 0.0, 2.0, 0.5, 3.0, 1.0, 0.75]),
+        ),
+    ]:
+        node = Value(a.copy())
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            out = check.call(exercise, label, softplus, node)
+        if not _is_value_like(out):
+            check.fail(
+                exercise,
+                f"{label} returned {check.with_article(out)}: return a new Value, "
+                f"Value(out, (a,), backward_fns).",
+            )
+        if len(tuple(out.parents)) != 1 or tuple(out.parents)[0] is not node:
+            check.fail(exercise, f"{label}.parents should be (a,): the input Value itself.")
+        if len(tuple(out.backward_fns)) != 1:
+            check.fail(exercise, f"{label} should have one backward function, for its one parent.")
+        expected_out, sigma = _softplus_closed_form(a)
+        forward = check.as_array(exercise, f"{label}.data", out.data)
+        if forward.shape == a.shape and not np.all(np.isfinite(forward)):
+            check.fail(exercise, f"{label}.data contains inf or nan: {_SOFTPLUS_FORWARD_OVERFLOW}")
+        check.expect_close(
+            exercise,
+            f"{label}.data",
+            forward,
+            expected_out,
+            {
+                "that is the shifted sum without its shift: with m = max(a, 0), "
+                "softplus(a) = m + log(e^-m + e^(a - m)); the m in front is missing.": (
+                    expected_out - np.maximum(a, 0)
+                ),
+            },
         )
-        trained, losses = train_by_hand(mlp_reference, params, x, labels, lr, steps)
-        return trained, losses, note
+        given = v.copy()
+        what = f"{label}: backward_fns[0](grad_output)"
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            share = check.call(exercise, what, tuple(out.backward_fns)[0], given)
+        if not np.array_equal(given, v):
+            check.fail(
+                exercise,
+                f"{what} changed grad_output in place: return a new array, "
+                f"`return grad_output * ...`.",
+            )
+        share_array = check.as_array(exercise, what, share)
+        if share_array.shape == a.shape and not np.all(np.isfinite(share_array)):
+            check.fail(exercise, f"{what}: {_SOFTPLUS_BACKWARD_NAN}")
+        check.expect_close(exercise, what, share_array, v * sigma, _softplus_mistakes(a, v))
+    check.passed(exercise)

@@ -471,3 +471,314 @@ def check_12_3(hv_by_hand: Callable[[np.ndarray, np.ndarray], Any]) -> None:
 
 def _short(value: np.ndarray) -> str:
     return format(float(value), ".4g")
+
+
+# --------------------------------------------------------------------------- Exercise 12.4
+
+
+def linear_jvp(t: np.ndarray, A: np.ndarray, d: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The lesson's linearized JVP, t (n,) -> (k,): the JVP at x0 of
+    f(x) = (c * tanh(A @ x)[1:4, None]).sum(axis=0), with d = tanh'(A @ x0) (n,), A (n, n)
+    and c (3, k). Step by step: matmul by A, scale by d, slice [1:4], broadcast to (3, k),
+    scale by c, sum over axis 0."""
+    s = (d * (A @ t))[1:4]
+    return (c * np.broadcast_to(s[:, None], c.shape)).sum(axis=0)
+
+
+def _jacobian_of_linear_jvp(A: np.ndarray, d: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """J (k, n) of linear_jvp as one matrix, cᵀ E diag(d) A with E the rows 1..3 of the
+    identity: independent of any step's transpose."""
+    rows = np.eye(A.shape[0])[1:4]
+    return c.T @ rows @ np.diag(d) @ A
+
+
+def _transpose_mistakes(u, A, d, c) -> dict[str, np.ndarray]:
+    """Hint -> what a likely slip in transposing linear_jvp gives for the cotangent u (k,)."""
+    n = A.shape[0]
+
+    def steps(u, last=lambda g: A.T @ g, scale_d=lambda g: d * g, scale_c=lambda u: c * u,
+              unbroadcast=lambda b: b.sum(axis=1), where=slice(1, 4)):
+        s_bar = unbroadcast(scale_c(u[None, :]))
+        g_bar = np.zeros(n)
+        g_bar[where] = s_bar
+        return last(scale_d(g_bar))
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "the last step uses A: the transpose of `h = A @ t` is `A.T @ h_bar` (the "
+            "identity ⟨A.T u, t⟩ = ⟨u, A t⟩), not A again.": steps(u, last=lambda g: A @ g),
+            "the last step multiplies by the inverse of A: transposing is not inverting; "
+            "the transpose of `A @ t` is `A.T @ ...`.": steps(
+                u, last=lambda g: np.linalg.solve(A, g)
+            ),
+            "the scale by d is divided out: the transpose of multiplying entry by entry by d "
+            "is multiplying by d again (a diagonal matrix is its own transpose), not "
+            "dividing.": steps(u, scale_d=lambda g: g / d),
+            "the scale by c is divided out: the transpose of multiplying by c is multiplying "
+            "by c again, not dividing.": steps(u, scale_c=lambda u: u / c),
+            "the scale by d is missing: every step of the JVP needs its transpose, d (the "
+            "derivative of tanh at the point) included.": steps(u, scale_d=lambda g: g),
+            "the scale by c is missing: every step of the JVP needs its transpose, the "
+            "multiplication by c included.": steps(u, scale_c=lambda u: np.broadcast_to(
+                u, c.shape)),
+            "the transpose of the broadcast takes a mean: broadcasting copies s into k "
+            "columns, so its transpose adds the k columns up (sum over axis 1), without "
+            "dividing by k.": steps(u, unbroadcast=lambda b: b.mean(axis=1)),
+            "the transpose of the broadcast keeps one column: the broadcast copied s into "
+            "every column, so all of them send their part back: sum over axis 1.": steps(
+                u, unbroadcast=lambda b: b[:, 0]
+            ),
+            "the slice's transpose puts s_bar in the wrong place: `s = g[1:4]` took entries "
+            "1, 2, 3, so its transpose writes s_bar into entries 1, 2, 3 of a zero vector of "
+            "g's length.": steps(u, where=slice(0, 3)),
+        }
+
+
+_REVERSE_ORDER = (
+    ValueError,
+    "The shapes do not fit together: transpose the steps in reverse order, the last step "
+    "first. u has the output's shape (k,), so the first transposed step undoes the last step "
+    "of the JVP (the sum over axis 0), and A.T comes last.",
+)
+
+# (n, k, seed, zero entries of d). n = 4 as in the lesson; then k = 3, a d with zeros (a
+# saturated tanh: those entries of the vjp get nothing through them) and a zero u.
+_TRANSPOSE_CASES: list[tuple[int, int, int, tuple[int, ...], bool]] = [
+    (4, 2, 1240, (), False),
+    (4, 3, 1241, (), False),
+    (4, 2, 1242, (2,), False),
+    (4, 1, 1243, (), True),
+]
+
+
+def _transpose_case(n: int, k: int, seed: int, zeros: tuple, zero_u: bool) -> tuple:
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, n))
+    d = rng.uniform(0.2, 1.0, size=n)
+    d[list(zeros)] = 0.0
+    c = rng.normal(size=(3, k))
+    u = np.zeros(k) if zero_u else rng.normal(size=k)
+    return u, A, d, c
+
+
+def check_transpose(
+    exercise: str, vjp: Callable, u: np.ndarray, A: np.ndarray, d: np.ndarray, c: np.ndarray,
+    rng: np.random.Generator,
+) -> None:
+    """vjp(u, A, d, c) against Jᵀu, with the likely mistakes named; a wrong result that is
+    none of them is reported through the defining identity ⟨vjp(u), t⟩ = ⟨u, jvp(t)⟩."""
+    what = (
+        f"vjp_by_transposing(u, A, d, c) for A of shape {A.shape}, c of shape {c.shape}, "
+        f"u = {np.round(u, 3).tolist()}"
+    )
+    if not np.any(d):
+        what += " (d = 0)"
+    elif not np.all(d):
+        what += f" (d has zero entries: {np.round(d, 3).tolist()})"
+    result = check.call(
+        exercise, what, vjp, u.copy(), A.copy(), d.copy(), c.copy(), hints=[_REVERSE_ORDER]
+    )
+    if result is None:
+        check.fail(exercise, f"{what} is None: did you forget to `return` the vector?")
+    got = check.as_array(exercise, what, result)
+    expected = _jacobian_of_linear_jvp(A, d, c).T @ u
+    n, k = A.shape[0], c.shape[1]
+    shape_hint = None
+    if got.shape == (k,):
+        shape_hint = (
+            "that is the output's shape: the vjp maps a cotangent of the output, shape (k,), "
+            "to one of the input, shape (n,), like t."
+        )
+    check.expect_shape(exercise, what, got, (n,), shape_hint)
+    if np.allclose(got, expected, rtol=1e-6, atol=1e-9):
+        return
+    for hint, wrong in _transpose_mistakes(u, A, d, c).items():
+        if np.all(np.isfinite(wrong)) and np.allclose(got, wrong, rtol=1e-6, atol=1e-9):
+            check.fail(exercise, f"{what} is {check._short(got)}, expected "
+                       f"{check._short(expected)}: {hint}")
+    t = rng.normal(size=n)
+    if np.any(u):
+        lhs, rhs = float(got @ t), float(u @ linear_jvp(t, A, d, c))
+        check.fail(
+            exercise,
+            f"{what} is {check._short(got)}, expected {check._short(expected)}. It breaks the "
+            f"identity that defines the transpose: for t = {np.round(t, 3).tolist()}, "
+            f"⟨vjp(u), t⟩ = {lhs:.4g} but ⟨u, jvp(t)⟩ = {rhs:.4g}. Check each step's "
+            "transpose with that identity on its own.",
+        )
+    check.fail(
+        exercise,
+        f"{what} is {check._short(got)}, expected zeros: the transpose is linear, so a zero "
+        "cotangent gives a zero vector (nothing may be added that does not come from u).",
+    )
+
+
+def check_12_4(vjp_by_transposing: Callable) -> None:
+    """vjp_by_transposing(u, A, d, c) = Jᵀu for linear_jvp, each step transposed in reverse
+    order: broadcast u, scale by c, sum over axis 1, pad into zeros, scale by d, A.T @."""
+    exercise = "12.4"
+    if not callable(vjp_by_transposing):
+        check.fail(
+            exercise,
+            f"vjp_by_transposing should be a function; got "
+            f"{check.with_article(vjp_by_transposing)}.",
+        )
+    rng = np.random.default_rng(124)
+    for case in _TRANSPOSE_CASES:
+        check_transpose(exercise, vjp_by_transposing, *_transpose_case(*case), rng)
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 12.5
+
+
+class _Tagged:
+    """value + tangent·ε_tag, the check's own tagged dual (the lesson's Tagged, written
+    again so that the mistakes below never run the learner's class). A larger tag is a
+    newer, inner derivative call; an operand without the top tag is a constant there."""
+
+    def __init__(self, value: Any, tangent: Any, tag: int) -> None:
+        self.value, self.tangent, self.tag = value, tangent, tag
+
+    @staticmethod
+    def _split(v: Any, tag: int) -> tuple[Any, Any]:
+        if isinstance(v, _Tagged) and v.tag == tag:
+            return v.value, v.tangent
+        return v, 0.0
+
+    @staticmethod
+    def _top(a: Any, b: Any) -> int:
+        return max(v.tag for v in (a, b) if isinstance(v, _Tagged))
+
+    def __add__(self, other: Any) -> _Tagged:
+        tag = self._top(self, other)
+        (a, da), (b, db) = self._split(self, tag), self._split(other, tag)
+        return _Tagged(a + b, da + db, tag)
+
+    def __mul__(self, other: Any) -> _Tagged:
+        tag = self._top(self, other)
+        (a, da), (b, db) = self._split(self, tag), self._split(other, tag)
+        return _Tagged(a * b, da * b + a * db, tag)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+
+def _derivative_with(next_tag: Callable[[], int], own_tag_only: bool = True) -> Callable:
+    """derivative(f, x) on _Tagged with tags from next_tag(); own_tag_only=False reads the
+    tangent of whatever tag f's result carries."""
+
+    def derivative(f: Callable, x: Any) -> Any:
+        tag = next_tag()
+        out = f(_Tagged(x, 1.0, tag))
+        if isinstance(out, _Tagged) and (out.tag == tag or not own_tag_only):
+            return out.tangent
+        return 0.0
+
+    return derivative
+
+
+def _counter(step: int) -> Callable[[], int]:
+    state = {"tag": 0}
+
+    def next_tag() -> int:
+        state["tag"] += step
+        return state["tag"]
+
+    return next_tag
+
+
+def _perturbation_mistakes() -> dict[str, Callable]:
+    """Hint -> a mistaken derivative. The one-tag mistake is the untagged Dual of section 1
+    (every call's ε is the same ε); the rest read or order tags wrongly."""
+    return {
+        "the derivative of f's result was read whatever its tag: when f does not depend on "
+        "its own x (here the inner function uses only the outer x), its result carries an "
+        "outer call's tag, and that tangent belongs to the outer derivative. Return 0 "
+        "then.": _derivative_with(_counter(1), own_tag_only=False),
+        "every call uses the same tag: that is perturbation confusion, the bug of the "
+        "untagged Dual. The inner call's ε must differ from the outer call's, so each call "
+        "takes a fresh tag (next(tags)).": _derivative_with(lambda: 1),
+        "the tags go down: an inner call must get a tag larger than every tag in use (the "
+        "arithmetic treats the larger tag as the inner derivative), so take the next one "
+        "from the counter, not a smaller one.": _derivative_with(_counter(-1)),
+    }
+
+
+# (label, build(derivative) -> the number, expected). Nested cases the untagged Dual gets
+# wrong, an inner function that ignores its own variable, then first order, a constant
+# function, three levels, and a second derivative through a derivative at a tagged point.
+_NESTED_CASES: list[tuple[str, Callable[[Callable], Any], float]] = [
+    (
+        "d/dx [x · d/dy (x + y) at y = 1] at x = 1",
+        lambda D: D(lambda x: x * D(lambda y: x + y, 1.0), 1.0),
+        1.0,
+    ),
+    (
+        "d/dx [d/dy (x · y) at y = 2] at x = 0.5",
+        lambda D: D(lambda x: D(lambda y: x * y, 2.0), 0.5),
+        1.0,
+    ),
+    (
+        "d/dx [x · d/dy (x · x) at y = 1] at x = 1.5 (the inner function ignores y)",
+        lambda D: D(lambda x: x * D(lambda y: x * x, 1.0), 1.5),
+        0.0,
+    ),
+    ("d/dx x³ at x = 2", lambda D: D(lambda x: x * x * x, 2.0), 12.0),
+    ("d/dx 3 at x = 1 (f ignores x)", lambda D: D(lambda x: 3.0, 1.0), 0.0),
+    (
+        "d/dx [x · d/dy [y · d/dz (x · y · z) at z = 0.5] at y = 2] at x = 1.5",
+        lambda D: D(lambda x: x * D(lambda y: y * D(lambda z: x * y * z, 0.5), 2.0), 1.5),
+        12.0,
+    ),
+    (
+        "d/dx [d/dy y³ at y = x] at x = 2 (a second derivative)",
+        lambda D: D(lambda x: D(lambda y: y * y * y, x), 2.0),
+        12.0,
+    ),
+]
+
+_TANGENT_OF_A_NUMBER = (
+    AttributeError,
+    lambda error: error.name in ("tangent", "tag", "value"),
+    "f's result is not always a Tagged: a function that ignores x (or uses only an outer "
+    "call's variable) returns a plain number or another call's Tagged; its derivative "
+    "along this call's ε is 0.",
+)
+
+
+def check_nested(exercise: str, derivative: Callable, label: str, build: Callable,
+                 expected: float, mistakes: dict[str, Callable]) -> None:
+    """One nested case: the number derivative gives, against `expected`, with the mistakes
+    whose numbers differ from it named."""
+    what = f"{label} with your derivative"
+    result = check.call(exercise, what, build, derivative, hints=[_TANGENT_OF_A_NUMBER])
+    if hasattr(result, "tangent") and hasattr(result, "value"):
+        check.fail(
+            exercise,
+            f"{what} is a {type(result).__name__}, not a number: return the tangent of "
+            "your own tag (a number at the outermost call), not the dual number itself.",
+        )
+    wrong = {}
+    for hint, mistaken in mistakes.items():
+        try:
+            value = float(build(mistaken))
+        except Exception:  # noqa: BLE001 - a mistake that cannot run names nothing here
+            continue
+        if not np.isclose(value, expected):
+            wrong[hint] = value
+    check.expect_close(exercise, what, result, expected, wrong)
+
+
+def check_12_5(derivative: Callable) -> None:
+    """derivative(f, x) with tagged duals: a fresh tag per call, the tangent of its own tag
+    only (0 when f's result does not carry it)."""
+    exercise = "12.5"
+    if not callable(derivative):
+        check.fail(
+            exercise, f"derivative should be a function; got {check.with_article(derivative)}."
+        )
+    mistakes = _perturbation_mistakes()
+    for label, build, expected in _NESTED_CASES:
+        check_nested(exercise, derivative, label, build, expected, mistakes)
+    check.passed(exercise)

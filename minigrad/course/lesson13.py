@@ -328,7 +328,21 @@ NOT_DETACHED = (
     "second time."
 )
 
+IGNORES_GRAD_OUTPUT = (
+    "your backward ignores grad_output: it backpropagates from the recomputed output as if "
+    "the loss were output.sum() (a seed of ones), so each block gets the gradient of its own "
+    "sum, not of the loss. Seed the inner backward with the gradient that arrives, "
+    "`output.backward(grad_output)`."
+)
+
 _HINTS_13_2: list[check.HintRule] = [
+    (
+        RuntimeError,
+        lambda error: "implicitly created only for scalar" in str(error),
+        "The recomputed output is not a scalar, so its backward needs a seed: the gradient "
+        "that arrives, `output.backward(grad_output)` (a .sum() first would ignore "
+        "grad_output and give each block the gradient of its own sum).",
+    ),
     (NoGradFnError, RECOMPUTED_WITHOUT_GRAPH),
     (GradientCountError, lambda error: error.got == error.expected - 1, NO_NONE_FOR_BLOCK),
     (
@@ -384,6 +398,28 @@ def _plain_run(blocks: list[_Block], x_data: np.ndarray) -> tuple[np.ndarray, li
     return h.data.copy(), grads, x.grad.data.copy()
 
 
+def _ignoring_grad_output_run(blocks: list[_Block], x_data: np.ndarray) -> tuple[list, np.ndarray]:
+    """The parameter gradients and x.grad a chain of checkpoints gives when each backward
+    ignores grad_output: block i's parameters get the gradient of block_i(h_i).sum(), and
+    x.grad is that of block_0(x).sum()."""
+    grads: list[np.ndarray] = []
+    h = Variable(x_data.copy())
+    x_grad = np.zeros_like(x_data)
+    for index, block in enumerate(blocks):
+        leaf = Variable(h.data.copy(), requires_grad=True)
+        output = block(leaf)
+        output.sum().backward()
+        grads.extend(p.grad.data.copy() for p in block.parameters())
+        if index == 0:
+            x_grad = leaf.grad.data.copy()
+        h = Variable(output.data.copy())
+    for block in blocks:
+        block.calls.clear()
+        for p in block.parameters():
+            p.grad = None
+    return grads, x_grad
+
+
 INPUT_GRADIENT_NONE = (
     "the last block's parameters got their gradient, the blocks before it none: the "
     "gradient stops at your Checkpoint, whose backward returned None for its input. "
@@ -425,6 +461,7 @@ def check_13_2(checkpoint_class: Any) -> None:
     blocks = [_Block(rng, 5) for _ in range(4)]
     x_data = rng.standard_normal((3, 5))
     out_expected, grads_expected, x_grad_expected = _plain_run(blocks, x_data)
+    grads_ignoring, x_grad_ignoring = _ignoring_grad_output_run(blocks, x_data)
 
     x = Variable(x_data.copy(), requires_grad=True)
     h = x
@@ -489,7 +526,7 @@ def check_13_2(checkpoint_class: Any) -> None:
             "`output.backward(grad_output)` on the recomputed output, so the parameters used "
             "inside the block receive their .grad.",
         )
-    for index, (grad, expected) in enumerate(zip(grads, grads_expected)):
+    for index, (grad, expected, ignoring) in enumerate(zip(grads, grads_expected, grads_ignoring)):
         name = f"the gradient of parameter {index % 2} ({'w' if index % 2 == 0 else 'b'}) " + (
             f"in block {index // 2}"
         )
@@ -498,7 +535,10 @@ def check_13_2(checkpoint_class: Any) -> None:
             name,
             grad,
             expected,
-            {"it is twice the right one: " + NOT_DETACHED: 2 * expected},
+            {
+                "it is twice the right one: " + NOT_DETACHED: 2 * expected,
+                IGNORES_GRAD_OUTPUT: ignoring,
+            },
             rtol=1e-12,
             atol=0,
         )
@@ -507,7 +547,10 @@ def check_13_2(checkpoint_class: Any) -> None:
         "x.grad, the gradient of the input of the first block",
         x.grad,
         x_grad_expected,
-        {"it is twice the right one: " + NOT_DETACHED: 2 * x_grad_expected},
+        {
+            "it is twice the right one: " + NOT_DETACHED: 2 * x_grad_expected,
+            IGNORES_GRAD_OUTPUT: x_grad_ignoring,
+        },
         rtol=1e-12,
         atol=0,
     )
@@ -529,4 +572,267 @@ def check_13_2(checkpoint_class: Any) -> None:
     inner = np.cos(a.data * s.data) * c.data
     check.expect_close(exercise, f"a.grad after {what}", a.grad, inner * s.data)
     check.expect_close(exercise, f"s.grad after {what}", s.grad, inner * a.data)
+    check.passed(exercise)
+
+
+# --------------------------------------------------------------------------- Exercise 13.3
+
+
+def bisect(blocks: Sequence[Callable], h: Variable) -> Variable:
+    """The blocks run one after another on `h`, under Chen et al.'s recursive schedule.
+
+    A chain of one block runs as it is; a longer chain is cut into halves (the first
+    len // 2 blocks, then the rest), and each half runs under `checkpoint`, as `bisect` of
+    its own blocks. A checkpoint keeps only its input, and while backward recomputes a half
+    its quarters are checkpoints again, so for n = 2**m blocks the saved values alive at
+    once are the inputs on one path down the recursion: O(log n) of them. Each block runs
+    once in forward and once more per level, 1 + log2(n) times in all.
+    """
+    from minigrad.utils.checkpoint import checkpoint  # minigrad.utils imports the course's
+
+    if len(blocks) == 1:
+        return blocks[0](h)
+    middle = len(blocks) // 2
+    first, second = list(blocks[:middle]), list(blocks[middle:])
+    h = checkpoint(lambda value: bisect(first, value), h)
+    return checkpoint(lambda value: bisect(second, value), h)
+
+
+def bisect_peak(n: int) -> int:
+    """The most saved activation buffers alive at once in one step of `bisect` on n = 2**m
+    blocks that each keep one new array (their output), as a BufferMeter counts them, with
+    the input x counted: log2(n) + 2.
+
+    While backward recomputes the last block, x and the second half's input at each of the
+    log2(n) levels are held (the detached copy a recomputation starts from shares its
+    buffer with the saved input: no new memory), and the last block's recomputed output.
+    """
+    return int(round(np.log2(n))) + 2
+
+
+class _PeakMeter:
+    """The bytes of distinct buffers held by saved values: alive now, and the peak.
+
+    pack() wraps each saved value in a box and counts the boxes per owning buffer; a
+    buffer's bytes are added with its first box and taken off when its last box is thrown
+    away. Parameters are not counted.
+    """
+
+    def __init__(self, parameters: Sequence[Variable]) -> None:
+        self.weights = {id(owner(p.data)) for p in parameters}
+        self.holders: dict[int, int] = {}
+        self.live = 0
+        self.peak = 0
+
+    def hooks(self) -> saved_tensors_hooks:
+        return saved_tensors_hooks(self.pack, lambda box: box.variable)
+
+    def pack(self, variable: Variable) -> _Box:
+        buffer = owner(variable.data)
+        counted = id(buffer) not in self.weights
+        if id(buffer) not in self.holders:
+            self.holders[id(buffer)] = 0
+            if counted:
+                self.live += buffer.nbytes
+                self.peak = max(self.peak, self.live)
+        self.holders[id(buffer)] += 1
+        return _Box(variable, self, id(buffer), buffer.nbytes if counted else 0)
+
+    def release(self, key: int, nbytes: int) -> None:
+        self.holders[key] -= 1
+        if self.holders[key] == 0:
+            del self.holders[key]
+            self.live -= nbytes
+
+
+class _Box:
+    def __init__(self, variable: Variable, meter: _PeakMeter, key: int, nbytes: int) -> None:
+        self.variable, self.meter, self.key, self.nbytes = variable, meter, key, nbytes
+
+    def __del__(self) -> None:
+        self.meter.release(self.key, self.nbytes)
+
+
+def _log2(n: int) -> int:
+    return int(round(np.log2(n)))
+
+
+NO_CHECKPOINT = (
+    "every block ran once, so nothing was recomputed: no checkpoint was placed (a recursion "
+    "of plain calls is plain forward, which keeps every block's output). Run each half "
+    "under `checkpoint(...)`."
+)
+ONE_AROUND_EACH = (
+    "each block ran twice and every block's output was held at the peak: a checkpoint "
+    "around each block (or one around the whole chain) keeps as much as plain forward here "
+    "(section 4). Checkpoint the two halves, and inside each half its two halves again."
+)
+HALVES_ONLY = (
+    "that is a checkpoint around each half, with plain blocks inside: when backward "
+    "recomputes a half, its n/2 blocks all hold their outputs. Place checkpoints inside "
+    "the halves too: each half runs as `bisect` of its own blocks."
+)
+FLAT_SEGMENTS = (
+    "each block ran twice, one recomputation in all: that is a flat schedule, segments "
+    "checkpointed once (such as segments of sqrt(n) blocks), which holds a whole segment "
+    "while it is recomputed. Make it recursive: checkpoint the two halves, and inside each "
+    "half its two halves again, down to single blocks."
+)
+TOO_MANY_RECOMPUTES = (
+    "the peak is right, but blocks ran more often than one forward plus one recomputation "
+    "per level (1 + log2 n times each): a checkpoint is nested in another around the very "
+    "same blocks (one around the whole chain, say). Cut the chain in halves at each level, "
+    "with one checkpoint per half."
+)
+
+PREDICTED_ONE_SHORT = (
+    "one short. You counted the inputs held on the way down (x, and one per level), but "
+    "while backward recomputes the last block, that block's fresh output is alive too: the "
+    "segment being recomputed holds its own values next to the saved inputs."
+)
+PREDICTED_LEVELS_ONLY = (
+    "two short: one saved input per level (log2 n), but x, the first half's input at the "
+    "top, is held too, and so is the output of the block being recomputed."
+)
+PREDICTED_COPIES_TWICE = (
+    "the inputs were counted twice. A recomputation starts from a detached copy of the saved "
+    "input, `x.detach()`, which shares its buffer: it is no new memory. Count each buffer "
+    "once, as in Exercise 13.1."
+)
+PREDICTED_LOSS_OUTPUT = (
+    "one too many: the last output, which the loss keeps, is freed as soon as backward has "
+    "gone through the loss, before any checkpoint is recomputed."
+)
+PREDICTED_PLAIN = "that is plain forward's peak, n + 1: the recursive schedule keeps far less."
+PREDICTED_SQRT = (
+    "that is the peak of segments of sqrt(n) blocks, 2 sqrt(n); the recursive schedule "
+    "keeps only the inputs on one path down the recursion."
+)
+
+
+def _mistakes_13_3(n: int) -> dict[str, float]:
+    """hint -> the prediction that mistake gives for n blocks (the first listed wins)."""
+    levels = _log2(n)
+    return {
+        PREDICTED_ONE_SHORT: levels + 1,
+        PREDICTED_LEVELS_ONLY: levels,
+        PREDICTED_COPIES_TWICE: 2 * levels + 2,
+        PREDICTED_LOSS_OUTPUT: levels + 3,
+        PREDICTED_PLAIN: n + 1,
+        PREDICTED_SQRT: 2 * np.sqrt(n),
+    }
+
+
+def _schedule_run(
+    exercise: str, schedule: Callable, n: int, width: int, batch: int, seed: int
+) -> dict[str, Any]:
+    """One step of `schedule(blocks, x)` on n hidden blocks, against a plain step: the output
+    and gradients of both, the peak of saved activation buffers in units of one block
+    output, and how many times the blocks ran."""
+    rng = np.random.default_rng(seed)
+    blocks = [_Block(rng, width) for _ in range(n)]
+    x_data = rng.standard_normal((batch, width))
+    out_expected, grads_expected, x_grad_expected = _plain_run(blocks, x_data)
+    parameters = [p for block in blocks for p in block.parameters()]
+    meter = _PeakMeter(parameters)
+    x = Variable(x_data.copy(), requires_grad=True)
+    what = f"bisect(blocks, x) on {n} blocks"
+    with meter.hooks():
+        out = check.call(exercise, what, schedule, list(blocks), x)
+        if not isinstance(out, Variable):
+            check.fail(exercise, f"{what} returned {check.with_article(out)}, not a Variable.")
+        check.expect_close(exercise, f"the output of {what}", out, out_expected, rtol=1e-12, atol=0)
+        loss = (out * out).sum()
+        del out
+        check.call(exercise, f"backward after {what}", loss.backward)
+    for index, p in enumerate(parameters):
+        check.expect_close(
+            exercise,
+            f"the gradient of parameter {index % 2} in block {index // 2} after {what}",
+            p.grad,
+            grads_expected[index],
+            rtol=1e-12,
+            atol=0,
+        )
+    check.expect_close(
+        exercise, f"x.grad after {what}", x.grad, x_grad_expected, rtol=1e-12, atol=0
+    )
+    return {
+        "what": what,
+        "peak": meter.peak / x_data.nbytes,
+        "calls": sum(len(block.calls) for block in blocks),
+    }
+
+
+def check_schedule(exercise: str, schedule: Any, n: int, width: int, batch: int, seed: int) -> int:
+    """Run `schedule` as bisect on n blocks; fail with the mistake its peak or its number of
+    block calls points to. Returns the measured peak in units of one block output."""
+    run = _schedule_run(exercise, schedule, n, width, batch, seed)
+    levels = _log2(n)
+    peak, calls, what = run["peak"], run["calls"], run["what"]
+    expected_peak = bisect_peak(n)
+    if not np.isclose(peak, expected_peak):
+        said = (
+            f"{what}: at its peak, saved values held {peak:g} block outputs (x counted), "
+            f"the recursive schedule holds {expected_peak}; the blocks ran {calls} times"
+        )
+        if calls == n:
+            check.fail(exercise, f"{said}: {NO_CHECKPOINT}")
+        if calls == 2 * n and np.isclose(peak, n // 2 + 2):
+            check.fail(exercise, f"{said}: {HALVES_ONLY}")
+        if calls == 2 * n and np.isclose(peak, n + 1):
+            check.fail(exercise, f"{said}: {ONE_AROUND_EACH}")
+        if calls == 2 * n:
+            check.fail(exercise, f"{said}: {FLAT_SEGMENTS}")
+        check.fail(
+            exercise,
+            f"{said}. Cut the chain in two halves (the first len(blocks) // 2 blocks, then "
+            f"the rest), run each under `checkpoint` as `bisect` of its own blocks, and run "
+            f"a single block as it is.",
+        )
+    if calls > n * (1 + levels):
+        check.fail(
+            exercise,
+            f"{what}: the blocks ran {calls} times, at most {n * (1 + levels)} expected: "
+            f"{TOO_MANY_RECOMPUTES}",
+        )
+    return int(round(peak))
+
+
+def check_predictions(exercise: str, predicted_peak: Any, measured: dict[int, int]) -> None:
+    """Compare predicted_peak(n) with the peaks measured, naming the likely mistake."""
+    for n, peak in measured.items():
+        what = f"predicted_peak({n})"
+        got = check.call(exercise, what, predicted_peak, n)
+        if isinstance(got, bool) or not isinstance(got, numbers.Real):
+            check.fail(
+                exercise,
+                f"{what} returned {check.with_article(got)}; return a number of block "
+                f"outputs, e.g. `return 3 * n`.",
+            )
+        check.expect_close(
+            exercise,
+            f"{what} (measured: {peak} block outputs)",
+            got,
+            peak,
+            {hint: wrong for hint, wrong in _mistakes_13_3(n).items() if wrong != peak},
+            rtol=0,
+            atol=1e-9,
+        )
+
+
+def check_13_3(bisect_answer: Any, predicted_peak_answer: Any) -> None:
+    """bisect(blocks, h): Chen et al.'s recursive checkpoints, O(log n) saved memory at
+    1 + log2(n) forwards; predicted_peak(n): its peak, in block outputs, predicted."""
+    exercise = "13.3"
+    for name, value in (("bisect", bisect_answer), ("predicted_peak", predicted_peak_answer)):
+        if not callable(value):
+            check.fail(exercise, f"{name} should be a function; got {check.with_article(value)}.")
+    # 8 blocks first: there each misplacement gives a peak or a count of its own.
+    measured = {}
+    for n, seed in ((8, 331), (2, 332), (4, 333), (16, 334), (32, 335), (64, 336)):
+        measured[n] = check_schedule(exercise, bisect_answer, n, width=4, batch=3, seed=seed)
+    # 64 first: there every mistake gives a prediction of its own (at n = 2, 2 log2 n + 2
+    # and log2 n + 3 are both 4).
+    check_predictions(exercise, predicted_peak_answer, dict(sorted(measured.items())[::-1]))
     check.passed(exercise)

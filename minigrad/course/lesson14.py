@@ -524,22 +524,43 @@ def _stale_and_leaked(spy: _SpyTGD, batches: list, val: list) -> tuple[list[int]
     return stale, leaked
 
 
-def check_14_2(train: Callable) -> None:
-    """train(note, optimizer, batches, val_set, loss_fn): buggy_train with its bugs fixed."""
-    exercise = "14.2"
-    if not callable(train):
-        check.fail(exercise, f"train should be a function; got {check.with_article(train)}.")
-    batches, val = check_data()
-    reference_prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
-    expected = reference_train(
-        reference_prompt, TGD([reference_prompt], engine=RuleBasedEngine()), batches, val, loss_fn
-    )
-    prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
-    spy = _SpyTGD([prompt])
+# Examples whose feedback a note holds before train gets it (a backward ran before
+# training, as in the lesson's section 5): none of the check's minibatches asks for their words.
+EARLIER_14_2 = [
+    _example("Teak salad bowl", ["oiled"], ["cheap"], 5),
+    _example("Wool felt coaster", ["washable"], ["cheap", "sale"], 4),
+]
+
+
+def _watching_validation(
+    val: list, loss: Callable, spy: _SpyTGD
+) -> tuple[Callable[[Variable, Sequence[dict]], tuple[float, list[Variable]]], list[int]]:
+    """`loss` as train gets it, and a list that notes, each time a backward reaches one of
+    the validation set's explanations, how many steps had run by then. A validation
+    backward is seen where it happens, whatever clears .grad afterwards."""
+    sent: list[int] = []
+
+    def watched(prompt: Variable, examples: Sequence[dict]) -> tuple[float, list[Variable]]:
+        score, explanations = loss(prompt, examples)
+        scored = isinstance(examples, (list, tuple)) and len(examples) > 0
+        if scored and all(example in val for example in examples):
+            for explanation in explanations:
+                if isinstance(explanation, Variable) and explanation.requires_grad:
+                    explanation.register_hook(lambda feedback: sent.append(len(spy.steps)))
+        return score, explanations
+
+    return watched, sent
+
+
+def _call_train(
+    exercise: str, train: Callable, prompt: Variable, spy: _SpyTGD, data: tuple, loss: Callable
+) -> Any:
+    """train(prompt, spy, batches, val, loss) with the offline engine as the default."""
+    batches, val = data
     previous_engine = default_engine()
     set_default_engine(RuleBasedEngine())
     try:
-        history = check.call(
+        return check.call(
             exercise,
             "train(note, optimizer, batches, val_set, loss_fn)",
             train,
@@ -547,7 +568,7 @@ def check_14_2(train: Callable) -> None:
             spy,
             batches,
             val,
-            loss_fn,
+            loss,
             hints=[
                 (
                     NoGradFnError,
@@ -558,6 +579,46 @@ def check_14_2(train: Callable) -> None:
         )
     finally:
         set_default_engine(previous_engine)
+
+
+def _check_fresh_start(exercise: str, train: Callable) -> None:
+    """A note that holds feedback when train gets it: step 1 must act on its own minibatch's
+    feedback alone, which zero_grad at the end of a step (step(); zero_grad()) misses."""
+    batches, val = check_data()
+    prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
+    backward(loss_fn(prompt, EARLIER_14_2)[1])
+    before = _pieces(prompt.grad.data)
+    spy = _SpyTGD([prompt])
+    _call_train(exercise, train, prompt, spy, (batches, val), loss_fn)
+    for index, (text, grad) in enumerate(spy.steps[: len(batches)]):
+        if (_pieces(grad) - _feedback_of(text, batches[index])) & before:
+            check.fail(
+                exercise,
+                f"given a note that already held feedback (a backward ran before training), "
+                f"step {index + 1} acted on it as well as on its minibatch's: zero_grad at the "
+                f"end of a step (step(); zero_grad()) leaves the first step whatever was there. "
+                f"Call optimizer.zero_grad() at the start of every step, before the loss.",
+            )
+
+
+def check_14_2(train: Callable) -> None:
+    """train(note, optimizer, batches, val_set, loss_fn): buggy_train with its bugs fixed.
+
+    Run twice: on a note without feedback, watching the feedback each step acts on and every
+    backward that reaches the validation set's explanations; then on a note that holds
+    feedback from before training, whose first step must not act on it."""
+    exercise = "14.2"
+    if not callable(train):
+        check.fail(exercise, f"train should be a function; got {check.with_article(train)}.")
+    batches, val = check_data()
+    reference_prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
+    expected = reference_train(
+        reference_prompt, TGD([reference_prompt], engine=RuleBasedEngine()), batches, val, loss_fn
+    )
+    prompt = Variable(PROMPT_START, role=PROMPT_ROLE, requires_grad=True)
+    spy = _SpyTGD([prompt])
+    watched_loss, validation_sent = _watching_validation(val, loss_fn, spy)
+    history = _call_train(exercise, train, prompt, spy, (batches, val), watched_loss)
     history = _history_of(exercise, history, len(batches))
     if len(spy.steps) != len(batches):
         check.fail(
@@ -594,15 +655,19 @@ def check_14_2(train: Callable) -> None:
                 f"minibatch's explanations before optimizer.step(), and zero_grad before "
                 f"the loss, not between backward and step.",
             )
-    # Feedback the validation set sent, found on .grad when zero_grad clears it or at the end.
+    # A backward that reached the validation set's explanations, whatever cleared .grad
+    # afterwards (zero_grad, `note.grad = None`); and, should one escape the hooks, feedback
+    # of the validation set found on .grad when zero_grad clears it or at the end.
     looked_at = [*spy.cleared, (prompt.data, None if prompt.grad is None else prompt.grad.data)]
-    if any(grad and _pieces(grad) & _feedback_of(text, val) for text, grad in looked_at):
+    found = any(grad and _pieces(grad) & _feedback_of(text, val) for text, grad in looked_at)
+    if validation_sent or found:
+        when = f" after step {validation_sent[0]}" if validation_sent else ""
         check.fail(
             exercise,
-            "validation still sends feedback to the note. zero_grad happens to clear it "
-            "before the next step, but moved, it would leak (and with a language model each "
-            "of those backward calls costs a request). Validation only scores: drop the "
-            "backward of its explanations.",
+            f"validation still sends feedback to the note: a backward ran from the validation "
+            f"set's explanations{when}. Clearing .grad before the next step (zero_grad, "
+            f"note.grad = None) hides it from the steps, but each of those backward calls "
+            f"costs a request to a language model. Validation only scores: drop that backward.",
         )
     for index, ((score, text), (want_score, want_text)) in enumerate(zip(history, expected)):
         if text != want_text:
@@ -623,6 +688,7 @@ def check_14_2(train: Callable) -> None:
                 f"the row of step {index + 1} holds the validation score {score:.4g}, expected "
                 f"{want_score:.4g}: {hint}",
             )
+    _check_fresh_start(exercise, train)
     check.passed(exercise)
 
 

@@ -39,11 +39,19 @@ def _text_operator(name: str) -> Callable:
     return TEXT_OPERATORS[name]
 
 
+class Size(tuple):
+    """A shape as PyTorch's torch.Size: a tuple of ints, which x.new(size) and a
+    distribution's sample(size) read as sizes, never as data."""
+
+    def __repr__(self) -> str:
+        return f"minigrad.Size({list(self)})"
+
+
 @operator
 def size(self, dim: int | None = None) -> Any:
-    """The shape, or its length along `dim` (PyTorch's spelling)."""
+    """The shape (a minigrad.Size), or its length along `dim` (PyTorch's spelling)."""
     if dim is None:
-        return self.shape
+        return Size(self.shape)
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
         raise TypeError(
             f"size(): argument 'dim' (position 1) must be an int, not {type(dim).__name__}; "

@@ -28,6 +28,7 @@ from minigrad.ops.elementwise import (
     _ERFC_Q,
     _ERFC_R,
     _ERFC_S,
+    Where,
     _check_broadcast,
     _erf_values,
     _polynomial,
@@ -355,7 +356,7 @@ def _float_operand(value: Any, op: str) -> Any:
 
 class Xlogy(Function):
     """z = x·log(y), with z = 0 where x = 0 (also for y = 0, as entropies need: 0·log 0 = 0)
-    unless y is nan;  dz/dx = log(y) where x != 0, else 0;  dz/dy = x / y."""
+    unless y is nan;  dz/dx = log(y), but 0 where x = 0 and y <= 0 (as PyTorch);  dz/dy = x / y."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Any, y: Any) -> np.ndarray:
@@ -381,7 +382,12 @@ class Xlogy(Function):
         x = ctx.x if x is None else x
         y = ctx.y if y is None else y
         needs_x, needs_y = ctx.needs_input_grad
-        grad_x = grad * Xlogy.apply(x != 0, y) if needs_x else None
+        grad_x = None
+        if needs_x:
+            # log(y) at x = 0 too (a Beta's log_prob at concentration 1 needs it), except
+            # where log(y) does not exist and the zero x is what made z = 0.
+            undefined = (x == 0) & (y <= 0)
+            grad_x = Where.apply(undefined, 0.0, Xlogy.apply(grad, y))
         grad_y = grad * x / y if needs_y else None
         return grad_x, grad_y
 

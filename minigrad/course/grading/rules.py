@@ -106,6 +106,12 @@ RULES: dict[str, Rule] = {
         "which differentiates for you",
         "no minigrad in Exercise 0.1",
     ),
+    "0.4": Rule(
+        "asks for g'(x) derived by hand, as plain arithmetic on x",
+        LIBRARIES,
+        "which differentiates for you",
+        "no minigrad in Exercise 0.4",
+    ),
     "1.2": _no_recursion("asks for a loop and a list of nodes still to visit"),
     "2.1": Rule(
         "asks for dy/dx and dy/dw by hand, with plain Python arithmetic on floats",
@@ -118,12 +124,32 @@ RULES: dict[str, Rule] = {
     "3.2": _derive("asks you to derive ∂y/∂x yourself"),
     "3.3": _derive("asks you to work out both partial derivatives yourself"),
     "5.1": _derive("asks you to derive each gradient from the index formula"),
+    "5.4": _derive("asks you to derive the bilinear layer's four gradients from its index formula"),
     "6.2": _derive("asks for a backward you derive"),
+    "8.3": Rule(
+        "asks you to derive SiLU's derivative by hand and write it in the kernel",
+        LIBRARIES,
+        "which computes it for you",
+        "derive it by hand",
+    ),
+    "6.5": Rule(
+        "asks you to predict the loss and both gradients by hand, with plain arithmetic",
+        LIBRARIES,
+        "which runs the graph instead of predicting it",
+        "predict, do not run",
+    ),
     "9.2": Rule(
         "asks for Hv with two calls to minigrad.grad, without building H",
         HESSIANS,
         "which does it for you",
         "no library Hessian",
+    ),
+    "9.5": _derive("asks for a backward you derive with the implicit function theorem"),
+    "9.6": Rule(
+        "asks you to derive what the hook receives and x.grad on paper, with NumPy only",
+        LIBRARIES,
+        "which computes them for you",
+        "NumPy only",
     ),
     "11.2": _derive("asks you to derive the backward functions of sub, div and sigmoid"),
     "11.3": _no_recursion(
@@ -141,6 +167,12 @@ RULES: dict[str, Rule] = {
         "which differentiates for you",
         "NumPy only",
     ),
+    "11.7": Rule(
+        "asks you to derive softplus's backward yourself and write it with NumPy",
+        (*DIFFERENTIATORS, "minigrad.nn.functional", "torch.nn.functional"),
+        "which computes it for you",
+        "derive it yourself",
+    ),
     "12.1": _derive("asks for a JVP rule you derive"),
     "12.2": Rule(
         "asks you to build the Jacobian column by column with JVPs",
@@ -154,11 +186,29 @@ RULES: dict[str, Rule] = {
         "which computes it for you",
         "NumPy only",
     ),
+    "12.4": Rule(
+        "asks you to derive the transpose of a JVP by hand and write it with NumPy only",
+        (*LIBRARIES, "linear_jvp"),
+        "which computes the VJP or J for you",
+        "NumPy only",
+    ),
+    "12.5": Rule(
+        "asks you to fix perturbation confusion with tagged dual numbers, by hand",
+        LIBRARIES,
+        "which differentiates for you",
+        "tagged duals by hand",
+    ),
     "13.2": Rule(
         "asks you to write checkpointing yourself, as a Function",
         ("minigrad.utils.checkpoint", "torch.utils.checkpoint"),
         "which does it for you",
         "no library checkpoint",
+    ),
+    "13.3": Rule(
+        "asks you to predict the recursive schedule's peak before it is measured",
+        ("tracemalloc", "minigrad.autograd.graph", "minigrad.core.function.saved_tensors_hooks"),
+        "which measures it instead of predicting it",
+        "predict, do not measure",
     ),
     "15.1": Rule(
         "asks you to derive the input's gradient of a convolution and write it with NumPy only",

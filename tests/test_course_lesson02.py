@@ -251,14 +251,36 @@ def fit_slope_one_short(w, xs, ys, lr, steps):
         w.data -= lr * w.grad.data
 
 
+def fit_slope_zero_before(w, xs, ys, lr, steps):
+    """Another right answer: the gradient zeroed in place before backward (when there is
+    one), the update under no_grad."""
+    for _ in range(steps):
+        if w.grad is not None:
+            w.grad.zero_()
+        loss = ((w * xs - ys) ** 2).mean()
+        loss.backward()
+        with minigrad.no_grad():
+            w -= lr * w.grad
+
+
 def fit_slope_zero_after(w, xs, ys, lr, steps):
-    """Another right answer: the update under no_grad, then the gradient zeroed in place."""
+    """The update under no_grad, then the gradient zeroed in place: a gradient w held
+    before the call goes into the first step."""
     for _ in range(steps):
         loss = ((w * xs - ys) ** 2).mean()
         loss.backward()
         with minigrad.no_grad():
             w -= lr * w.grad
         w.grad.zero_()
+
+
+def fit_slope_reset_after(w, xs, ys, lr, steps):
+    """The lesson's loop with `w.grad = None` after the update (issue 36): the same slip."""
+    for _ in range(steps):
+        loss = ((w * xs - ys) ** 2).mean()
+        loss.backward()
+        w.data -= lr * w.grad.data
+        w.grad = None
 
 
 def fit_slope_zero_without_call(w, xs, ys, lr, steps):
@@ -286,7 +308,7 @@ def fit_slope_ignores_lr(w, xs, ys, lr, steps):
 
 def test_2_3_reference_passes(capsys: pytest.CaptureFixture) -> None:
     lesson02.check_2_3(fit_slope)
-    lesson02.check_2_3(fit_slope_zero_after)
+    lesson02.check_2_3(fit_slope_zero_before)
     assert capsys.readouterr().out.count("Exercise 2.3: correct.") == 2
 
 
@@ -315,6 +337,14 @@ def test_2_3_hidden_data_ends_with_a_single_step() -> None:
         (fit_slope_rebinds, r"still 0, so w never moved: update the caller's w in place"),
         (fit_slope_one_short, r"after 5 steps: is one step missing"),
         ("fit_slope", r"pass the function itself"),
+        # Reset after the update, not before backward: right while w arrives without a
+        # gradient, which only the check's last case does not.
+        (
+            fit_slope_reset_after,
+            r"w after 3 steps \(lr=0\.1, w\.grad = 2 on entry\) is .*the gradient w held "
+            r"before the call went into the first step.*not after the update",
+        ),
+        (fit_slope_zero_after, r"the gradient w held before the call went into the first step"),
     ],
 )
 def test_2_3_mistakes(answer, hint: str) -> None:
@@ -327,6 +357,24 @@ def test_2_3_numpy_reference_matches_the_engine() -> None:
     w = minigrad.Variable(0.0, requires_grad=True)
     fit_slope(w, minigrad.Variable(xs), minigrad.Variable(ys), lr, steps)
     assert w.item() == pytest.approx(lesson02.fit_slope_numpy(xs, ys, lr, steps))
+
+
+def test_2_3_numpy_reference_of_a_leftover_gradient_matches_the_engine() -> None:
+    """The check's last case: w arrives with w.grad set. A right loop ignores it; resetting
+    after the update, or never, uses it (the values the check names)."""
+    xs, ys, lr, steps, leftover = lesson02._leftover_23()
+    for answer, mistake in (
+        (fit_slope, None),
+        (fit_slope_reset_after, "reset after"),
+        (fit_slope_no_zero, "no zero"),
+    ):
+        w = minigrad.Variable(0.0, requires_grad=True)
+        w.grad = minigrad.Variable(leftover)
+        answer(w, minigrad.Variable(xs), minigrad.Variable(ys), lr, steps)
+        numpy = lesson02.fit_slope_numpy(xs, ys, lr, steps, mistake, leftover)
+        assert w.item() == pytest.approx(numpy)
+    right = lesson02.fit_slope_numpy(xs, ys, lr, steps)
+    assert abs(lesson02.fit_slope_numpy(xs, ys, lr, steps, "reset after", leftover) - right) > 0.05
 
 
 # --------------------------------------------------------------------------- Exercise 2.4
@@ -464,7 +512,8 @@ def fit_slope_rebinds_then_reads_grad(w, xs, ys, lr, steps):
         (
             fit_slope_zeroes_first,
             r"raised AttributeError: 'NoneType' object has no attribute 'zero_'\. "
-            r"Before the first backward\(\), w\.grad is None: reset it after the update",
+            r"Before the first backward\(\), w\.grad is None, so there is nothing to "
+            r"zero: reset it with `w\.grad = None` before each backward\(\)",
         ),
         (
             fit_slope_in_place_on_w,

@@ -485,3 +485,140 @@ def test_7_2_constructor_without_the_limit_is_named_from_its_signature() -> None
 
     with pytest.raises(CheckError, match=r"MaxCharacters\(\) cannot be called as MaxCharacters"):
         lesson07.check_7_2(MaxCharacters)
+
+
+# --------------------------------------------------------------------------- Exercise 7.3
+
+
+def _headline(returns: Callable) -> type:
+    """A Headline whose backward shares the lines out correctly (by the inputs' roles), then
+    hands them over as returns(title, tagline, for_title, for_tagline) does."""
+
+    class Headline(minigrad.Function):
+        @staticmethod
+        def forward(ctx, title, tagline):
+            ctx.save_for_backward(title, tagline)
+            return minigrad.Variable(f"{title.data}: {tagline.data}", role="headline")
+
+        @staticmethod
+        def backward(ctx, feedback):
+            title, tagline = ctx.saved_variables
+            for_title, for_tagline = [], []
+            for line in feedback.data.splitlines():
+                if line.startswith(f"[{title.role}]"):
+                    for_title.append(line)
+                elif line.startswith(f"[{tagline.role}]"):
+                    for_tagline.append(line)
+                else:
+                    for_title.append(line)
+                    for_tagline.append(line)
+            return returns(title, tagline, for_title, for_tagline)
+
+    return Headline
+
+
+def _headline_note(part, lines, role=None):
+    return minigrad.Variable("\n".join(lines), role=role or f"feedback to {part.role}")
+
+
+def _or_none(part, lines):
+    return _headline_note(part, lines) if lines else None
+
+
+def _returned(title, tagline, for_title, for_tagline):
+    return _or_none(title, for_title), _or_none(tagline, for_tagline)
+
+
+def _assigned_and_returned(title, tagline, for_title, for_tagline):
+    """afnio style done right: assigns title.grad only when there is something, and returns
+    that very Variable."""
+    note = _or_none(title, for_title)
+    if note is not None:
+        title.grad = note
+    return note, _or_none(tagline, for_tagline)
+
+
+def _buggy(title, tagline, for_title, for_tagline):
+    """The lesson's BuggyHeadline: tagline's note in title's slot, title's assigned."""
+    title.grad = _headline_note(title, for_title)
+    return _headline_note(tagline, for_tagline), None
+
+
+def _swapped(title, tagline, for_title, for_tagline):
+    return _or_none(tagline, for_tagline), _or_none(title, for_title)
+
+
+def _assigned_not_returned(title, tagline, for_title, for_tagline):
+    """The order fixed, the assignment kept: the earlier feedback is replaced."""
+    if for_title:
+        title.grad = _headline_note(title, for_title)
+    return None, _or_none(tagline, for_tagline)
+
+
+def _empty_instead_of_none(title, tagline, for_title, for_tagline):
+    return _headline_note(title, for_title), _headline_note(tagline, for_tagline)
+
+
+def _common_lines_to_title_only(title, tagline, for_title, for_tagline):
+    own = [line for line in for_tagline if line.startswith(f"[{tagline.role}]")]
+    return _or_none(title, for_title), _or_none(tagline, own)
+
+
+def _role_of_the_other(title, tagline, for_title, for_tagline):
+    wrong = _headline_note(tagline, for_tagline, "feedback to title") if for_tagline else None
+    return _or_none(title, for_title), wrong
+
+
+def _one_value(title, tagline, for_title, for_tagline):
+    return _or_none(title, for_title)
+
+
+@pytest.mark.parametrize("returns", [_returned, _assigned_and_returned])
+def test_7_3_correct_answers_pass(returns, capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_3(_headline(returns))
+    assert "Exercise 7.3: correct." in capsys.readouterr().out
+
+
+def test_7_3_library_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson07.check_7_3(lesson07.Headline)
+    assert "Exercise 7.3: correct." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("returns", "hint"),
+    [
+        (_buggy, r"returned the feedback for the tagline .* in title's slot"),
+        (_swapped, r"returned the feedback for the tagline .* in title's slot"),
+        (_assigned_not_returned, r"had from an earlier backward .* is gone.*replaces"),
+        (_empty_instead_of_none, r"tagline\.grad is an empty text.*Return None"),
+        (_common_lines_to_title_only, r"tagline did not get 'Make it sound warmer\.'"),
+        (_role_of_the_other, r"has role 'feedback to title', expected 'feedback to tagline'"),
+        (_one_value, r"backward returned 1 gradient, expected 2"),
+    ],
+)
+def test_7_3_names_the_mistake(returns, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson07.check_7_3(_headline(returns))
+
+
+def test_7_3_shares_follow_the_roles() -> None:
+    advice = "[title] A.\n[tagline] B.\nC.\n[slogan] D."
+    assert lesson07.headline_shares(advice, "title", "tagline") == (
+        "[title] A.\nC.\n[slogan] D.",
+        "[tagline] B.\nC.\n[slogan] D.",
+    )
+    assert lesson07.headline_shares("[title] A.", "title", "tagline") == ("[title] A.", None)
+
+
+def test_7_3_the_lessons_buggy_headline_loses_feedback_as_the_lesson_says() -> None:
+    """The symptoms the lesson describes: one pass puts both notes on title and none on
+    tagline; a second pass replaces title's earlier feedback."""
+    buggy = _headline(_buggy)
+    title = minigrad.Variable("Cheap Mug", role="title", requires_grad=True)
+    tagline = minigrad.Variable("keeps coffee hot", role="tagline", requires_grad=True)
+    buggy.apply(title, tagline).backward(minigrad.Variable("[title] A.\n[tagline] B.\nC."))
+    assert title.grad.data == "[title] A.\nC.\n\n[tagline] B.\nC."
+    assert tagline.grad is None
+    other = minigrad.Variable("now 20% off", role="tagline", requires_grad=True)
+    buggy.apply(title, other).backward(minigrad.Variable("[title] D."))
+    assert "[title] A." not in title.grad.data

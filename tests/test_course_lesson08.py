@@ -3,6 +3,8 @@ the reference answers pass, the usual kernel mistakes get their hint."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from numba import cuda  # module level: the simulator swaps this global while a kernel runs
@@ -406,3 +408,143 @@ def test_8_2_one_bound_one_short_is_named(function, hint) -> None:
     """Found by the audit: a single bound one short got numbers only."""
     with pytest.raises(CheckError, match=hint):
         lesson08.check_8_2(function)
+
+
+# --------------------------------------------------------------------------- Exercise 8.3
+
+
+@cuda.jit
+def silu_backward(grad_x, grad_out, x):
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = grad_out[i] * (s + x[i] * s * (1.0 - s))
+
+
+def silu_backward_not_decorated(grad_x, grad_out, x):
+    """tanh form of the sigmoid, σ(x) = (1 + tanh(x / 2)) / 2, and guarded with shape[0]."""
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        s = 0.5 * (1.0 + math.tanh(0.5 * x[i]))
+        grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
+
+
+@cuda.jit
+def silu_backward_without_grad_out(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = s * (1.0 + x[i] * (1.0 - s))
+
+
+@cuda.jit
+def silu_backward_sigma_as_constant(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        grad_x[i] = grad_out[i] / (1.0 + math.exp(-x[i]))
+
+
+@cuda.jit
+def silu_backward_second_term_only(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = grad_out[i] * x[i] * s * (1.0 - s)
+
+
+@cuda.jit
+def silu_backward_sigmoid_derivative(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = grad_out[i] * s * (1.0 - s)
+
+
+@cuda.jit
+def silu_backward_sign_slip(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(x[i]))
+        grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
+
+
+@cuda.jit
+def silu_backward_unguarded(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    s = 1.0 / (1.0 + math.exp(-x[i]))
+    grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
+
+
+@cuda.jit
+def silu_backward_thread_index_only(grad_x, grad_out, x):
+    i = cuda.threadIdx.x
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
+
+
+@cuda.jit
+def silu_backward_block_of_16(grad_x, grad_out, x):
+    """The hidden catch: right for the visible launches, wrong for other block sizes."""
+    i = cuda.blockIdx.x * 16 + cuda.threadIdx.x
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
+
+
+@pytest.mark.parametrize(
+    "kernel", [silu_backward, silu_backward_not_decorated, lesson08.silu_backward]
+)
+def test_8_3_accepts_correct_kernels(kernel, capsys) -> None:
+    lesson08.check_8_3(kernel)
+    assert "Exercise 8.3: correct." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("kernel", "hint"),
+    [
+        (silu_backward_without_grad_out, r"that is silu'\(x\) alone"),
+        (silu_backward_sigma_as_constant, r"as if σ\(x\) were a constant factor"),
+        (silu_backward_second_term_only, r"that is grad_out · x · σ'\(x\) alone"),
+        (silu_backward_sigmoid_derivative, "the derivative of the sigmoid, not of x · σ"),
+        (silu_backward_sign_slip, "the sigmoid has the wrong sign inside"),
+        (silu_backward_unguarded, r"raised IndexError.*guard with `if i < x.size:`"),
+        (silu_backward_thread_index_only, r"left \d+ of 37 elements unwritten"),
+    ],
+)
+def test_8_3_names_the_mistake(kernel, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson08.check_8_3(kernel)
+
+
+def test_8_3_a_device_function_is_refused() -> None:
+    @cuda.jit(device=True)
+    def silu_backward_device(grad_x, grad_out, x):
+        return None
+
+    with pytest.raises(CheckError, match="is a device function"):
+        lesson08.check_8_3(silu_backward_device)
+
+
+def test_8_3_reference_matches_central_differences() -> None:
+    """The check's closed form against finite differences of x·σ(x), away from it."""
+    x = np.linspace(-8.0, 8.0, 41)
+    step = 1e-6
+    silu = lambda v: v / (1.0 + np.exp(-v))  # noqa: E731
+    numeric = (silu(x + step) - silu(x - step)) / (2 * step)
+    np.testing.assert_allclose(lesson08.silu_derivative(x), numeric, rtol=1e-6, atol=1e-8)
+    assert lesson08.silu_derivative(np.array([0.0]))[0] == 0.5
+
+
+def test_8_3_hidden_data_has_spare_threads_and_one_element() -> None:
+    cases = lesson08.SILU_CASES
+    assert any(n % threads for n, threads in cases)  # spare threads in the last block
+    assert any(n == 1 for n, _ in cases)
+    assert any(threads > n for n, threads in cases)
+
+
+def test_8_3_a_block_size_of_16_passes_the_visible_check(capsys) -> None:
+    """Left to the hidden tests (tests/hidden_catches/lesson08.py): every visible launch
+    has 16 threads per block or a single block."""
+    lesson08.check_8_3(silu_backward_block_of_16)
+    assert "Exercise 8.3: correct." in capsys.readouterr().out

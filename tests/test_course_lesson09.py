@@ -523,3 +523,263 @@ def test_9_1_a_one_element_variable_result_passes(capsys) -> None:
 
     lesson09.check_9_1(as_shape_one)
     assert "Exercise 9.1: correct." in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- Exercise 9.5
+
+
+def _fixed_point(a, W):
+    z = np.zeros_like(a)
+    for _ in range(10_000):
+        z_next = np.tanh(W @ z + a)
+        if np.max(np.abs(z_next - z)) < 1e-12:
+            return z_next
+        z = z_next
+    raise AssertionError("no convergence")
+
+
+def _fixed_point_answer(adjoint):
+    """A FixedPoint whose forward is right and whose backward returns adjoint(z, W, g)."""
+
+    class Answer(minigrad.Function):
+        @staticmethod
+        def forward(ctx, a, W):
+            ctx.z, ctx.W = _fixed_point(a.data, W), W
+            return ctx.z
+
+        @staticmethod
+        def backward(ctx, grad):
+            return adjoint(ctx.z, ctx.W, grad.data), None
+
+    Answer.__name__ = Answer.__qualname__ = "FixedPoint"
+    return Answer
+
+
+def _solve(matrix, g):
+    return np.linalg.solve(np.eye(len(g)) - matrix, g)
+
+
+FixedPointSolve = _fixed_point_answer(
+    lambda z, W, g: (1 - z**2) * _solve(((1 - z**2)[:, None] * W).T, g)
+)
+FixedPointNoTranspose = _fixed_point_answer(
+    lambda z, W, g: (1 - z**2) * _solve((1 - z**2)[:, None] * W, g)
+)
+FixedPointOneStep = _fixed_point_answer(lambda z, W, g: (1 - z**2) * g)
+FixedPointIgnoresGrad = _fixed_point_answer(
+    lambda z, W, g: (1 - z**2) * _solve(((1 - z**2)[:, None] * W).T, np.ones_like(g))
+)
+FixedPointReturnsU = _fixed_point_answer(lambda z, W, g: _solve(((1 - z**2)[:, None] * W).T, g))
+FixedPointPlus = _fixed_point_answer(
+    lambda z, W, g: (1 - z**2) * _solve(-((1 - z**2)[:, None] * W).T, g)
+)
+FixedPointNoTanhPrime = _fixed_point_answer(lambda z, W, g: (1 - z**2) * _solve(W.T, g))
+
+
+def _neumann_100(z, W, g):
+    s, u = 1 - z**2, g.copy()
+    for _ in range(100):  # a fixed number of steps: enough for ||W|| <= 0.8, not for 0.97
+        u = g + W.T @ (s * u)
+    return s * u
+
+
+FixedPointNeumann100 = _fixed_point_answer(_neumann_100)
+
+
+class FixedPointOneIteration(minigrad.Function):
+    """forward takes a single step from z = 0 instead of iterating."""
+
+    @staticmethod
+    def forward(ctx, a, W):
+        ctx.z, ctx.W = np.tanh(a.data), W
+        return ctx.z
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (1 - ctx.z**2) * grad.data, None
+
+
+class FixedPointOneGradient(minigrad.Function):
+    """backward returns the gradient for a alone, forgetting W's None."""
+
+    @staticmethod
+    def forward(ctx, a, W):
+        ctx.z, ctx.W = _fixed_point(a.data, W), W
+        return ctx.z
+
+    @staticmethod
+    def backward(ctx, grad):
+        s = 1 - ctx.z**2
+        return s * _solve((s[:, None] * ctx.W).T, grad.data)
+
+
+class FixedPointUnwritten(minigrad.Function):
+    @staticmethod
+    def forward(ctx, a, W):
+        raise NotImplementedError("Exercise 9.5: write FixedPoint")
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("Exercise 9.5: write FixedPoint")
+
+
+def test_9_5_reference_passes(capsys) -> None:
+    lesson09.check_9_5(lesson09.FixedPoint)
+    assert "Exercise 9.5: correct." in capsys.readouterr().out
+
+
+def test_9_5_solve_and_a_variable_gradient_pass(capsys) -> None:
+    """Written differently: np.linalg.solve for u; a Variable returned for a's gradient."""
+    lesson09.check_9_5(FixedPointSolve)
+
+    class AsVariable(FixedPointSolve):
+        @staticmethod
+        def backward(ctx, grad):
+            grad_a, _ = FixedPointSolve.backward(ctx, grad)
+            return minigrad.Variable(grad_a), None
+
+    lesson09.check_9_5(AsVariable)
+    assert capsys.readouterr().out.count("Exercise 9.5: correct.") == 2
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (FixedPointNoTranspose, "without the transpose"),
+        (FixedPointOneStep, "one step through f only: the inverse"),
+        (FixedPointIgnoresGrad, "the upstream gradient was ignored"),
+        (FixedPointReturnsU, r"that is u itself"),
+        (FixedPointPlus, r"\(I \+ \(∂f/∂z\)\^T\)\^\{-1\}"),
+        (FixedPointNoTanhPrime, "∂f/∂z is missing tanh'"),
+        (FixedPointOneIteration, "one step from z = 0"),
+        (FixedPointOneGradient, "backward returns two values"),
+        (FixedPointUnwritten, r"^Exercise 9.5 is not written yet"),
+        (lesson09.FixedPoint.apply, r"not `FixedPoint.apply`"),
+    ],
+)
+def test_9_5_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson09.check_9_5(answer)
+
+
+def test_9_5_mistakes_are_told_apart_on_the_visible_cases() -> None:
+    """Every named mistake differs from the right answer and from the others."""
+    for n, norm, seed, a_values, upstream in lesson09.FIXED_POINT_CASES:
+        W = lesson09.contraction(n, norm, seed)
+        assert not np.allclose(W, W.T)
+        assert not np.allclose(upstream, 1.0)
+        right, mistakes = lesson09.fixed_point_gradients(np.array(a_values), W, np.array(upstream))
+        values = [right, *mistakes.values()]
+        for i, first in enumerate(values):
+            for second in values[i + 1 :]:
+                assert not np.allclose(first, second, rtol=1e-6, atol=1e-9)
+
+
+def test_9_5_reference_matches_unrolled_backprop_and_keeps_no_iterates() -> None:
+    W = lesson09.contraction(4, 0.9, 7)
+    a_values, g = np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 0.5, -1.0, 2.0])
+    unrolled = minigrad.Variable(a_values, requires_grad=True)
+    z, iterations = lesson09.unrolled_fixed_point(unrolled, W)
+    (z * minigrad.Variable(g)).sum().backward()
+    implicit = minigrad.Variable(a_values, requires_grad=True)
+    out = lesson09.FixedPoint.apply(implicit, W)
+    (out * minigrad.Variable(g)).sum().backward()
+    assert iterations > 20
+    np.testing.assert_allclose(implicit.grad.data, unrolled.grad.data, rtol=1e-8)
+    assert out.grad_fn.next_functions[0][0] is not None  # straight back to a's accumulator
+    assert minigrad.gradcheck(lambda value: lesson09.FixedPoint.apply(value, W), (implicit,))
+
+
+def test_9_5_a_fixed_number_of_adjoint_steps_is_left_to_the_hidden_tests(capsys) -> None:
+    """The visible W contract fast enough for 100 steps; the hidden ||W|| = 0.97 does not
+    (tests/hidden_catches/lesson09.py)."""
+    lesson09.check_9_5(FixedPointNeumann100)
+    assert "correct" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- Exercise 9.6
+
+
+def hook_prediction(x, w):
+    received = w + x**2
+    return received, 2 * x * np.clip(received, -1.0, 1.0) + 3.0
+
+
+def _hook_answer(rule):
+    def answer(x, w):
+        return rule(x, w, x**2)
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (_hook_answer(lambda x, w, h: (np.clip(w + h, -1, 1), 2 * x * np.clip(w + h, -1, 1) + 3)),
+         "that is what the hook returns"),
+        (_hook_answer(lambda x, w, h: (w, 2 * x * np.clip(w, -1, 1) + 3)),
+         "receives the sum of both uses"),
+        (_hook_answer(lambda x, w, h: (w + 2 * h, 2 * x * np.clip(w + 2 * h, -1, 1) + 3)),
+         "the 0.5 cancels the 2"),
+        (_hook_answer(lambda x, w, h: (w + h + 3, 2 * x * np.clip(w + h, -1, 1) + 3)),
+         "never reaches h's hook"),
+        (_hook_answer(lambda x, w, h: (w + h, 2 * x * (w + h) + 3)),
+         "the gradient without the hook"),
+        (_hook_answer(lambda x, w, h: (w + h, np.clip(w + h, -1, 1) + 3)),
+         "times ∂h/∂x = 2x"),
+        (_hook_answer(lambda x, w, h: (w + h, x * np.clip(w + h, -1, 1) + 3)),
+         "x \\* x uses x twice"),
+        (_hook_answer(lambda x, w, h: (w + h, 2 * x * np.clip(w + h, -1, 1))),
+         "the 3 from sum\\(3 \\* x\\) is missing"),
+        (_hook_answer(lambda x, w, h: (w + h, 2 * x * (np.clip(w, -1, 1) + np.clip(h, -1, 1)) + 3)),
+         "clipped on its own"),
+        (_hook_answer(lambda x, w, h: (w + h, np.clip(2 * x * (w + h) + 3, -1, 1))),
+         "clips x.grad at the end"),
+        (_hook_answer(lambda x, w, h: (w + h, 2 * x * np.clip(w + h, -1, 1) + 1)),
+         "the 3 was clipped too"),
+        (_hook_answer(lambda x, w, h: 2 * x * np.clip(w + h, -1, 1) + 3), "return two arrays"),
+        (_stub("9.6"), r"^Exercise 9.6 is not written yet"),
+        (None, "should be a function"),
+    ],
+)
+def test_9_6_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson09.check_9_6(answer)
+
+
+def test_9_6_reference_passes(capsys) -> None:
+    lesson09.check_9_6(hook_prediction)
+    lesson09.check_9_6(lesson09.hook_prediction)
+    assert capsys.readouterr().out.count("Exercise 9.6: correct.") == 2
+
+
+def test_9_6_a_list_answer_passes(capsys) -> None:
+    """Written differently: lists, a loop over the entries."""
+
+    def with_a_loop(x, w):
+        received = [wi + xi * xi for xi, wi in zip(x, w)]
+        x_grad = [2 * xi * min(max(r, -1.0), 1.0) + 3 for xi, r in zip(x, received)]
+        return received, x_grad
+
+    lesson09.check_9_6(with_a_loop)
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("case", lesson09.HOOK_CASES)
+def test_9_6_reference_is_what_the_engine_does(case) -> None:
+    x, w = (np.array(values) for values in case)
+    received, x_grad = lesson09.run_hook_graph(x, w)
+    expected_received, expected_grad = lesson09.hook_prediction(x, w)
+    np.testing.assert_allclose(received, expected_received)
+    np.testing.assert_allclose(x_grad, expected_grad)
+    assert (w + x**2 > 1).any() and (w + x**2 < -1).any()  # clipped above and below
+    assert (np.abs(w + x**2) < 1).any()  # and not at all
+
+
+def test_9_6_hook_mistakes_differ_from_the_answer_on_the_visible_cases() -> None:
+    for case in lesson09.HOOK_CASES:
+        x, w = (np.array(values) for values in case)
+        right = lesson09.hook_prediction(x, w)
+        for part, mistakes in zip(right, lesson09.hook_mistakes(x, w)):
+            for value in mistakes.values():
+                assert not np.allclose(part, value)

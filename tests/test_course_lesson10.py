@@ -186,6 +186,86 @@ def replay_slicing_inputs(tape, example_inputs):
     return replay
 
 
+def replay_returning_the_largest_slot(tape, example_inputs):
+    """Returns the buffer of the largest slot number, taken for the last step's."""
+    buffers = {slot: np.array(value, copy=True) for slot, value in enumerate(example_inputs)}
+    for function, slots, output in tape:
+        buffers[output] = function(*[buffers[slot] for slot in slots])
+
+    def replay(*inputs):
+        for slot, value in enumerate(inputs):
+            np.copyto(buffers[slot], value)
+        for function, slots, output in tape:
+            function(*[buffers[slot] for slot in slots], out=buffers[output])
+        return buffers[max(buffers)]
+
+    return replay
+
+
+def replay_with_slots_as_list_positions(tape, example_inputs):
+    """Buffers in a list in the order they are made, a slot taken as a position in it."""
+    buffers = [np.array(value, copy=True) for value in example_inputs]
+    for function, slots, _ in tape:
+        buffers.append(function(*[buffers[slot] for slot in slots]))
+
+    def replay(*inputs):
+        for buffer, value in zip(buffers, inputs):
+            np.copyto(buffer, value)
+        for function, slots, output in tape:
+            function(*[buffers[slot] for slot in slots], out=buffers[output])
+        return buffers[-1]
+
+    return replay
+
+
+def replay_with_float_buffers(tape, example_inputs):
+    """Every input buffer a float64 copy: right on float64 tapes, the check's only kind."""
+    buffers = {slot: np.array(value, dtype=float) for slot, value in enumerate(example_inputs)}
+    for function, slots, output in tape:
+        buffers[output] = function(*[buffers[slot] for slot in slots])
+
+    def replay(*inputs):
+        for slot, value in enumerate(inputs):
+            np.copyto(buffers[slot], value)
+        for function, slots, output in tape:
+            function(*[buffers[slot] for slot in slots], out=buffers[output])
+        return buffers[tape[-1][2]]
+
+    return replay
+
+
+def test_10_1_a_tape_numbers_its_outputs_out_of_step_order() -> None:
+    """The last step's output slot is not the largest, so neither the largest slot nor a
+    list position stands in for it (issue 36: both passed the visible check before)."""
+    outputs = [[output for _, _, output in tape] for _, tape, _ in lesson10._TAPES]
+    assert any(slots[-1] != max(slots) for slots in outputs)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (
+            replay_returning_the_largest_slot,
+            r"the result of replay\(\*inputs\), call 1, for .*slots 5, 3, 4.*: that is the "
+            r"value of slot 5, the largest slot number, .*tape\[-1\]\[2\]",
+        ),
+        (
+            replay_with_slots_as_list_positions,
+            r"raised IndexError: .*The slots name the values; they are not positions in a list",
+        ),
+    ],
+)
+def test_10_1_slots_taken_for_positions_are_named(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson10.check_10_1(answer)
+
+
+def test_10_1_float_buffers_pass_the_visible_check(capsys) -> None:
+    """What the visible check does not try (the lesson says so): tapes in other dtypes."""
+    lesson10.check_10_1(replay_with_float_buffers)
+    assert "Exercise 10.1: correct." in capsys.readouterr().out
+
+
 def test_10_1_hidden_tapes_have_a_0d_input() -> None:
     assert any(() in shapes for _, _, shapes in lesson10._TAPES)
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import nbformat
 import numpy as np
 import pytest
 
 from minigrad.course import CheckError, lesson11
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "11_build_an_engine.ipynb"
 
 # --------------------------------------------------------------------------- Exercise 11.1
 
@@ -136,8 +141,19 @@ def div_variant(a, b):
 
 
 def sigmoid_variant(a):
-    e = np.exp(-a.data)
-    return RefValue(1 / (1 + e), (a,), (lambda g: g * e / (1 + e) ** 2,))
+    """Correct, written differently: σ' = e^(-a - 2 log(1 + e^-a)), finite in both tails."""
+    with np.errstate(over="ignore"):
+        s = 1 / (1 + np.exp(-a.data))
+    return RefValue(s, (a,), (lambda g: g * np.exp(-a.data - 2 * np.logaddexp(0, -a.data)),))
+
+
+def sigmoid_quotient_rule(a):
+    """The quotient rule, e^-a / (1 + e^-a)², computing exp(-a) again: nan at a = -800."""
+    with np.errstate(over="ignore"):
+        s = 1 / (1 + np.exp(-a.data))
+    return RefValue(
+        s, (a,), (lambda g: g * np.exp(-a.data) / (1 + np.exp(-a.data)) ** 2,)
+    )
 
 
 def test_11_2_reference_passes(capsys) -> None:
@@ -287,11 +303,19 @@ def test_11_2_mistakes(ops, hint) -> None:
 
 def test_11_2_hidden_data_has_the_edge_cases() -> None:
     """One Value as both parents (sub(a, a): a total gradient of exactly 0), a sigmoid at
-    0, and a zero in every vector grad_output (the check sets v[1] = 0)."""
+    0 and at ±800, and a zero in every vector grad_output (the check sets v[1] = 0)."""
     labels = [label for _, label, _, _, _ in lesson11._OPS_112]
     assert "sub(a, a)" in labels and "div(a, a)" in labels
     sigmoid_inputs = [x for name, _, x, _, _ in lesson11._OPS_112 if name == "sigmoid"]
     assert any(0.0 in np.ravel(x) for x in sigmoid_inputs)
+    assert any(-800.0 in np.ravel(x) and 800.0 in np.ravel(x) for x in sigmoid_inputs)
+
+
+def test_11_2_visible_check_catches_the_quotient_rule_at_minus_800() -> None:
+    """e^-a / (1 + e^-a)² is right near 0 and inf/inf = nan at a = -800: the visible check
+    tries the tails and names the recomputed exponential (issue 36)."""
+    with pytest.raises(CheckError, match=r"a = -800.*contains inf or nan.*exp\(-a\) again"):
+        lesson11.check_11_2(sub, div, sigmoid_quotient_rule)
 
 
 def test_11_2_same_parent_twice_is_checked_per_edge() -> None:
@@ -795,27 +819,77 @@ def test_11_6_one_step_is_checked() -> None:
     assert calls == [8, 1]
 
 
-def test_train_or_reference_uses_the_learners_code_or_says_why_not() -> None:
-    inputs = lesson11._mlp_case(3)
-    params = {name: inputs[name] for name in lesson11.PARAMETER_NAMES}
-    x, labels = inputs["x"], inputs["labels"]
-    trained, losses, note = lesson11.train_or_reference(
-        train_by_hand, mlp_forward_backward, params, x, labels, 0.1, 3
-    )
-    assert note is None and len(losses) == 3
+def test_mlp_by_hand_agrees_with_minigrad() -> None:
+    """The course's NumPy solution of 11.5, which the cells after Exercise 11.6 train with."""
+    for inputs in (lesson11._mlp_case(3), lesson11._mlp_case(11, n=6, scale=900.0)):
+        expected = lesson11.mlp_reference(**{k: v.copy() for k, v in inputs.items()})
+        got = lesson11.mlp_by_hand(**inputs)
+        for key in lesson11.MLP_KEYS:
+            np.testing.assert_allclose(got[key], expected[key], rtol=1e-10, atol=1e-12)
+    lesson11.check_11_5(lesson11.mlp_by_hand)
 
-    def unfinished(*args):
-        raise NotImplementedError("Exercise 11.6: write train_by_hand")
 
-    trained, losses, note = lesson11.train_or_reference(
-        unfinished, mlp_forward_backward, params, x, labels, 0.1, 3
-    )
-    assert note.startswith("Your train_by_hand or mlp_forward_backward raised NotImplementedError")
-    assert len(losses) == 3 and set(trained) == set(lesson11.PARAMETER_NAMES)
-    _, _, note = lesson11.train_or_reference(
-        lambda *args: ({}, []), mlp_forward_backward, params, x, labels, 0.1, 3
-    )
-    assert note is not None
+def train_mutating_then_raising(grad_fn, params, x, labels, lr, steps):
+    """Writes into the caller's arrays, then fails (a typo in a key)."""
+    losses = []
+    for _ in range(steps):
+        grads = grad_fn(x, labels, **params)
+        for name in params:
+            params[name] -= lr * grads[name]
+        losses.append(grads["losses"])
+    return params, losses
+
+
+def mlp_mutating_then_raising(x, labels, W1, b1, W2, b2):
+    """Scales the caller's weights in place, then fails."""
+    W1 *= 10.0
+    W2 *= 10.0
+    raise ValueError("a slip after the damage")
+
+
+def _lesson_cells(*prefixes: str) -> list[str]:
+    """The source of the lesson's code cell that starts with each prefix."""
+    cells = nbformat.read(LESSON, as_version=4).cells
+    found = []
+    for prefix in prefixes:
+        hits = [c.source for c in cells if c.cell_type == "code" and c.source.startswith(prefix)]
+        assert len(hits) == 1, prefix
+        found.append(hits[0])
+    return found
+
+
+def test_cells_after_11_6_use_the_course_and_copies_whatever_the_answer() -> None:
+    """An answer that changes its inputs and then raises fails its check, and the lesson's
+    training cell after it still draws minigrad's curve: it calls the course's solutions,
+    on a copy of `start`, never the learner's functions (issue 36)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import minigrad
+    import minigrad.nn.functional as F
+
+    with pytest.raises(CheckError, match="raised KeyError"):
+        lesson11.check_11_6(train_mutating_then_raising)
+    with pytest.raises(CheckError, match="raised ValueError"):
+        lesson11.check_11_5(mlp_mutating_then_raising)
+
+    setup, figure = _lesson_cells("def make_spirals(", "# The course's solutions of Exercises 11.5")
+    assert "train_by_hand(" not in figure.replace("lesson11.train_by_hand(", "")
+    assert "mlp_forward_backward" not in figure
+    namespace = {"np": np, "minigrad": minigrad, "F": F, "plt": plt, "lesson11": lesson11}
+    exec(setup, namespace)  # noqa: S102 - the lesson's own cell
+    start = {name: value.copy() for name, value in namespace["start"].items()}
+    # The learner's broken answers, defined as the exercise cells would define them.
+    namespace["train_by_hand"] = train_mutating_then_raising
+    namespace["mlp_forward_backward"] = mlp_mutating_then_raising
+    namespace["plot_training"] = lambda *args: None
+    exec(figure, namespace)  # noqa: S102 - the lesson's own cell
+    for name, value in start.items():
+        np.testing.assert_array_equal(namespace["start"][name], value)
+    gap = np.max(np.abs(np.array(namespace["hand_losses"]) - namespace["engine_losses"]))
+    assert gap < 1e-9
 
 
 def test_11_6_reference_passes(capsys) -> None:
@@ -839,3 +913,98 @@ def test_11_6_reference_passes(capsys) -> None:
 def test_11_6_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson11.check_11_6(answer)
+
+
+# --------------------------------------------------------------------------- Exercise 11.7
+
+
+def _softplus(forward, share):
+    """A softplus from forward(a) -> out and share(a, out, g) -> a's share."""
+
+    def softplus(a):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = forward(a.data)
+
+        def backward_fn(g):
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                return share(a.data, out, g)
+
+        return RefValue(out, (a,), (backward_fn,))
+
+    return softplus
+
+
+def _stable_forward(a):
+    return np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a)))
+
+
+softplus_variant = _softplus(
+    lambda a: np.logaddexp(0.0, a),
+    lambda a, out, g: g * np.where(a >= 0, 1 / (1 + np.exp(-a)), np.exp(a) / (1 + np.exp(a))),
+)
+
+
+def test_11_7_reference_passes(capsys) -> None:
+    lesson11.check_11_7(lesson11.softplus)
+    lesson11.check_11_7(softplus_variant)
+    assert capsys.readouterr().out.count("Exercise 11.7: correct.") == 2
+
+
+def test_11_7_naive_softplus_is_nan_where_the_reference_is_finite() -> None:
+    """The NaN the exercise removes: e^a / (1 + e^a) at a = 800 is inf/inf."""
+    a = lesson11.SOFTPLUS_TAILS
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = np.exp(a) / (1 + np.exp(a))
+    assert np.isnan(naive[a == 800.0]).all()
+    node = RefValue(a.copy())
+    out = lesson11.softplus(node)
+    lesson11.backward(out)
+    assert np.all(np.isfinite(out.data)) and np.all(np.isfinite(node.grad))
+    np.testing.assert_allclose(node.grad, np.exp(-np.logaddexp(0.0, -a)), atol=1e-300)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (
+            _softplus(lambda a: np.log(1 + np.exp(a)), lambda a, out, g: g * np.exp(a - out)),
+            r"\.data contains inf or nan: np\.log\(1 \+ np\.exp\(a\)\) overflows",
+        ),
+        (
+            _softplus(_stable_forward, lambda a, out, g: g * np.exp(a) / (1 + np.exp(a))),
+            r"e\^a / \(1 \+ e\^a\) is inf/inf = nan at a = 800",
+        ),
+        (_softplus(_stable_forward, lambda a, out, g: np.exp(a - out)), "local derivative alone"),
+        (_softplus(_stable_forward, lambda a, out, g: g / (1 + np.exp(a))), r"that is σ\(-a\)"),
+        (_softplus(_stable_forward, lambda a, out, g: g * np.exp(a)), "the inner e\\^a alone"),
+        (
+            _softplus(
+                _stable_forward, lambda a, out, g: g * np.exp(a - out) * (1 - np.exp(a - out))
+            ),
+            "the derivative of σ",
+        ),
+        (
+            _softplus(lambda a: np.log1p(np.exp(-np.abs(a))), lambda a, out, g: g),
+            "the m in front is missing",
+        ),
+        (lambda a: a.data, "return a new Value"),
+        (1.0, "softplus should be a function"),
+    ],
+)
+def test_11_7_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson11.check_11_7(answer)
+
+
+def test_11_7_changing_grad_output_in_place_is_named() -> None:
+    def softplus_in_place(a):
+        out = _stable_forward(a.data)
+
+        def share(g):
+            g *= np.exp(a.data - out)
+            return g
+
+        return RefValue(out, (a,), (share,))
+
+    with pytest.raises(CheckError, match="changed grad_output in place"):
+        lesson11.check_11_7(softplus_in_place)

@@ -3,6 +3,9 @@ named mistake gets its own hint, and the hidden data holds edge cases that matte
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -458,3 +461,352 @@ def test_12_3_closed_form_agrees_with_pytorch() -> None:
             (hessian @ v).numpy(), hv_by_hand(np.asarray(w_values), np.asarray(v_values)),
             atol=1e-12,
         )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- Exercise 12.4
+
+
+def vjp_by_transposing(u, A, d, c):
+    p_bar = np.broadcast_to(u[None, :], c.shape)
+    s_bar = (c * p_bar).sum(axis=1)
+    g_bar = np.zeros(A.shape[0])
+    g_bar[1:4] = s_bar
+    return A.T @ (d * g_bar)
+
+
+def vjp_through_the_jacobian_rows(u, A, d, c):
+    """Written differently: J's rows c.T @ E, then diag(d) and A, as one matrix product."""
+    padded = np.zeros((c.shape[1], A.shape[0]))
+    padded[:, 1:4] = c.T
+    return minigrad.Variable(((padded * d) @ A).T @ u)
+
+
+def vjp_by_minigrad(u, A, d, c):
+    """Written differently (and against the rule NumPy only, which the grade enforces):
+    minigrad's reverse mode on the linear function itself."""
+    t = minigrad.Variable(np.zeros(A.shape[0]), requires_grad=True)
+    h = (minigrad.Variable(A) @ t) * minigrad.Variable(d)
+    out = (minigrad.Variable(c) * h[1:4].reshape(3, 1)).sum(axis=0)
+    out.backward(minigrad.Variable(u))
+    return t.grad
+
+
+@pytest.mark.parametrize(
+    "answer", [vjp_by_transposing, vjp_through_the_jacobian_rows, vjp_by_minigrad]
+)
+def test_12_4_right_answers_pass(answer, capsys) -> None:
+    lesson12.check_12_4(answer)
+    assert capsys.readouterr().out == "Exercise 12.4: correct.\n"
+
+
+def _steps(last=None, scale_d=None, scale_c=None, unbroadcast=None, where=slice(1, 4)):
+    """vjp_by_transposing with one step swapped for a mistaken one."""
+
+    def answer(u, A, d, c):
+        b_bar = scale_c(u, c) if scale_c else c * u[None, :]
+        s_bar = unbroadcast(b_bar) if unbroadcast else b_bar.sum(axis=1)
+        g_bar = np.zeros(A.shape[0])
+        g_bar[where] = s_bar
+        h_bar = scale_d(g_bar, d) if scale_d else d * g_bar
+        return last(A, h_bar) if last else A.T @ h_bar
+
+    return answer
+
+
+def vjp_in_forward_order(u, A, d, c):
+    """The transposes applied in the JVP's own order: A.T first, on u of shape (k,)."""
+    h = A.T @ u
+    g = d * h
+    s = np.zeros(A.shape[0])
+    s[1:4] = g[1:4]
+    return (c * s[1:4, None]).sum(axis=1)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        # issue 36: not reversing the order, A instead of A.T, no padding / no broadcast back
+        (vjp_in_forward_order, "transpose the steps in reverse order"),
+        (_steps(last=lambda A, g: A @ g), "the last step uses A"),
+        (_steps(last=lambda A, g: np.linalg.solve(A, g)), "transposing is not inverting"),
+        (_steps(where=slice(0, 3)), "puts s_bar in the wrong place"),
+        (_steps(unbroadcast=lambda b: b.mean(axis=1)), "takes a mean"),
+        (_steps(unbroadcast=lambda b: b[:, 0]), "keeps one column"),
+        (_steps(scale_d=lambda g, d: g), "the scale by d is missing"),
+        (_steps(scale_d=lambda g, d: g / d), "the scale by d is divided out"),
+        (_steps(scale_c=lambda u, c: u / c), "the scale by c is divided out"),
+        (_steps(scale_c=lambda u, c: np.broadcast_to(u, c.shape)), "the scale by c is missing"),
+        # right, except that u = 0 does not give zeros
+        (lambda u, A, d, c: vjp_by_transposing(u, A, d, c) + (not u.any()) * A[0],
+         "expected zeros: the transpose is linear"),
+        (lambda u, A, d, c: (c * u).sum(axis=0), "that is the output's shape"),
+        (lambda u, A, d, c: vjp_by_transposing(u, A, d, c) + 0.1 * A[0], "⟨vjp\\(u\\), t⟩"),
+        (lambda u, A, d, c: None, "forget to `return`"),
+        ("A.T @ u", "should be a function"),
+    ],
+)
+def test_12_4_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson12.check_12_4(answer)
+
+
+def test_12_4_mistakes_are_told_apart_on_the_first_case() -> None:
+    """Every named mistake gives its own vector on the first case (else a hint would name
+    the wrong one), and none gives the right one."""
+    u, A, d, c = lesson12._transpose_case(*lesson12._TRANSPOSE_CASES[0])
+    values = list(lesson12._transpose_mistakes(u, A, d, c).values())
+    values.append(vjp_by_transposing(u, A, d, c))
+    for i, first in enumerate(values):
+        for second in values[i + 1 :]:
+            assert not np.allclose(first, second)
+
+
+def test_12_4_hidden_data_has_edge_cases() -> None:
+    """k = 1, 2, 3, a d with a zero entry and u = 0."""
+    cases = lesson12._TRANSPOSE_CASES
+    assert {k for _, k, *_ in cases} == {1, 2, 3}
+    assert any(zeros for *_, zeros, _ in cases) and any(zero_u for *_, zero_u in cases)
+
+
+def test_12_4_linear_jvp_is_the_jvp_of_the_lessons_f() -> None:
+    """linear_jvp against minigrad's forward mode on f, and its transpose against minigrad's
+    reverse mode on f, at a point where d = tanh'(A x0)."""
+    rng = np.random.default_rng(5)
+    A, c, x0 = rng.normal(size=(5, 5)), rng.normal(size=(3, 2)), rng.normal(size=5)
+    d = 1 - np.tanh(A @ x0) ** 2
+    t, u = rng.normal(size=5), rng.normal(size=2)
+
+    def f(x):
+        return (minigrad.Variable(c) * (minigrad.Variable(A) @ x).tanh()[1:4].reshape(3, 1)).sum(
+            axis=0
+        )
+
+    _, jt = functional.jvp(f, minigrad.Variable(x0), minigrad.Variable(t))
+    np.testing.assert_allclose(lesson12.linear_jvp(t, A, d, c), jt.data)
+    x = minigrad.Variable(x0, requires_grad=True)
+    f(x).backward(minigrad.Variable(u))
+    np.testing.assert_allclose(vjp_by_transposing(u, A, d, c), x.grad.data)
+    np.testing.assert_allclose(lesson12._jacobian_of_linear_jvp(A, d, c).T @ u, x.grad.data)
+
+
+def test_12_4_closed_form_agrees_with_pytorch(real_torch) -> None:
+    torch = real_torch
+    for case in lesson12._TRANSPOSE_CASES:
+        u, A, d, c = lesson12._transpose_case(*case)
+        A_t, d_t, c_t = torch.tensor(A), torch.tensor(d), torch.tensor(c)
+
+        def jvp_in_torch(t, A_t=A_t, d_t=d_t, c_t=c_t):
+            return (c_t * (d_t * (A_t @ t))[1:4, None]).sum(dim=0)
+
+        _, vjp = torch.func.vjp(jvp_in_torch, torch.zeros(A.shape[0], dtype=torch.float64))
+        (got,) = vjp(torch.tensor(u))
+        np.testing.assert_allclose(got.numpy(), vjp_by_transposing(u, A, d, c), atol=1e-12)
+
+
+# --------------------------------------------------------------------------- Exercise 12.5
+
+
+class Tagged:
+    """The lesson's Tagged, as a learner's notebook defines it."""
+
+    def __init__(self, value, tangent, tag):
+        self.value, self.tangent, self.tag = value, tangent, tag
+
+    @staticmethod
+    def split(v, tag):
+        if isinstance(v, Tagged) and v.tag == tag:
+            return v.value, v.tangent
+        return v, 0.0
+
+    @staticmethod
+    def top(a, b):
+        return max(v.tag for v in (a, b) if isinstance(v, Tagged))
+
+    def __add__(self, other):
+        tag = Tagged.top(self, other)
+        (a, da), (b, db) = Tagged.split(self, tag), Tagged.split(other, tag)
+        return Tagged(a + b, da + db, tag)
+
+    def __mul__(self, other):
+        tag = Tagged.top(self, other)
+        (a, da), (b, db) = Tagged.split(self, tag), Tagged.split(other, tag)
+        return Tagged(a * b, da * b + a * db, tag)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+
+tags = itertools.count(1)
+
+
+def derivative(f, x):
+    tag = next(tags)
+    out = f(Tagged(x, 1.0, tag))
+    if isinstance(out, Tagged) and out.tag == tag:
+        return out.tangent
+    return 0.0
+
+
+_depth = [0]
+
+
+def derivative_by_depth(f, x):
+    """Written differently: the tag is the nesting depth (Autodidax's levels), which is
+    enough for calls that nest properly."""
+    _depth[0] += 1
+    tag = _depth[0]
+    try:
+        out = f(Tagged(x, 1.0, tag))
+    finally:
+        _depth[0] -= 1
+    return out.tangent if getattr(out, "tag", None) == tag else 0
+
+
+def _derivative(next_tag, own_tag_only=True, seed=lambda x, tag: Tagged(x, 1.0, tag)):
+    def answer(f, x):
+        tag = next_tag()
+        out = f(seed(x, tag))
+        if not own_tag_only:
+            return out.tangent
+        if isinstance(out, Tagged) and out.tag == tag:
+            return out.tangent
+        return 0.0
+
+    return answer
+
+
+def _count(step):
+    state = [0]
+
+    def next_tag():
+        state[0] += step
+        return state[0]
+
+    return next_tag
+
+
+@pytest.mark.parametrize("answer", [derivative, derivative_by_depth])
+def test_12_5_right_answers_pass(answer, capsys) -> None:
+    lesson12.check_12_5(answer)
+    assert capsys.readouterr().out == "Exercise 12.5: correct.\n"
+
+
+class Dual:
+    """Section 1's Dual: one ε for every call."""
+
+    def __init__(self, value, tangent=0.0):
+        self.value, self.tangent = value, tangent
+
+    def __add__(self, other):
+        other = other if isinstance(other, Dual) else Dual(other)
+        return Dual(self.value + other.value, self.tangent + other.tangent)
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Dual) else Dual(other)
+        return Dual(
+            self.value * other.value, self.tangent * other.value + self.value * other.tangent
+        )
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+
+def derivative_untagged(f, x):
+    """Without tags: perturbation confusion."""
+    out = f(Dual(x, 1.0))
+    return out.tangent if isinstance(out, Dual) else 0.0
+
+
+def derivative_assumes_tagged(f, x):
+    """Right on every nested case, but f's result is taken to be a Tagged always."""
+    tag = next(tags)
+    out = f(Tagged(x, 1.0, tag))
+    return out.tangent if out.tag == tag else 0.0
+
+
+def derivative_any_tag(f, x):
+    tag = next(tags)
+    out = f(Tagged(x, 1.0, tag))
+    return out.tangent if isinstance(out, Tagged) else 0.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        # issue 36: untagged (2 instead of 1), reading the wrong tag
+        (_derivative(lambda: 1), "is 2, expected 1: every call uses the same tag"),
+        (derivative_untagged, "is 2, expected 1: every call uses the same tag"),
+        (derivative_any_tag, "read whatever its tag"),
+        (_derivative(_count(-1)), "the tags go down"),
+        (derivative_assumes_tagged, "raised AttributeError.*its derivative along this call"),
+        (lambda f, x: f(Tagged(x, 1.0, next(tags))), "not a number: return the tangent"),
+        (lambda f, x: None, "is None"),
+        (3.0, "should be a function"),
+    ],
+)
+def test_12_5_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson12.check_12_5(answer)
+
+
+def test_12_5_untagged_gives_2_on_the_lessons_example() -> None:
+    """The example of section 8: 1 with tags, 2 with untagged duals."""
+    label, build, expected = lesson12._NESTED_CASES[0]
+    assert "x + y" in label and expected == 1.0
+    assert build(derivative) == 1.0 and build(derivative_untagged) == 2.0
+
+
+def test_12_5_hidden_data_has_edge_cases() -> None:
+    """An inner function that ignores its variable, a function that ignores x, three
+    levels, and a derivative at a tagged point."""
+    labels = [label for label, _, _ in lesson12._NESTED_CASES]
+    assert any("ignores y" in label for label in labels)
+    assert any("f ignores x" in label for label in labels)
+    assert any(label.count("d/d") == 3 for label in labels)
+    assert any("at y = x" in label for label in labels)
+
+
+def test_12_5_nested_cases_agree_with_torch_func(real_torch) -> None:
+    """torch.func.jvp nests with levels: it gives the expected numbers of every case."""
+    torch = real_torch
+
+    def torch_derivative(f, x):
+        x = torch.as_tensor(x, dtype=torch.float64)
+        one = torch.ones((), dtype=torch.float64)
+        return torch.func.jvp(lambda u: f(u) + 0 * u, (x,), (one,))[1]  # + 0 * u: a tensor
+
+    for _, build, expected in lesson12._NESTED_CASES:
+        assert float(build(torch_derivative)) == pytest.approx(expected)
+
+
+# --------------------------------------------------------------------------- the lesson's text
+
+
+def _text_above(grade_id: str) -> str:
+    """The lesson's markdown and code above the exercise cell `grade_id`, lower-cased."""
+    import nbformat
+
+    lesson = Path(__file__).resolve().parent.parent / "lessons" / "12_forward_mode.ipynb"
+    cells = nbformat.read(lesson, as_version=4).cells
+    above = []
+    for cell in cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            return "\n".join(above).lower()
+        above.append(cell.source)
+    raise AssertionError(f"no cell {grade_id}")
+
+
+@pytest.mark.parametrize(
+    ("grade_id", "answers"),
+    [
+        # 12.2 derives which tangents give J (issue 36: its recipe was spelled out above it)
+        ("exercise_12_2", ["e_j", "column $j$", "unit vector"]),
+        # 12.4 derives the transposes of the slice, the broadcast and the sum
+        ("exercise_12_4", ["pad", "put `u` into", "sum and broadcast", "scatteradd"]),
+        # 12.5 works out what to return when f's result does not carry the call's tag
+        ("exercise_12_5", ["return 0", "out.tag == tag"]),
+    ],
+)
+def test_derivation_answers_are_not_written_above_the_exercise(grade_id, answers) -> None:
+    text = _text_above(grade_id)
+    assert [answer for answer in answers if answer in text] == []

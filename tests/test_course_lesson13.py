@@ -7,6 +7,7 @@ import pytest
 
 import minigrad
 from minigrad.course import CheckError, lesson13
+from minigrad.utils.checkpoint import checkpoint
 
 # --------------------------------------------------------------------------- references
 
@@ -472,3 +473,168 @@ def test_13_2_unwritten_exercise_says_so() -> None:
 
     with pytest.raises(CheckError, match="not written yet"):
         lesson13.check_13_2(Stub)
+
+
+class IgnoresGradOutput(Checkpoint):
+    @staticmethod
+    def backward(ctx, grad_output):
+        inputs = [x.detach().requires_grad_() for x in ctx.saved_tensors]
+        with minigrad.enable_grad():
+            output = ctx.block(*inputs)
+        output.backward(minigrad.ones_like(output))  # a seed of ones, not grad_output
+        return (None, *[x.grad for x in inputs])
+
+
+class ReducesBeforeBackward(Checkpoint):
+    @staticmethod
+    def backward(ctx, grad_output):
+        inputs = [x.detach().requires_grad_() for x in ctx.saved_tensors]
+        with minigrad.enable_grad():
+            output = ctx.block(*inputs)
+        output.backward()  # not a scalar: needs a seed
+        return (None, *[x.grad for x in inputs])
+
+
+def test_13_2_backward_ignoring_grad_output_is_named() -> None:
+    with pytest.raises(CheckError, match=r"your backward ignores grad_output") as caught:
+        lesson13.check_13_2(IgnoresGradOutput)
+    assert "output.backward(grad_output)" in str(caught.value)
+
+
+def test_13_2_backward_without_a_seed_is_told_to_pass_grad_output() -> None:
+    with pytest.raises(CheckError, match=r"its backward needs a seed.*backward\(grad_output\)"):
+        lesson13.check_13_2(ReducesBeforeBackward)
+
+
+# --------------------------------------------------------------------------- Exercise 13.3
+
+
+def bisect(blocks, h):
+    if len(blocks) == 1:
+        return blocks[0](h)
+    middle = len(blocks) // 2
+    first, second = blocks[:middle], blocks[middle:]
+    h = checkpoint(lambda v: bisect(first, v), h)
+    return checkpoint(lambda v: bisect(second, v), h)
+
+
+def predicted_peak(n):
+    return int(np.log2(n)) + 2
+
+
+def _run(blocks, h):
+    for block in blocks:
+        h = block(h)
+    return h
+
+
+def halves_only(blocks, h):
+    if len(blocks) == 1:
+        return blocks[0](h)
+    middle = len(blocks) // 2
+    h = checkpoint(lambda v: _run(blocks[:middle], v), h)
+    return checkpoint(lambda v: _run(blocks[middle:], v), h)
+
+
+def no_checkpoint(blocks, h):
+    if len(blocks) == 1:
+        return blocks[0](h)
+    middle = len(blocks) // 2
+    return no_checkpoint(blocks[middle:], no_checkpoint(blocks[:middle], h))
+
+
+def around_each_block(blocks, h):
+    for block in blocks:
+        h = checkpoint(block, h)
+    return h
+
+
+def around_the_whole_too(blocks, h):
+    return checkpoint(lambda v: bisect(blocks, v), h)
+
+
+def sqrt_segments(blocks, h):
+    k = max(1, round(len(blocks) ** 0.5))
+    for start in range(0, len(blocks), k):
+        h = checkpoint(lambda v, s=start: _run(blocks[s : s + k], v), h)
+    return h
+
+
+def test_13_3_reference_passes(capsys) -> None:
+    lesson13.check_13_3(bisect, predicted_peak)
+    assert "Exercise 13.3: correct." in capsys.readouterr().out
+
+
+def test_13_3_the_courses_reference_passes(capsys) -> None:
+    lesson13.check_13_3(lesson13.bisect, lesson13.bisect_peak)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_13_3_written_differently_passes(capsys) -> None:
+    # Written differently: index bounds instead of slices, use_reentrant=True spelled out,
+    # and a float prediction through math.log2.
+    import math
+
+    from minigrad.utils.checkpoint import checkpoint as ckpt
+
+    def by_index(blocks, h, lo=0, hi=None):
+        hi = len(blocks) if hi is None else hi
+        if hi - lo == 1:
+            return blocks[lo](h)
+        mid = lo + (hi - lo) // 2
+        h = ckpt(lambda v: by_index(blocks, v, lo, mid), h, use_reentrant=True)
+        return ckpt(lambda v: by_index(blocks, v, mid, hi), h, use_reentrant=True)
+
+    lesson13.check_13_3(by_index, lambda n: math.log2(n) + 2.0)
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (halves_only, r"on 8 blocks: .* held 6 .* holds 5.*a checkpoint around each half"),
+        (no_checkpoint, r"ran 8 times: every block ran once.*no checkpoint was placed"),
+        (around_each_block, r"held 9 .*a checkpoint around each block"),
+        (around_the_whole_too, r"ran 40 times, at most 32 .*nested in another"),
+        (sqrt_segments, r"a flat schedule"),
+        (lambda blocks, h: blocks, r"returned a list, not a Variable"),
+        (3, r"bisect should be a function"),
+    ],
+)
+def test_13_3_placement_mistakes(answer, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson13.check_13_3(answer, predicted_peak)
+
+
+@pytest.mark.parametrize(
+    ("prediction", "hint"),
+    [
+        (lambda n: int(np.log2(n)) + 1, r"predicted_peak\(64\) .* is 7, expected 8: one short"),
+        (lambda n: int(np.log2(n)), r"is 6, expected 8: two short"),
+        (lambda n: 2 * int(np.log2(n)) + 2, r"is 14, expected 8: the inputs were counted twice"),
+        (lambda n: int(np.log2(n)) + 3, r"is 9, expected 8: one too many: the last output"),
+        (lambda n: n + 1, r"plain forward's peak"),
+        (lambda n: 2 * n**0.5, r"segments of sqrt\(n\) blocks"),
+        (lambda n: 8, r"predicted_peak\(32\) \(measured: 7 block outputs\) is 8, expected 7"),
+        (lambda n: "log n", r"returned a str; return a number"),
+        (lambda n: True, r"returned a bool"),
+    ],
+)
+def test_13_3_prediction_mistakes(prediction, hint) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson13.check_13_3(bisect, prediction)
+
+
+def test_13_3_bisect_peak_is_what_the_meter_measures() -> None:
+    for n in (1, 2, 4, 8, 16):
+        assert lesson13.check_schedule("13.3", lesson13.bisect, n, 3, 2, seed=n) == (
+            lesson13.bisect_peak(n)
+        )
+
+
+def test_13_3_unwritten_exercise_says_so() -> None:
+    def stub(*args):
+        raise NotImplementedError("Exercise 13.3: place the checkpoints")
+
+    with pytest.raises(CheckError, match="not written yet"):
+        lesson13.check_13_3(stub, stub)

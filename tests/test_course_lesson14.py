@@ -197,15 +197,20 @@ def _train(
     val_no_grad: bool = True,
     validate_before: bool = False,
     store_variable: bool = False,
+    clear_after_validation: bool = False,
 ) -> Callable:
     """A train with planted mistakes (none by default). zero_grad: "start", "end",
-    "after_step" (before validation), "before_step" (between backward and step) or None."""
+    "after_step" (before validation), "before_step" (between backward and step),
+    "grad_none" (`note.grad = None` at the start) or None. clear_after_validation: `note.grad
+    = None` right after the validation (and its backward, if any)."""
 
     def train(note, optimizer, batches, val_set, loss_fn):
         history = []
         for batch in batches:
             if zero_grad == "start":
                 optimizer.zero_grad()
+            elif zero_grad == "grad_none":
+                note.grad = None
             if validate_before:
                 with minigrad.no_grad():
                     val_score, _ = loss_fn(note, val_set)
@@ -224,6 +229,8 @@ def _train(
                     val_score, val_explanations = loss_fn(note, val_set)
                 if val_backward:
                     minigrad.backward(val_explanations)
+            if clear_after_validation:
+                note.grad = None
             if zero_grad == "end":
                 optimizer.zero_grad()
             history.append((val_score, note if store_variable else note.data))
@@ -255,9 +262,9 @@ def test_14_2_the_reference_passes(capsys: pytest.CaptureFixture) -> None:
     [
         _train(),
         _train(val_no_grad=False),  # validation recorded but never sent backward
-        _train(zero_grad="end"),  # cleared at the end of each step instead
+        _train(zero_grad="grad_none"),  # `note.grad = None` in place of zero_grad()
     ],
-    ids=["no_grad", "recorded-not-sent", "zero-grad-at-end"],
+    ids=["no_grad", "recorded-not-sent", "grad-none-at-start"],
 )
 def test_14_2_right_fixes_written_differently_pass(
     train: Callable, capsys: pytest.CaptureFixture
@@ -296,6 +303,24 @@ def test_14_2_validating_a_copy_passes(capsys: pytest.CaptureFixture) -> None:
         (_train(val_backward=True), "Under no_grad nothing is recorded"),
         (_train(validate_before=True), "score of the note before the step"),
         (_train(store_variable=True), "as a Variable"),
+        # Issue 36: bug 1 "fixed" by clearing what validation sent, its backward kept. No
+        # step ever sees that feedback; the backward itself is what the check watches.
+        (
+            _train(val_backward=True, val_no_grad=False, clear_after_validation=True),
+            r"validation still sends feedback to the note: a backward ran from the validation "
+            r"set's explanations after step 1\. .*note\.grad = None",
+        ),
+        (
+            _train(zero_grad="grad_none", val_backward=True, val_no_grad=False),
+            r"validation still sends feedback .* after step 1\.",
+        ),
+        # Issue 36: zero_grad at the end of each step (step(); zero_grad()), right while the
+        # note starts without feedback; the check's second run gives it some.
+        (
+            _train(zero_grad="end"),
+            r"given a note that already held feedback .*step 1 acted on it .*zero_grad at the "
+            r"end of a step \(step\(\); zero_grad\(\)\)",
+        ),
     ],
     ids=[
         "unchanged",
@@ -307,12 +332,24 @@ def test_14_2_validating_a_copy_passes(capsys: pytest.CaptureFixture) -> None:
         "no-grad-backward",
         "validated-before",
         "variable-in-history",
+        "validation-backward-then-grad-none",
+        "grad-none-at-start-validation-backward",
+        "zero-grad-at-end",
     ],
 )
 def test_14_2_mistakes_get_their_hint(train: Callable, hint: str) -> None:
     with pytest.raises(CheckError, match=hint) as error:
         lesson14.check_14_2(train)
     _message(error)
+
+
+def test_14_2_earlier_feedback_is_none_of_the_first_minibatchs() -> None:
+    """The second run's note holds feedback from lesson14.EARLIER_14_2: pieces that the first
+    minibatch never sends, so a step that acts on them is told apart from a right one."""
+    batches, _ = lesson14.check_data()
+    earlier = lesson14._feedback_of(lesson14.PROMPT_START, lesson14.EARLIER_14_2)
+    assert len(earlier) == len(lesson14.EARLIER_14_2)
+    assert not earlier & lesson14._feedback_of(lesson14.PROMPT_START, batches[0])
 
 
 def test_14_2_wrong_kind_of_answer() -> None:

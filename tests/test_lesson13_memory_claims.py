@@ -237,3 +237,49 @@ def test_float16_once_per_buffer_keeps_a_quarter() -> None:
     assert once == pytest.approx(9 * A / 4, rel=0.01)
     # A copy of every saved value: each block output twice, and the weights copied.
     assert every > 1.9 * once
+
+
+def test_the_recursive_schedule_keeps_least_and_its_peak_grows_like_log_n(deep) -> None:
+    # Section 7: lesson13.bisect holds x, one saved input per level and the recomputed
+    # block's output at its peak, log2(n) + 2 arrays (x not new here, so minus one), plus
+    # the graph objects and working arrays of a recomputed graph open at every level.
+    blocks, x = deep["blocks"], deep["x"]
+    recursive = _traced(lesson13.bisect, blocks, x)
+    # When forward ends: the second half's input and the last output (x is not new).
+    assert recursive["numpy_kept"] == pytest.approx(2 * A, rel=0.001)
+    model = (np.log2(DEPTH) + 1) * A
+    assert model <= recursive["peak"] < model + 15 * A
+    assert recursive["peak"] < deep["segments of 8"]["peak"] < 0.5 * deep["plain"]["peak"]
+    shallow = _traced(lesson13.bisect, _blocks(16), x)["peak"]
+    assert recursive["peak"] - shallow < 6 * A  # 16 -> 64 blocks: two more levels
+
+
+def test_checkpoints_built_from_hooks_keep_what_the_function_keeps(deep) -> None:
+    # Section 7's hooked_checkpoint: pack keeps a number, the first unpack recomputes.
+    def hooked(function, h):
+        recomputed, packed = [], []
+
+        def pack(variable):
+            packed.append(None)
+            return len(packed) - 1
+
+        def unpack(number):
+            if not recomputed:
+                keep = (lambda v: recomputed.append(v) or v, lambda v: v)
+                with minigrad.enable_grad(), saved_tensors_hooks(*keep):
+                    function(h)
+            return recomputed[number]
+
+        with saved_tensors_hooks(pack, unpack):
+            return function(h)
+
+    def segments_by_hooks(blocks, h):
+        for start in range(0, len(blocks), 8):
+            h = hooked(lambda v, s=start: _plain(blocks[s : s + 8], v), h)
+        return h
+
+    by_hooks = _traced(segments_by_hooks, deep["blocks"], deep["x"])
+    function = deep["segments of 8"]
+    assert by_hooks["numpy_kept"] == pytest.approx(function["numpy_kept"], rel=0.001)
+    assert by_hooks["peak"] < 0.5 * deep["plain"]["peak"]
+    assert abs(by_hooks["peak"] - function["peak"]) < 3 * A

@@ -6,6 +6,12 @@ guarded Newton step (Newton where f'' > 0, a gradient step elsewhere); its hidde
 holds a point where f'' is exactly 0, where a guard `>=` divides by zero. Errors are told
 apart by type and fields (NoGradFnError for a first derivative without history), and by
 what the learner's Function returned (minigrad.course.function_checks).
+
+Exercise 9.5 asks for FixedPoint, z* = tanh(W z* + a) with a backward by the implicit
+function theorem; its check compares with the closed form s * solve(I - (diag(s) W)^T, g),
+s = 1 - z*^2, with unrolled backprop (unrolled_fixed_point) and with gradcheck. Exercise
+9.6 asks for a prediction by hand of what a clipping hook receives and of x.grad; the
+engine's answer is run_hook_graph.
 """
 
 from __future__ import annotations

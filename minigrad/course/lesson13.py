@@ -5,10 +5,14 @@ saved arrays, one idea per list (a buffer saved twice, a view, a slice, two equa
 the weights), and names the mistake a wrong total most likely comes from. Exercise 13.2
 runs the learner's `Checkpoint` Function on hidden blocks and compares every gradient with
 a plain backward through the same blocks, while a saved_tensors_hooks pack hook counts
-what forward kept.
+what forward kept, and names a backward that ignores grad_output. Exercise 13.3 runs the
+learner's `bisect` (Chen et al.'s recursive checkpoints) on hidden chains, measures the
+peak of saved buffers with a meter and counts the block calls, then compares the learner's
+`predicted_peak(n)` with the measured peaks (`check_schedule` and `check_predictions` are
+shared with its hidden tests).
 
-`owner` and `distinct_bytes` are the references the lesson's cells use after Exercise
-13.1, so the lesson runs on whatever the learner's answer is.
+`owner`, `distinct_bytes` and `bisect` are the references the lesson's cells use after
+Exercises 13.1 and 13.3, so the lesson runs on whatever the learner's answer is.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from minigrad.core.errors import BackwardTwiceError, GradientCountError, NoGradF
 from minigrad.core.function import saved_tensors_hooks
 from minigrad.core.variable import Parameter, Variable
 from minigrad.course import check
+from minigrad.utils.checkpoint import checkpoint
 
 # --------------------------------------------------------------------------- references
 
@@ -588,8 +593,6 @@ def bisect(blocks: Sequence[Callable], h: Variable) -> Variable:
     once are the inputs on one path down the recursion: O(log n) of them. Each block runs
     once in forward and once more per level, 1 + log2(n) times in all.
     """
-    from minigrad.utils.checkpoint import checkpoint  # minigrad.utils imports the course's
-
     if len(blocks) == 1:
         return blocks[0](h)
     middle = len(blocks) // 2

@@ -16,15 +16,6 @@ CAUGHT = {
         "            stack.append(next_node)\n"
         "return order"
     ],
-    # The gradient reset after the update, as in the lesson's loop: a .grad that w held
-    # before the call goes into the first step (the check's w starts with none).
-    "Exercise 2.3": [
-        "for _ in range(steps):\n"
-        "    loss = ((w * xs - ys) ** 2).mean()\n"
-        "    loss.backward()\n"
-        "    w.data -= lr * w.grad.data\n"
-        "    w.grad = None"
-    ],
     # The gradient's NumPy array returned instead of the Variable minigrad.grad gives.
     "Exercise 2.4": ["(slope,) = minigrad.grad(f(x), x)\nreturn slope.data"],
 }

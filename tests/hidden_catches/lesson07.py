@@ -38,4 +38,24 @@ CAUGHT = {
         "line = minigrad.text.feedback.at_most_words(fit, len(words))\n"
         "return self.limit / len(text), [line]",
     ],
+    # The roles written as the words "title" and "tagline" instead of read from the inputs:
+    # right for the visible check's roles, wrong for a "product name" and a "slogan".
+    "Exercise 7.3": [
+        "for_title, for_tagline = [], []\n"
+        "for line in feedback.data.splitlines():\n"
+        '    if line.startswith("[title]"):\n'
+        "        for_title.append(line)\n"
+        '    elif line.startswith("[tagline]"):\n'
+        "        for_tagline.append(line)\n"
+        "    else:\n"
+        "        for_title.append(line)\n"
+        "        for_tagline.append(line)\n"
+        "title_note = tagline_note = None\n"
+        "if for_title:\n"
+        '    title_note = minigrad.Variable("\\n".join(for_title), role="feedback to title")\n'
+        "if for_tagline:\n"
+        "    tagline_note = minigrad.Variable(\n"
+        '        "\\n".join(for_tagline), role="feedback to tagline")\n'
+        "return title_note, tagline_note",
+    ],
 }

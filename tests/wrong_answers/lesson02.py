@@ -25,13 +25,16 @@ WRONG = {
         "            queue.append(next_node)\n"
         "return order"
     ],
-    # The lesson's bug copied: `w.grad.zero_` without the call resets nothing.
+    # The lesson's bug fixed in the wrong place: the gradient reset after the update, so a
+    # .grad that w held before the call goes into the first step (the check's last case).
+    # (The lesson's bug copied as it is, `w.grad.zero_` without the call, is in
+    # tests/test_course_lesson02.py.)
     "Exercise 2.3": [
         "for _ in range(steps):\n"
         "    loss = ((w * xs - ys) ** 2).mean()\n"
         "    loss.backward()\n"
         "    w.data -= lr * w.grad.data\n"
-        "    w.grad.zero_"
+        "    w.grad = None"
     ],
     # backward() instead of minigrad.grad: x.grad and the weights' .grad change.
     "Exercise 2.4": ["f(x).backward()\nreturn x.grad"],

@@ -17,4 +17,21 @@ WRONG = {
         "line = minigrad.text.feedback.at_most_words(len(words) - 1, len(words))\n"
         "return self.limit / len(text), [line]",
     ],
+    # BuggyHeadline's backward kept as it is: the tagline's feedback returned in title's
+    # slot, and title's assigned to title.grad (replacing what it held) instead of returned.
+    "Exercise 7.3": [
+        "title, tagline = ctx.saved_variables\n"
+        "for_title, for_tagline = [], []\n"
+        "for line in feedback.data.splitlines():\n"
+        '    if line.startswith(f"[{title.role}]"):\n'
+        "        for_title.append(line)\n"
+        '    elif line.startswith(f"[{tagline.role}]"):\n'
+        "        for_tagline.append(line)\n"
+        "    else:\n"
+        "        for_title.append(line)\n"
+        "        for_tagline.append(line)\n"
+        'title.grad = minigrad.Variable("\\n".join(for_title), role=f"feedback to {title.role}")\n'
+        'note = minigrad.Variable("\\n".join(for_tagline), role=f"feedback to {tagline.role}")\n'
+        "return note, None",
+    ],
 }

@@ -16,4 +16,11 @@ WRONG = {
         "if row < matrix.shape[0] and col < matrix.shape[1]:\n"
         "    tile[ty, tx] = matrix[row, col]",
     ],
+    # Only x·σ'(x): the product rule's first term, σ(x), is missing.
+    "Exercise 8.3": [
+        "i = cuda.grid(1)\n"
+        "if i < x.size:\n"
+        "    s = 1.0 / (1.0 + math.exp(-x[i]))\n"
+        "    grad_x[i] = grad_out[i] * x[i] * s * (1.0 - s)",
+    ],
 }

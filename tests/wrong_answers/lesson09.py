@@ -22,4 +22,13 @@ WRONG = {
         "np.maximum(x.data, 0, out=x.data)\nctx.mark_dirty(x)\nctx.save_for_backward(x)\nreturn x",
         "return grad",
     ],
+    # forward right; backward one step through f only, s * grad, without (I - ∂f/∂z)^{-1}.
+    "Exercise 9.5": [
+        "z, _ = solve_fixed_point(a.data, W)\nctx.z, ctx.W = z, W\nreturn z",
+        "return (1.0 - ctx.z**2) * grad.data, None",
+    ],
+    # The hook left out: x.grad computed from the unclipped gradient.
+    "Exercise 9.6": [
+        "received = w + x**2\nreturn received, 2 * x * received + 3.0",
+    ],
 }

@@ -12,16 +12,22 @@ self.parents = tuple(parents)
 self.backward_fns = tuple(backward_fns)
 """
     ],
-    # sub: the sign error in b's share; div: b's share without the square; sigmoid: tanh's rule.
+    # sub and div right; sigmoid's derivative by the quotient rule, e^-a / (1 + e^-a)²,
+    # computing exp(-a) again: right near 0, nan at a = -800, which the visible check tries.
+    # (The other slips, tanh's rule and the sign errors, are in tests/test_course_lesson11.py.)
     "Exercise 11.2": [
-        "backward_fns = (lambda grad_output: grad_output, lambda grad_output: grad_output)",
+        "backward_fns = (lambda grad_output: grad_output, lambda grad_output: -grad_output)",
         """
 backward_fns = (
     lambda grad_output: grad_output / b.data,
-    lambda grad_output: -grad_output * a.data / b.data,
+    lambda grad_output: -grad_output * a.data / b.data**2,
 )
 """,
-        "backward_fns = (lambda grad_output: grad_output * (1 - s**2),)",
+        """
+backward_fns = (
+    lambda grad_output: grad_output * np.exp(-a.data) / (1 + np.exp(-a.data)) ** 2,
+)
+""",
     ],
     # The walk overwrites .grad instead of adding the shares into it.
     "Exercise 11.3": [
@@ -69,16 +75,25 @@ grads["x"] = d_z1 @ W1
 return grads
 """
     ],
-    # Updates the caller's arrays in place (no copies), and steps uphill.
+    # Updates the caller's arrays in place (no copies), then raises (a typo in a key): the
+    # cells after it must still train from the starting weights and draw minigrad's curve,
+    # since they call the course's solutions on a copy of `start`, never this function.
     "Exercise 11.6": [
         """
 losses = []
 for _ in range(steps):
     grads = grad_fn(x, labels, **params)
-    losses.append(grads["loss"])
     for name in params:
-        params[name] += lr * grads[name]
+        params[name] -= lr * grads[name]
+    losses.append(grads["losses"])
 return params, losses
+"""
+    ],
+    # The naive backward, e^a / (1 + e^a): right near 0, inf/inf = nan at a = 800.
+    "Exercise 11.7": [
+        """
+out = np.maximum(a.data, 0) + np.log1p(np.exp(-np.abs(a.data)))
+backward_fns = (lambda grad_output: grad_output * np.exp(a.data) / (1 + np.exp(a.data)),)
 """
     ],
 }

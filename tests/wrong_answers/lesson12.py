@@ -22,4 +22,22 @@ return np.stack(columns, axis=1)
     "Exercise 12.3": [
         "return 4 * (w @ w) * v",
     ],
+    # The last step transposed with A instead of A.T.
+    "Exercise 12.4": [
+        """
+b_bar = c * u[None, :]
+g_bar = np.zeros(A.shape[0])
+g_bar[1:4] = b_bar.sum(axis=1)
+return A @ (d * g_bar)
+""",
+    ],
+    # Perturbation confusion: the same tag for every call, as the untagged Dual.
+    "Exercise 12.5": [
+        """
+out = f(Tagged(x, 1.0, 1))
+if isinstance(out, Tagged) and out.tag == 1:
+    return out.tangent
+return 0.0
+""",
+    ],
 }

@@ -14,4 +14,15 @@ WRONG = {
         "output.backward(grad_output)\n"
         "return (None, *[x.grad for x in inputs])",
     ],
+    # Checkpoints around the two halves only, plain blocks inside (a flat schedule of two
+    # segments, which holds n/2 outputs while a half is recomputed), and a prediction that
+    # forgets the output of the block being recomputed.
+    "Exercise 13.3": [
+        "if len(blocks) == 1:\n"
+        "    return blocks[0](h)\n"
+        "middle = len(blocks) // 2\n"
+        "h = checkpoint(lambda v: run_blocks(blocks[:middle], v), h)\n"
+        "return checkpoint(lambda v: run_blocks(blocks[middle:], v), h)",
+        "return int(np.log2(n)) + 1",
+    ],
 }

@@ -16,17 +16,20 @@ WRONG = {
         "    ],\n"
         "}"
     ],
-    # Half a fix: zero_grad added after the step (PyTorch's step(); zero_grad() idiom), but
-    # the validation explanations still go backward, so they reach the next step.
+    # Bug 1 "fixed" by clearing what validation sent (`note.grad = None`), its backward kept:
+    # no step acts on that feedback, but the backward still runs (issue 36). The half fix
+    # that lets it reach the next step (zero_grad after step()) is in
+    # tests/test_course_lesson14.py.
     "Exercise 14.2": [
         "history = []\n"
         "for batch in batches:\n"
+        "    optimizer.zero_grad()\n"
         "    _, explanations = loss_fn(note, batch)\n"
         "    minigrad.backward(explanations)\n"
         "    optimizer.step()\n"
-        "    optimizer.zero_grad()\n"
         "    val_score, val_explanations = loss_fn(note, val_set)\n"
         "    minigrad.backward(val_explanations)\n"
+        "    note.grad = None\n"
         "    history.append((val_score, note.data))\n"
         "return history"
     ],

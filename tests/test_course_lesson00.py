@@ -177,6 +177,88 @@ def test_0_3_mistakes_get_a_hint(grad_a: object, grad_b: object, hint: str) -> N
         lesson00.check_0_3(grad_a, grad_b)
 
 
+# --------------------------------------------------------------------------- Exercise 0.4
+
+
+def _slope_of_g(x):
+    return (x**2 + 1) ** 2 + x * 2 * (x**2 + 1) * 2 * x
+
+
+def test_0_4_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson00.check_0_4(_slope_of_g)
+    assert "Exercise 0.4: correct." in capsys.readouterr().out
+    lesson00.check_0_4(lesson00.g_prime)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda x: (x * x + 1) * (5 * x * x + 1),  # factored
+        lambda x: 5 * x**4 + 6 * x**2 + 1,  # the brackets multiplied out first
+        lambda x: np.float64(5 * x**4 + 6 * x**2 + 1),
+    ],
+    ids=["factored", "expanded", "numpy-float"],
+)
+def test_0_4_accepts_the_derivative_written_any_way(answer) -> None:
+    lesson00.check_0_4(answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (
+            lambda x: x * (x * x + 1) ** 2,
+            r"slope_of_g\(2\) is 50, expected 105: that is g\(x\) itself",
+        ),
+        (lambda x: (x * x + 1) ** 2, "only the first half of the product rule"),
+        (lambda x: 4 * x * x * (x * x + 1), "only the second half of the product rule"),
+        # The issue's named slip for a chain: its inner derivative forgotten.
+        (
+            lambda x: (x * x + 1) ** 2 + 2 * x * (x * x + 1),
+            "the chain rule's inner derivative is missing",
+        ),
+        (lambda x: 4 * x * (x * x + 1), "the two derivatives multiplied"),
+        (
+            lambda x: (x * x + 1) ** 2 + 2 * x * x * (x * x + 1),
+            "the power rule's factor 2 is missing",
+        ),
+        # Right at x = 2, wrong at the second point: the check tries both.
+        (lambda x: 105.0, r"slope_of_g\(-1.5\) is 105, expected 39.81\.$"),
+        (lambda x: 104.0, r"^Exercise 0.4: slope_of_g\(2\) is 104, expected 105\.$"),
+    ],
+    ids=["value", "first-half", "second-half", "no-inner", "multiplied", "no-power-2",
+         "constant", "unknown"],
+)
+def test_0_4_mistakes_get_a_hint(answer, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson00.check_0_4(answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (105.0, r"slope_of_g is the number 105; write a function of x"),
+        ("x", "slope_of_g should be a function, `def slope_of_g"),
+        (lambda x: minigrad.Variable(105.0), r"slope_of_g\(2\) is a Variable; work g'\(x\) out"),
+        (lambda x: None, r"slope_of_g\(2\) returned None: did you forget the `return`\?"),
+        (lambda x: 1 / 0, r"slope_of_g\(2\) raised ZeroDivisionError"),
+    ],
+    ids=["number", "text", "variable", "none", "error"],
+)
+def test_0_4_answers_that_are_not_functions_of_numbers(answer: object, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson00.check_0_4(answer)
+
+
+def test_0_4_hidden_tests_try_more_points() -> None:
+    """The graded hidden tests (0, 3 as an int, -0.5) in the check cell are checked by
+    tests/test_lessons_run_on.py; the check itself takes other points too."""
+    lesson00.check_0_4(_slope_of_g, points=(0.0, 3, -0.5))
+    with pytest.raises(CheckError, match=r"slope_of_g\(0\) is 0, expected 1: that is g\(x\)"):
+        lesson00.check_0_4(lambda x: 4 * x * x * (x * x + 1) if x == 0 else _slope_of_g(x),
+                           points=(0.0,))
+
+
 # --------------------------------------------------------------------------- unwritten exercises
 
 
@@ -186,6 +268,7 @@ def test_0_3_mistakes_get_a_hint(grad_a: object, grad_b: object, hint: str) -> N
         ("0.1", lambda: lesson00.check_0_1(None)),
         ("0.2", lambda: lesson00.check_0_2(None)),
         ("0.3", lambda: lesson00.check_0_3(None, None)),
+        ("0.4", lambda: lesson00.check_0_4(None)),
     ],
 )
 def test_the_cells_placeholder_none_means_not_written(exercise: str, run_check: object) -> None:
@@ -196,7 +279,7 @@ def test_the_cells_placeholder_none_means_not_written(exercise: str, run_check: 
         run_check()
 
 
-@pytest.mark.parametrize("exercise", ["0.1", "0.2", "0.3"])
+@pytest.mark.parametrize("exercise", ["0.1", "0.2", "0.3", "0.4"])
 def test_student_cells_unwritten_say_so(exercise: str) -> None:
     """As a learner: run the student version's exercise cell (it stops at the stub), then
     its check cell, in one namespace."""

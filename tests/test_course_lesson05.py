@@ -433,3 +433,122 @@ def test_5_3_a_bias_gradient_of_zeros_is_named() -> None:
     """Found by the audit: zeros for an existing bias got numbers only."""
     with pytest.raises(CheckError, match=r"that is all zeros: the bias gets grad_output summed"):
         lesson05.check_5_3(ZerosForEveryBias)
+
+
+# --------------------------------------------------------------------------- Exercise 5.4
+
+
+def _bilinear(grad_x1: Callable, grad_w: Callable, grad_x2: Callable, grad_b: Callable) -> Callable:
+    """A bilinear_backward whose four gradients come from the four formulas, each called
+    as formula(x1, W, x2, G) with G = grad_output.unsqueeze(1), of shape (N, 1)."""
+
+    def bilinear_backward(x1, W, x2, grad_output):
+        g = grad_output.unsqueeze(1)
+        return tuple(f(x1, W, x2, g) for f in (grad_x1, grad_w, grad_x2, grad_b))
+
+    return bilinear_backward
+
+
+B_X1 = lambda x1, W, x2, g: g * (x2 @ W.T)  # noqa: E731 - short formulas read best as lambdas
+B_W = lambda x1, W, x2, g: x1.T @ (g * x2)  # noqa: E731
+B_X2 = lambda x1, W, x2, g: g * (x1 @ W)  # noqa: E731
+B_B = lambda x1, W, x2, g: g.sum()  # noqa: E731
+
+
+def test_5_4_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson05.check_5_4(_bilinear(B_X1, B_W, B_X2, B_B))
+    assert "Exercise 5.4: correct." in capsys.readouterr().out
+    lesson05.check_5_4(lesson05.bilinear_backward)
+
+
+def test_5_4_numpy_and_index_sums_pass(capsys: pytest.CaptureFixture) -> None:
+    """Written on raw arrays with einsum, the index formulas as they stand."""
+
+    def bilinear_backward(x1, W, x2, grad_output):
+        a, w, b, g = x1.data, W.data, x2.data, grad_output.data
+        return (
+            np.einsum("n,ij,nj->ni", g, w, b),
+            np.einsum("n,ni,nj->ij", g, a, b),
+            np.einsum("n,ni,ij->nj", g, a, w),
+            g.sum(),
+        )
+
+    lesson05.check_5_4(bilinear_backward)
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("gradients", "hint"),
+    [
+        # The issue's named slips: grad_output forgotten, a transpose missing or extra.
+        ((lambda x1, W, x2, g: x2 @ W.T, B_W, B_X2, B_B), r"grad_x1 .*grad_output is missing"),
+        ((B_X1, lambda x1, W, x2, g: x1.T @ x2, B_X2, B_B), r"grad_W .*grad_output is missing"),
+        ((B_X1, B_W, lambda x1, W, x2, g: x1 @ W, B_B), r"grad_x2 .*grad_output is missing"),
+        # Only fits with p = q: the rectangular case raises, the square case names it.
+        (
+            (lambda x1, W, x2, g: g * (x2 @ W), B_W, B_X2, B_B),
+            r"raised OpError: .*On inputs with p = q, where every product fits, grad_x1: that "
+            r"is grad_output \* \(x2 @ W\)",
+        ),
+        (
+            (B_X1, B_W, lambda x1, W, x2, g: g * (x1 @ W.T), B_B),
+            r"On inputs with p = q, where every product fits, grad_x2: that is grad_output \* "
+            r"\(x1 @ W.T\)",
+        ),
+        ((B_X2, B_W, B_X1, B_B), r"grad_x1 has shape \(5, 4\), x2's shape"),
+        ((B_X1, lambda x1, W, x2, g: (g * x2).T @ x1, B_X2, B_B), r"did you forget a transpose"),
+        (
+            (B_X1, lambda x1, W, x2, g: (x1.T @ x2) * g.sum(), B_X2, B_B),
+            r"times the sum of grad_output: each sample's outer product is scaled by its own",
+        ),
+        (
+            (B_X1, lambda x1, W, x2, g: x1.T @ (g * x2) / g.shape[0], B_X2, B_B),
+            r"grad_W .*the mean over the batch",
+        ),
+        (
+            (B_X1, lambda x1, W, x2, g: x1.unsqueeze(2) * (g * x2).unsqueeze(1), B_X2, B_B),
+            r"grad_W has shape \(5, 3, 4\): one gradient per sample",
+        ),
+        ((B_X1, B_W, B_X2, lambda x1, W, x2, g: g.squeeze(1)), r"grad_b has shape \(5,\)"),
+        ((B_X1, B_W, B_X2, lambda x1, W, x2, g: g.mean()), r"grad_b .*the mean of grad_output"),
+        (
+            (B_X1, B_W, B_X2, lambda x1, W, x2, g: minigrad.Variable(float(g.shape[0]))),
+            r"grad_b .*that is N, the number of samples",
+        ),
+        ((B_X1, B_W, B_X2, lambda x1, W, x2, g: g.sum(0)), r"grad_b has shape \(1,\)"),
+    ],
+    ids=["x1-no-G", "W-no-G", "x2-no-G", "x1-W-not-WT", "x2-WT-not-W", "swapped-inputs",
+         "W-transposed", "W-sum-of-G", "W-mean", "W-per-sample", "b-per-sample", "b-mean",
+         "b-count", "b-keepdim"],
+)
+def test_5_4_mistakes_get_their_hint(gradients: tuple, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson05.check_5_4(_bilinear(*gradients))
+
+
+def test_5_4_wrong_count_and_not_a_function() -> None:
+    with pytest.raises(CheckError, match=r"returned 3 values; return four gradients"):
+        lesson05.check_5_4(lambda x1, W, x2, grad_output: (x1, W, x2))
+    with pytest.raises(CheckError, match="should be a function"):
+        lesson05.check_5_4(3.0)
+
+
+def test_5_4_unwritten_says_so() -> None:
+    def stub(x1, W, x2, grad_output):
+        raise NotImplementedError("Exercise 5.4: write bilinear_backward")
+
+    with pytest.raises(CheckError, match=r"^Exercise 5.4 is not written yet"):
+        lesson05.check_5_4(stub)
+
+
+def test_5_4_gradcheck_catches_a_backward_right_only_on_the_check_cases() -> None:
+    """Values right on the check's cases but not as a backward: gradcheck runs the answer
+    as the backward of a Function on other inputs."""
+    sizes = {case[0] for case in lesson05.BILINEAR_CASES}
+
+    def bilinear_backward(x1, W, x2, grad_output):
+        grads = lesson05.bilinear_backward(x1, W, x2, grad_output)
+        return grads if x1.shape[0] in sizes else tuple(2 * grad for grad in grads)
+
+    with pytest.raises(CheckError, match=r"minigrad.gradcheck\(a Function whose backward is "):
+        lesson05.check_5_4(bilinear_backward)

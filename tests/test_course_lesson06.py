@@ -506,8 +506,9 @@ class ImpliesStub(minigrad.Function):
         (lesson06.check_6_2, ImpliesStub, "6.2"),
         (lesson06.check_6_2, _implies(_stub("6.2")), "6.2"),
         (lesson06.check_6_3, _stub("6.3"), "6.3"),
+        (lesson06.check_6_5, _stub("6.5"), "6.5"),
     ],
-    ids=["6.1", "6.1-backward", "6.2", "6.2-backward", "6.3"],
+    ids=["6.1", "6.1-backward", "6.2", "6.2-backward", "6.3", "6.5"],
 )
 def test_unwritten_exercises_say_so(check: Callable, answer: object, exercise: str) -> None:
     pattern = rf"^Exercise {exercise} is not written yet: replace the `raise NotImplementedError"
@@ -558,3 +559,126 @@ def test_6_3_mean_over_the_gates_is_named() -> None:
 
     with pytest.raises(CheckError, match=r"1/16 of the mix"):
         lesson06.check_6_3(neuron)
+
+
+# --------------------------------------------------------------------------- Exercise 6.5
+
+
+def _by_hand(x, w, f1, f2):
+    z = w * x
+    grad_z = z + f2 * z
+    return z * z, grad_z * x, f1 * grad_z * w
+
+
+def test_6_5_reference_passes(capsys: pytest.CaptureFixture) -> None:
+    lesson06.check_6_5(_by_hand)
+    assert "Exercise 6.5: correct." in capsys.readouterr().out
+    lesson06.check_6_5(lesson06.predicted_by_hand)
+
+
+def test_6_5_numbers_written_any_way_pass() -> None:
+    """A list, NumPy numbers and 0-d arrays are numbers too; the formulas may be expanded."""
+    lesson06.check_6_5(
+        lambda x, w, f1, f2: [np.float64(w**2 * x**2), (1 + f2) * w * x**2,
+                              np.array(f1 * (1 + f2) * w**2 * x)]
+    )
+
+
+def test_6_5_matches_what_minigrad_runs() -> None:
+    """The check's numbers are what the graph gives in minigrad, with a GradFactor."""
+
+    class GradFactor(minigrad.Function):
+        @staticmethod
+        def forward(ctx, x, f):
+            ctx.f = f
+            return x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.f, None
+
+    for x_value, w_value, f1, f2 in lesson06.PREDICT_CASES + ((1.5, -2.0, 1.0, -1.0),):
+        x = minigrad.Variable(x_value, requires_grad=True)
+        w = minigrad.Variable(w_value, requires_grad=True)
+        z = w * GradFactor.apply(x, f1)
+        loss = z * GradFactor.apply(z, f2)
+        loss.backward()
+        ran = (loss.item(), w.grad.item(), x.grad.item())
+        np.testing.assert_allclose(ran, lesson06.predicted_by_hand(x_value, w_value, f1, f2))
+
+
+def _slip(grad_z: Callable, loss: Callable = lambda z, f1, f2: z * z, w_factor: bool = False,
+          x_factor: bool = True) -> Callable:
+    """A gradients_by_hand with one slip: z's gradient as grad_z(z, f2), the loss as
+    loss(z, f1, f2), f1 on w's gradient (w_factor) or not on x's (x_factor=False)."""
+
+    def gradients_by_hand(x, w, f1, f2):
+        z = w * x
+        g = grad_z(z, f2)
+        return loss(z, f1, f2), g * x * (f1 if w_factor else 1), g * w * (f1 if x_factor else 1)
+
+    return gradients_by_hand
+
+
+RIGHT_Z = lambda z, f2: z + f2 * z  # noqa: E731 - short formulas read best as lambdas
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        # The issue's named slips: a factor on both paths, a factor on the wrong leaf.
+        (_slip(lambda z, f2: 2 * f2 * z), r"grad_w from gradients_by_hand\(3, 0.5, 2, 10\) is "
+         r"90, expected 49.5: f2 scales only the gradient that comes through"),
+        (_slip(lambda z, f2: f2 * z), r"grad_w .* is 45, .*counts only the path through"),
+        (_slip(lambda z, f2: 2 * z), r"grad_w .* is 9, .*the true derivative 2wx²"),
+        (_slip(RIGHT_Z, w_factor=True), r"grad_w .* is 99, .*f1 sits on x's path only"),
+        (_slip(RIGHT_Z, x_factor=False), r"grad_x .* is 8.25, expected 16.5: f1 is missing"),
+        (_slip(RIGHT_Z, loss=lambda z, f1, f2: f2 * z * z), r"loss .* is 22.5, .*changes no value"),
+        (_slip(RIGHT_Z, loss=lambda z, f1, f2: z), r"loss .* is 1.5, .*that is z, not the loss"),
+        (
+            lambda x, w, f1, f2: (w * w * x * x, f1 * (1 + f2) * w * w * x, (1 + f2) * w * x * x),
+            r"grad_w and grad_x are swapped",
+        ),
+        (
+            lambda x, w, f1, f2: (w * w * x * x, (1 + f2) * w * x * x, f1 * (1 + f2) * w * x),
+            r"grad_x .* is 33, .*the chain rule's last step is missing",
+        ),
+        # Right on the lesson's numbers, wrong on the second set: the check tries both.
+        (lambda x, w, f1, f2: (2.25, 49.5, 16.5), r"gradients_by_hand\(-1, 2, 0.5, 5\)"),
+        (
+            lambda x, w, f1, f2: (2.25, 49.5, 17.0),
+            r"^Exercise 6.5: grad_x .* is 17, expected 16.5\.$",
+        ),
+    ],
+    ids=["f2-both-paths", "f2-path-only", "no-factors", "f1-on-w", "f1-missing", "loss-scaled",
+         "loss-is-z", "swapped", "chain-w-missing", "constants", "unknown"],
+)
+def test_6_5_mistakes_get_their_hint(answer: Callable, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_5(answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ((2.25, 49.5, 16.5), r"gradients_by_hand should be a function"),
+        (lambda x, w, f1, f2: (1.0, 2.0), r"returned 2 values; return three numbers"),
+        (lambda x, w, f1, f2: 3.0, r"returned a float; return three numbers"),
+        (lambda x, w, f1, f2: (minigrad.Variable(2.25), 1, 1), r"returned a Variable for loss"),
+        (lambda x, w, f1, f2: (2.25, "49.5", 16.5), r"grad_w should be a number .* got a str"),
+        (lambda x, w, f1, f2: 1 / 0, r"raised ZeroDivisionError"),
+    ],
+    ids=["tuple", "two", "number", "variable", "text", "error"],
+)
+def test_6_5_answers_that_are_not_three_numbers(answer: object, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_5(answer)
+
+
+def test_6_5_other_cases_as_the_hidden_tests_use() -> None:
+    """The hidden tests' cases, where several slips give the right number by chance (f1 = f2
+    = 1, f2 = -1, f1 = 0): the reference passes, a slip still fails somewhere."""
+    cases = ((1.5, -2.0, 1.0, 1.0), (2.0, 1.0, 3.0, -1.0), (0.5, -3.0, 0.0, 2.0))
+    lesson06.check_6_5(_by_hand, cases=cases)
+    with pytest.raises(CheckError):
+        lesson06.check_6_5(_slip(lambda z, f2: 2 * f2 * z), cases=cases)

@@ -110,13 +110,13 @@ CLASS = {
     "renamed": ({}, _rename),
     "hand": ({}, _everything),
 }
-EXPECTED = {  # 0.1, 0.2, 0.3, total, max_score
-    "dup": ["1", "1", "1", "3", "3"],
-    "fake": ["1", "1", "1", "3", "3"],
-    "points": ["0", "1", "1", "2", "3"],
-    "garbage": ["0", "1", "1", "2", "3"],
-    "renamed": ["1", "1", "1", "3", "3"],
-    "hand": ["1", "1", "1", "3", "3"],
+EXPECTED = {  # 0.1, 0.2, 0.3, 0.4, total, max_score
+    "dup": ["1", "1", "1", "1", "4", "4"],
+    "fake": ["1", "1", "1", "1", "4", "4"],
+    "points": ["0", "1", "1", "1", "3", "4"],
+    "garbage": ["0", "1", "1", "1", "3", "4"],
+    "renamed": ["1", "1", "1", "1", "4", "4"],
+    "hand": ["1", "1", "1", "1", "4", "4"],
 }
 FEEDBACK = {  # the note each feedback opens with, as a student reads it (code spans as text)
     "dup": ["Note from grading", "check_0_1 was in the notebook 2 times"],
@@ -182,7 +182,7 @@ def _feedback_text(course: Path, student: str) -> str:
 def test_every_tampered_submission_is_graded_exactly(graded: Path) -> None:
     with open(graded / "grades.csv", newline="") as file:
         rows = list(csv.reader(file))
-    assert rows[0] == ["student_id", "0.1", "0.2", "0.3", "total", "max_score"]
+    assert rows[0] == ["student_id", "0.1", "0.2", "0.3", "0.4", "total", "max_score"]
     assert {row[0]: row[1:] for row in rows[1:]} == EXPECTED
 
 

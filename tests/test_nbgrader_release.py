@@ -70,17 +70,17 @@ def test_nbgrader_releases_the_student_version(released: Path, lesson: Path) -> 
 
 OWN_EXERCISE = [
     nbformat.v4.new_code_cell(
-        "# Exercise 0.4: the slope of sin(x) * x at x = 1, as a float named product_slope\n"
+        "# Exercise 0.5: the slope of sin(x) * x at x = 1, as a float named product_slope\n"
         "product_slope = None\n### BEGIN SOLUTION\n"
         "x = minigrad.Variable(1.0, requires_grad=True)\n(x.sin() * x).backward()\n"
         "product_slope = x.grad.item()\n### END SOLUTION"
     ),
     nbformat.v4.new_code_cell(
-        "# Check Exercise 0.4 (3 points)\nfrom minigrad.course import grading\n\n"
+        "# Check Exercise 0.5 (3 points)\nfrom minigrad.course import grading\n\n"
         "check = grading.fresh_module('check')\n"
-        "check.expect_close('0.4', 'product_slope', product_slope, 1.3817732906760363)\n"
-        "check.passed('0.4')\n### BEGIN HIDDEN TESTS\n"
-        "grading.run_hidden('0.4', None, product_slope)\n### END HIDDEN TESTS"
+        "check.expect_close('0.5', 'product_slope', product_slope, 1.3817732906760363)\n"
+        "check.passed('0.5')\n### BEGIN HIDDEN TESTS\n"
+        "grading.run_hidden('0.5', None, product_slope)\n### END HIDDEN TESTS"
     ),
 ]
 
@@ -116,26 +116,27 @@ def _generate(api: NbGraderAPI) -> dict:
 def test_an_exercise_added_in_the_course_source_needs_no_other_step(tmp_path: Path) -> None:
     """A new exercise and a changed "(N points)" in COURSE/source take effect with
     `nbgrader generate_assignment` alone: roles and points come from the first lines."""
-    course, api = _course_with(tmp_path, [nbformat.v4.new_markdown_cell("## Exercise 0.4"),
+    course, api = _course_with(tmp_path, [nbformat.v4.new_markdown_cell("## Exercise 0.5"),
                                           *OWN_EXERCISE])
     result = _generate(api)
     assert result["success"], result.get("error")
     release = nbformat.read(course / "release/00_welcome/00_welcome.ipynb", as_version=4)
     sources = [cell.source for cell in release.cells]
-    stub = "raise NotImplementedError('Exercise 0.4: the slope of sin(x) * x at x = 1, as a "
+    stub = "raise NotImplementedError('Exercise 0.5: the slope of sin(x) * x at x = 1, as a "
     assert any(stub in text for text in sources)
     assert not any("run_hidden" in text or "x.sin() * x" in text for text in sources)
     with api.gradebook as gradebook:
         cells = gradebook.find_notebook("00_welcome", "00_welcome").grade_cells
         points = {cell.name: cell.max_score for cell in cells}
-    assert points == {"check_0_1": 2, "check_0_2": 1, "check_0_3": 1, "check_0_4": 3}
+    assert points == {"check_0_1": 2, "check_0_2": 1, "check_0_3": 1, "check_0_4": 1,
+                      "check_0_5": 3}
 
 
 def test_a_misnumbered_exercise_in_the_course_source_is_refused(tmp_path: Path) -> None:
     cells = [nbformat.from_dict(cell) for cell in OWN_EXERCISE]
-    cells[0].source = cells[0].source.replace("Exercise 0.4", "Exercise 0.5")
-    cells[1].source = cells[1].source.replace("Exercise 0.4", "Exercise 0.5")
+    cells[0].source = cells[0].source.replace("Exercise 0.5", "Exercise 0.6")
+    cells[1].source = cells[1].source.replace("Exercise 0.5", "Exercise 0.6")
     _, api = _course_with(tmp_path, cells)
     result = _generate(api)
     assert not result["success"]
-    assert "Exercise 0.5 comes where Exercise 0.4 should" in result["log"] + result.get("error", "")
+    assert "Exercise 0.6 comes where Exercise 0.5 should" in result["log"] + result.get("error", "")

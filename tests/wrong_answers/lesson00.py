@@ -18,4 +18,6 @@ WRONG = {
         "f.backward()\n"
         "grad_a, grad_b = b.grad.item(), a.grad.item()"
     ],
+    # The chain rule's inner derivative 2x forgotten: (x² + 1)² differentiated to 2(x² + 1).
+    "Exercise 0.4": ["return (x**2 + 1) ** 2 + x * 2 * (x**2 + 1)"],
 }

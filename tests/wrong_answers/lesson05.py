@@ -21,4 +21,9 @@ WRONG = {
         "x, weight = ctx.saved_tensors\n"
         "return grad_output @ weight, grad_output.T @ x, grad_output.sum(0)",
     ],
+    # grad_output left out of the weight's gradient: the outer products summed unscaled.
+    "Exercise 5.4": [
+        "g = grad_output.unsqueeze(1)\n"
+        "return g * (x2 @ W.T), x1.T @ x2, g * (x1 @ W), grad_output.sum()",
+    ],
 }

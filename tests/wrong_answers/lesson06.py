@@ -15,4 +15,10 @@ WRONG = {
     "Exercise 6.3": [
         "return relaxed_gates(a, b).mean(-1)",
     ],
+    # f2 applied to both paths into z: 2·f2·z instead of z + f2·z.
+    "Exercise 6.5": [
+        "z = w * x\n"
+        "grad_z = 2 * f2 * z\n"
+        "return z * z, grad_z * x, f1 * grad_z * w",
+    ],
 }

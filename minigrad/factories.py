@@ -503,6 +503,8 @@ def full(
 ) -> Variable:
     shape = _full_size(size, "full")
     value = _fill_value(fill_value, "full")
+    if dtype is not None:  # checked for an empty shape too, as PyTorch checks it
+        _cast(value, dtype, "full()")
     return _made("full()", "full", (shape, value), dtype, device, requires_grad)
 
 
@@ -1009,7 +1011,7 @@ def _random_bounds(bounds: tuple, named: dict) -> tuple[int, int | None]:
             )
         low, high = given.get("from", 0), given.get("to")
     for label, bound in (("from", low), ("to", high)):
-        if bound is not None and not _is_int(bound):
+        if (bound is not None or label == "from") and not _is_int(bound):
             raise TypeError(
                 f"random_(): argument '{label}' must be an int; got {_described(bound)}. The "
                 f"bounds of the integers drawn are ints, e.g. x.random_(0, 10)."
@@ -1323,6 +1325,8 @@ def full_like(
     requires_grad: bool = False,
 ) -> Variable:
     value = _fill_value(fill_value, "full_like")
+    if isinstance(other, Variable) and not other.is_text:
+        _cast(value, other.dtype if dtype is None else dtype, "full_like()")
     return _like(other, "full_like", "full", dtype, device, requires_grad, fill=(value,))
 
 
@@ -1536,6 +1540,8 @@ def new_full(
     """fill_value everywhere, with x's dtype and device (unless given)."""
     shape = _full_size(size, "new_full")
     value = _fill_value(fill_value, "new_full")
+    if isinstance(x, Variable) and not x.is_text:
+        _cast(value, x.dtype if dtype is None else dtype, "new_full()")
     return _new_made(x, "new_full", "full", (shape, value), dtype, device, requires_grad)
 
 

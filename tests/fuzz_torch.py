@@ -641,7 +641,7 @@ def _scalar_bound_floats(
     name: str, given: list, keywords: dict, mine: Any, other: Any
 ) -> bool:
     """Whether every float Tensor argument is 0-d and after the first (where torch may read
-    it as a Scalar), a Python int or float is given too (or the function takes Scalars
+    it as a Scalar), a Python bool, int or float is given too (or the function takes Scalars
     only, SCALAR_PARAMETERS), and the results are float64
     (minigrad's default float) against float32 (torch's)."""
     if getattr(mine, "dtype", None) != np.float64 or getattr(other, "dtype", None) != np.float32:
@@ -649,7 +649,7 @@ def _scalar_bound_floats(
     arguments = given + list(keywords.values())
     floats = [(i, a.value.array) for i, a in enumerate(arguments)
               if isinstance(a.value, TensorSpec) and a.value.array.dtype.kind == "f"]
-    numbers = [a.value for a in arguments if type(a.value) in (int, float)]
+    numbers = [a.value for a in arguments if type(a.value) in (bool, int, float)]
     scalars_only = name in SCALAR_PARAMETERS
     return (bool(floats) and (bool(numbers) or scalars_only)
             and all(i > 0 and array.ndim == 0 for i, array in floats))

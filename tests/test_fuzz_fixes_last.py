@@ -77,6 +77,10 @@ SPELLED_OUT = [
     (lambda m: m.normal(m.tensor([], dtype=m.bool), m.tensor([], dtype=m.int64)), RuntimeError),
     (lambda m: m.bucketize(m.tensor([False]), m.tensor([True])), NotImplementedError),
     (lambda m: m.unique(m.zeros(3, 1, 0), dim=0), RuntimeError),
+    (lambda m: m.full_like(m.zeros(0, dtype=m.bool), float("nan"), dtype=m.int64), RuntimeError),
+    (lambda m: m.full((0,), float("nan"), dtype=m.int64), RuntimeError),
+    (lambda m: m.zeros(2).new_full((0,), float("inf"), dtype=m.int32), RuntimeError),
+    (lambda m: m.zeros(2).random_(None, None), TypeError),
     (lambda m: m.tensor([[37], [32]]).index_fill(-1, m.tensor(0), float("nan")), RuntimeError),
 ]
 

@@ -573,6 +573,36 @@ def _one_value(title, tagline, for_title, for_tagline):
     return _or_none(title, for_title)
 
 
+def _assigned_and_another_returned(title, tagline, for_title, for_tagline):
+    """title.grad assigned, and a different Variable with the same text returned for it."""
+    if for_title:
+        title.grad = _headline_note(title, for_title)
+    return _or_none(title, for_title), _or_none(tagline, for_tagline)
+
+
+def _role_prefix_stripped(title, tagline, for_title, for_tagline):
+    """Each part's own lines kept without their "[role] " prefix."""
+
+    def stripped(part, lines):
+        prefix = f"[{part.role}]"
+        return [line[len(part.role) + 2 :].strip() if line.startswith(prefix) else line
+                for line in lines]  # fmt: skip
+
+    return _or_none(title, stripped(title, for_title)), _or_none(
+        tagline, stripped(tagline, for_tagline)
+    )
+
+
+def _joined_with_blank_lines(title, tagline, for_title, for_tagline):
+    """A part's lines joined with "\n\n" instead of "\n"."""
+
+    def note(part, lines):
+        text = "\n\n".join(lines)
+        return minigrad.Variable(text, role=f"feedback to {part.role}") if lines else None
+
+    return note(title, for_title), note(tagline, for_tagline)
+
+
 @pytest.mark.parametrize("returns", [_returned, _assigned_and_returned])
 def test_7_3_correct_answers_pass(returns, capsys: pytest.CaptureFixture) -> None:
     lesson07.check_7_3(_headline(returns))
@@ -594,6 +624,20 @@ def test_7_3_library_reference_passes(capsys: pytest.CaptureFixture) -> None:
         (_common_lines_to_title_only, r"tagline did not get 'Make it sound warmer\.'"),
         (_role_of_the_other, r"has role 'feedback to title', expected 'feedback to tagline'"),
         (_one_value, r"backward returned 1 gradient, expected 2"),
+        (
+            _assigned_and_another_returned,
+            r"title\.grad holds its feedback twice: backward assigned title\.grad and also "
+            r"returned feedback for it.*Return it only",
+        ),
+        (
+            _role_prefix_stripped,
+            r"title got 'Use title case\.' where the feedback has '\[title\] Use title "
+            r"case\.': backward stripped the role prefix .*Keep each line as written",
+        ),
+        (
+            _joined_with_blank_lines,
+            r"joined with a blank line .* where one newline is wanted: .*as BuggyHeadline",
+        ),
     ],
 )
 def test_7_3_names_the_mistake(returns, hint) -> None:

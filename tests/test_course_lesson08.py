@@ -492,6 +492,23 @@ def silu_backward_block_of_16(grad_x, grad_out, x):
         grad_x[i] = grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
 
 
+@cuda.jit
+def silu_backward_added_into_grad_x(grad_x, grad_out, x):
+    """Right on a grad_x of zeros; the check's grad_x starts as nan, and nan + v is nan."""
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        grad_x[i] += grad_out[i] * s * (1.0 + x[i] * (1.0 - s))
+
+
+@cuda.jit
+def silu_backward_writing_nothing(grad_x, grad_out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        s = 1.0 / (1.0 + math.exp(-x[i]))
+        s = grad_out[i] * s
+
+
 @pytest.mark.parametrize(
     "kernel", [silu_backward, silu_backward_not_decorated, lesson08.silu_backward]
 )
@@ -510,6 +527,11 @@ def test_8_3_accepts_correct_kernels(kernel, capsys) -> None:
         (silu_backward_sign_slip, "the sigmoid has the wrong sign inside"),
         (silu_backward_unguarded, r"raised IndexError.*guard with `if i < x.size:`"),
         (silu_backward_thread_index_only, r"left \d+ of 37 elements unwritten"),
+        (
+            silu_backward_added_into_grad_x,
+            r"grad_x is still nan everywhere: write it with `=`, not `\+=`.*nan \+ v is nan",
+        ),
+        (silu_backward_writing_nothing, r"wrote nothing into grad_x"),
     ],
 )
 def test_8_3_names_the_mistake(kernel, hint) -> None:

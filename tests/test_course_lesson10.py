@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -202,6 +203,22 @@ def replay_returning_the_largest_slot(tape, example_inputs):
     return replay
 
 
+def replay_returning_the_count_less_one(tape, example_inputs):
+    """Returns buffers[len(buffers) - 1]: the largest slot written another way."""
+    buffers = {slot: np.array(value, copy=True) for slot, value in enumerate(example_inputs)}
+    for function, slots, output in tape:
+        buffers[output] = function(*[buffers[slot] for slot in slots])
+
+    def replay(*inputs):
+        for slot, value in enumerate(inputs):
+            np.copyto(buffers[slot], value)
+        for function, slots, output in tape:
+            function(*[buffers[slot] for slot in slots], out=buffers[output])
+        return buffers[len(buffers) - 1]
+
+    return replay
+
+
 def replay_with_slots_as_list_positions(tape, example_inputs):
     """Buffers in a list in the order they are made, a slot taken as a position in it."""
     buffers = [np.array(value, copy=True) for value in example_inputs]
@@ -241,13 +258,53 @@ def test_10_1_a_tape_numbers_its_outputs_out_of_step_order() -> None:
     assert any(slots[-1] != max(slots) for slots in outputs)
 
 
+def test_10_1_the_out_of_order_tape_has_no_gap_in_its_slots() -> None:
+    """Its slots run 0, 1, ... without a gap, so len(buffers) - 1 is the largest slot, not
+    the last step's: buffers[len(buffers) - 1] is caught as well as max(buffers)."""
+    for _, tape, shapes in lesson10._TAPES:
+        outputs = [output for _, _, output in tape]
+        if outputs[-1] != max(outputs):
+            assert sorted(outputs) == list(range(len(shapes), len(shapes) + len(tape)))
+            assert len(shapes) + len(tape) - 1 != outputs[-1]
+            return
+    raise AssertionError("no tape numbers its outputs out of step order")
+
+
+@pytest.mark.parametrize(
+    ("outputs", "hint"),
+    [
+        ([9, 4, 7], {9: "the largest slot number", 4: r"len\(buffers\) - 1"}),
+        ([5, 3, 4], {5: "the largest slot number", 3: "which step 1 writes"}),
+    ],
+)
+def test_10_1_each_other_slot_is_named(outputs, hint) -> None:
+    """Any output slot but the last step's gets a hint naming its number and what it is."""
+    tape = [(np.add, (0, 1), outputs[0])]
+    tape += [(np.multiply, (previous, 0), output) for previous, output in zip(outputs, outputs[1:])]
+    inputs = [np.arange(1.0, 4.0), np.arange(2.0, 5.0)]
+    mistakes = lesson10._other_slots(tape, inputs)
+    assert len(mistakes) == len(outputs) - 1
+    for slot, what in hint.items():
+        assert any(
+            re.search(f"that is the value of slot {slot}, {what}.*slot {outputs[-1]}:", text)
+            for text in mistakes
+        ), (slot, list(mistakes))
+
+
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
         (
             replay_returning_the_largest_slot,
-            r"the result of replay\(\*inputs\), call 1, for .*slots 5, 3, 4.*: that is the "
-            r"value of slot 5, the largest slot number, .*tape\[-1\]\[2\]",
+            r"the result of replay\(\*inputs\), call 1, for .*slots 4, 2, 3.*: that is the "
+            r"value of slot 4, the largest slot number .*not the last step's, slot 3: "
+            r".*tape\[-1\]\[2\]",
+        ),
+        (
+            replay_returning_the_count_less_one,
+            r"the result of replay\(\*inputs\), call 1, for .*slots 4, 2, 3.*: that is the "
+            r"value of slot 4, the largest slot number \(and len\(buffers\) - 1.*not the last "
+            r"step's, slot 3: .*tape\[-1\]\[2\]",
         ),
         (
             replay_with_slots_as_list_positions,
@@ -258,6 +315,47 @@ def test_10_1_a_tape_numbers_its_outputs_out_of_step_order() -> None:
 def test_10_1_slots_taken_for_positions_are_named(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson10.check_10_1(answer)
+
+
+def _hidden_tests_of(exercise):
+    """The `hidden_tests` function of the lesson's check cell for `exercise`."""
+    lesson = Path(__file__).parent.parent / "lessons" / "10_compile.ipynb"
+    for cell in json.loads(lesson.read_text())["cells"]:
+        source = "".join(cell["source"])
+        if source.startswith(f"# Check Exercise {exercise}"):
+            hidden = source.split("### BEGIN HIDDEN TESTS")[1].split("grading.run_hidden(")[0]
+            namespace: dict = {}
+            exec(hidden, namespace)  # noqa: S102 - the lesson's own cell
+            return namespace["hidden_tests"]
+    raise AssertionError(f"no check cell for Exercise {exercise}")
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (
+            replay_returning_the_largest_slot,
+            r"for a tape whose output slots are 9, 4, 7.*: that is the value of slot 9, the "
+            r"largest slot number, not the last step's, slot 7: .*tape\[-1\]\[2\]",
+        ),
+        (
+            replay_returning_the_count_less_one,
+            r"for a tape whose output slots are 9, 4, 7.*: that is the value of slot 4, "
+            r"len\(buffers\) - 1, .*not the last step's, slot 7: .*tape\[-1\]\[2\]",
+        ),
+    ],
+)
+def test_10_1_hidden_tests_name_the_slot_returned(answer, hint) -> None:
+    from minigrad.course import check
+
+    with pytest.raises(CheckError, match=hint):
+        _hidden_tests_of("10.1")(check, answer)
+
+
+def test_10_1_hidden_tests_pass_the_reference() -> None:
+    from minigrad.course import check
+
+    _hidden_tests_of("10.1")(check, build_replay)
 
 
 def test_10_1_float_buffers_pass_the_visible_check(capsys) -> None:

@@ -738,6 +738,13 @@ def _check_returned_roles(
             )
 
 
+def _without_role(line: str) -> str:
+    """The line with a leading "[<role>]" taken off: "[title] Be short." -> "Be short."."""
+    if line.startswith("[") and "]" in line:
+        return line[line.index("]") + 1 :].strip()
+    return line
+
+
 def _part_mistake(
     name: str,
     other: str,
@@ -758,6 +765,25 @@ def _part_mistake(
             f"instead and let the engine join it to what is there (assigning it as well is "
             f"fine only if you return that very Variable)."
         )
+    if (
+        wanted_now is not None
+        and len(pieces) >= 2
+        and pieces[-2:] == [wanted_now, wanted_now]
+        and pieces.count(wanted_now) > want.split("\n\n").count(wanted_now)
+    ):
+        return (
+            f"{name}.grad holds its feedback twice: backward assigned {name}.grad and also "
+            f"returned feedback for it, which the engine joined to what was assigned. Return "
+            f"it only."
+        )
+    if want is not None and got is not None and got != want:
+        if got.replace("\n\n", "\n") == want.replace("\n\n", "\n"):
+            return (
+                f"the lines of {name}'s feedback are joined with a blank line ('\\n\\n') "
+                f"where one newline is wanted: join them with '\\n'.join(lines), as "
+                f"BuggyHeadline does. A blank line is what the engine puts between feedback "
+                f"from different backwards."
+            )
     if want is not None and got is None:
         return (
             f"{name}.grad is None, but {name} should get lines. backward returns one value "
@@ -793,6 +819,14 @@ def _part_mistake(
         wanted_lines = wanted_now.splitlines()
         missing = [line for line in wanted_lines if line not in last]
         extra = [line for line in last if line not in wanted_lines]
+        for line in extra:
+            stripped = [w for w in wanted_lines if _without_role(w) == line != w]
+            if stripped:
+                return (
+                    f"{name} got {line!r} where the feedback has {stripped[0]!r}: backward "
+                    f"stripped the role prefix ({stripped[0][: -len(line)].strip()!r}) from "
+                    f"the line. Keep each line as written, its role in brackets included."
+                )
         if extra:
             return (
                 f"{name} got {extra[0]!r}, a line for the {other} only: a line that starts "

@@ -685,15 +685,35 @@ def _silu_inputs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarr
 
 
 def _launch_silu(
-    kernel: Any, n: int, threads: int, x_host: np.ndarray, g_host: np.ndarray
+    kernel: Any,
+    n: int,
+    threads: int,
+    x_host: np.ndarray,
+    g_host: np.ndarray,
+    grad_x_fill: float = np.nan,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """kernel[blocks, threads](grad_x, grad_out, x); the three padded buffers, on the host."""
-    gx_big, grad_x = _padded(np.full(n, np.nan), np.nan)
+    """kernel[blocks, threads](grad_x, grad_out, x), grad_x filled with `grad_x_fill` (nan:
+    an element left unwritten shows); the three padded buffers, on the host."""
+    gx_big, grad_x = _padded(np.full(n, grad_x_fill), np.nan)
     g_big, grad_out = _padded(g_host, -7.0)
     x_big, x = _padded(x_host, -7.0)
     kernel[-(-n // threads), threads](grad_x, grad_out, x)
     cuda.synchronize()
     return gx_big.copy_to_host(), g_big.copy_to_host(), x_big.copy_to_host()
+
+
+def _adds_into_grad_x(
+    kernel: Any, n: int, threads: int, x_host: np.ndarray, g_host: np.ndarray
+) -> bool:
+    """Whether the kernel, launched again on a grad_x of zeros, gives the right values: it
+    wrote with `+=`, which leaves a grad_x filled with nan all nan."""
+    try:
+        gx_big, _, _ = _launch_silu(kernel, n, threads, x_host, g_host, grad_x_fill=0.0)
+    except Exception:  # noqa: BLE001 - it ran once already; any failure means "no"
+        return False
+    return bool(
+        np.allclose(gx_big[:n], silu_backward_reference(g_host, x_host), rtol=1e-9, atol=1e-12)
+    )
 
 
 def check_8_3(silu_backward: Any) -> None:
@@ -727,8 +747,9 @@ def check_8_3(silu_backward: Any) -> None:
             _raise_stub_or(exercise, launch, error, _name_rules(function))
         got = gx_big[:n]
         if not np.all(np.isnan(gx_big[n:])):
-            check.fail(exercise, f"{launch} wrote past the end of grad_x: guard with "
-                                 f"`if i < x.size:`.")
+            check.fail(
+                exercise, f"{launch} wrote past the end of grad_x: guard with `if i < x.size:`."
+            )
         if not (np.array_equal(x_big[:n], x_host) and np.array_equal(g_big[:n], g_host)):
             check.fail(
                 exercise,
@@ -736,6 +757,13 @@ def check_8_3(silu_backward: Any) -> None:
                 f"in the order grad_x, grad_out, x).",
             )
         missing = np.isnan(got)
+        if missing.all() and _adds_into_grad_x(kernel, n, threads, x_host, g_host):
+            check.fail(
+                exercise,
+                f"after {launch}, grad_x is still nan everywhere: write it with `=`, not "
+                f"`+=`. The check fills grad_x with nan first, and nan + v is nan (on a "
+                f"grad_x of zeros, your kernel gives the right values).",
+            )
         if missing.all():
             check.fail(
                 exercise,

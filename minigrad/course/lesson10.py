@@ -84,11 +84,13 @@ _TAPES: list[tuple[str, list[tuple[np.ufunc, tuple[int, ...], int]], list[tuple]
         [(3,), (3,), ()],
     ),
     (
-        "tanh(a + b) * a, its steps writing slots 5, 3, 4 (not numbered in step order)",
+        "tanh(a + b) * a, its steps writing slots 4, 2, 3 (not numbered in step order)",
         [
-            (np.add, (0, 1), 5),  # the largest slot, written by the first step
-            (np.tanh, (5,), 3),
-            (np.multiply, (3, 0), 4),  # the last step's output: what replay returns
+            # The slots run 0 to 4 without a gap, so the largest slot, 4, is also
+            # len(buffers) - 1: neither is the last step's output slot, 3.
+            (np.add, (0, 1), 4),  # the largest slot, written by the first step
+            (np.tanh, (4,), 2),
+            (np.multiply, (2, 0), 3),  # the last step's output: what replay returns
         ],
         [(4,), (4,)],
     ),
@@ -96,7 +98,7 @@ _TAPES: list[tuple[str, list[tuple[np.ufunc, tuple[int, ...], int]], list[tuple]
 
 _SLOTS_ARE_NAMES_HINT = (
     "The slots name the values; they are not positions in a list: a tape may number its "
-    "output slots in any order (this one writes 5, then 3, then 4). Keep the buffers in a "
+    "output slots in any order (this one writes 4, then 2, then 3). Keep the buffers in a "
     "dict keyed by slot."
 )
 
@@ -114,6 +116,33 @@ def _evaluate(tape: list, inputs: list[np.ndarray], slot: int | None = None) -> 
     for function, slots, output in tape:
         values[output] = function(*[values[slot] for slot in slots])
     return values[tape[-1][2] if slot is None else slot]
+
+
+def _other_slots(tape: list, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """A hint for each output slot other than the last step's, mapped to its value: what a
+    replay returns when it takes the largest slot number (max(buffers)), the number of
+    buffers less one (len(buffers) - 1, the same slot when the slots have no gap) or a
+    list position for the last step's slot."""
+    outputs = [output for _, _, output in tape]
+    largest, last = max(outputs), outputs[-1]
+    count_less_one = len(inputs) + len(tape) - 1
+    mistakes = {}
+    for output in outputs[:-1]:
+        if output == largest == count_less_one:
+            which = "the largest slot number (and len(buffers) - 1, the slots having no gap)"
+        elif output == largest:
+            which = "the largest slot number"
+        elif output == count_less_one:
+            which = "len(buffers) - 1, the number of buffers less one"
+        else:
+            which = f"which step {outputs.index(output)} writes"
+        hint = (
+            f"that is the value of slot {output}, {which}, not the last step's, slot {last}: "
+            f"return the buffer of the last step's output slot, tape[-1][2], whatever its "
+            f"number."
+        )
+        mistakes[hint] = _evaluate(tape, inputs, output)
+    return mistakes
 
 
 def _numbered_in_order(tape: list, inputs: int) -> bool:
@@ -185,14 +214,7 @@ def check_10_1(build_replay: Callable[[list, list], Callable[..., np.ndarray]]) 
                         f"steps. Rebinding a name or a dict entry does not change the arrays "
                         f"the steps were bound to.",
                     )
-            largest = max(output for _, _, output in plain_tape)
-            mistakes = {}
-            if largest != plain_tape[-1][2]:
-                mistakes[
-                    f"that is the value of slot {largest}, the largest slot number, which is "
-                    f"not the last step's: return the buffer of the last step's output slot, "
-                    f"tape[-1][2], whatever its number."
-                ] = _evaluate(plain_tape, inputs, largest)
+            mistakes = _other_slots(plain_tape, inputs)
             check.expect_close(exercise, f"the result of {call_what}", result, expected, mistakes)
             for array, original in zip(examples, kept):
                 if not np.array_equal(array, original):

@@ -127,6 +127,9 @@ def test_alpha_takes_no_part_in_the_dtype() -> None:
     narrow = minigrad.tensor([0.3], dtype=minigrad.float32)
     expected = 0.1 + 2.5 * float(np.float32(0.3))
     assert minigrad.add(wide, narrow, alpha=2.5).item() == expected
+    with pytest.warns(UserWarning, match="deprecated"):  # add(x, alpha, other), other True
+        assert minigrad.add(x, 0.5, True).dtype == minigrad.float32
+    assert minigrad.tensor([True, False]).add(True, alpha=True).tolist() == [True, True]
 
 
 @pytest.mark.parametrize("call, error", SPELLED_OUT)

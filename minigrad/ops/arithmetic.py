@@ -429,8 +429,11 @@ def _scaled(x: Any, other: Any, alpha: Any, op: str) -> Any:
     if alpha is ALPHA_DEFAULT or (type(alpha) is int and alpha == 1):
         return other
     alpha = _checked_alpha(x, other, alpha, op)
-    if isinstance(other, (int, float)) and not isinstance(other, bool):
-        # A Python number stays one, so it takes x's dtype (float32 - 0.5 * 2 is float32).
+    if isinstance(other, bool) and isinstance(alpha, (bool, np.bool_)):
+        return other and bool(alpha)  # a mask plus True * True stays a mask
+    if isinstance(other, (bool, int, float)):
+        # A Python number stays one, so it takes x's dtype (float32 - 0.5 * 2 is float32,
+        # float32 + 0.5 * True too).
         return other * alpha
     # alpha takes no part in the result's dtype (PyTorch): float32 + 0.5 * mask is float32,
     # and float64 + 0.5 * float32 multiplies in float64.

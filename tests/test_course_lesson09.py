@@ -783,3 +783,174 @@ def test_9_6_hook_mistakes_differ_from_the_answer_on_the_visible_cases() -> None
         for part, mistakes in zip(right, lesson09.hook_mistakes(x, w)):
             for value in mistakes.values():
                 assert not np.allclose(part, value)
+
+
+# --------------------------------------------------------------------------- in place, memory
+
+
+def hook_prediction_in_place(x, w):
+    """Right numbers, computed by writing into the caller's arrays."""
+    x_original = x.copy()
+    x **= 2
+    x += w
+    received = x
+    return received, 2 * x_original * np.clip(received, -1.0, 1.0) + 3.0
+
+
+def test_9_6_an_answer_that_changes_its_arguments_is_named() -> None:
+    with pytest.raises(CheckError) as caught:
+        lesson09.check_9_6(hook_prediction_in_place)
+    message = str(caught.value)
+    assert "changed the array x it was given, in place" in message
+    assert "`x **= 2`, `x += w`" in message
+
+
+def test_9_6_the_notebook_runs_on_whatever_the_answer_does_to_its_arguments() -> None:
+    """The exercise cell's demo passes copies, and the cell that runs the graph defines its
+    own arrays: with an answer that changes its arguments, that cell prints what it prints
+    with the reference."""
+    import contextlib
+    import io
+    import json
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parent.parent / "lessons" / "09_advanced_autodiff.ipynb"
+    cells = ["".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"]]
+    (exercise,) = [c for c in cells if c.startswith("# Exercise 9.6")]
+    after = cells[cells.index(exercise) + 3]  # the check, the markdown, then the graph
+    assert "h.register_hook(clip_and_record)" in after
+    demo = exercise[exercise.index("### END SOLUTION") + len("### END SOLUTION") :]
+
+    def printed(answer):
+        namespace = {"np": np, "minigrad": minigrad, "lesson09": lesson09,
+                     "hook_prediction": answer}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(demo, namespace)  # noqa: S102 - the notebook's own cells
+            exec(after, namespace)  # noqa: S102
+        return out.getvalue()
+
+    assert printed(hook_prediction_in_place) == printed(lesson09.hook_prediction)
+
+
+def test_9_6_heading_is_styled_like_the_other_exercises() -> None:
+    import json
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parent.parent / "lessons" / "09_advanced_autodiff.ipynb"
+    text = "".join(
+        "".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"]
+    )
+    assert "\n## Exercise 9.6: predict what a hook receives\n" in text
+    assert "· Exercise" not in text
+
+
+class FixedPointKeepsIterates(minigrad.Function):
+    """Right gradients; forward keeps every iterate on ctx."""
+
+    @staticmethod
+    def forward(ctx, a, W):
+        z, zs = np.zeros_like(a.data), []
+        while True:
+            z_next = np.tanh(W @ z + a.data)
+            zs.append(z_next)
+            if np.max(np.abs(z_next - z)) < 1e-12:
+                break
+            z = z_next
+        ctx.iterates, ctx.W = zs, W
+        return z_next
+
+    @staticmethod
+    def backward(ctx, grad):
+        z = ctx.iterates[-1]
+        s = 1 - z**2
+        return s * _solve((s[:, None] * ctx.W).T, grad.data), None
+
+
+class FixedPointSavesIterates(FixedPointKeepsIterates):
+    """The iterates as Variables through save_for_backward, as one stacked array."""
+
+    @staticmethod
+    def forward(ctx, a, W):
+        out = FixedPointKeepsIterates.forward(ctx, a, W)
+        ctx.save_for_backward(minigrad.Variable(np.stack(ctx.iterates)))
+        del ctx.iterates
+        ctx.z = out
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        s = 1 - ctx.z**2
+        return s * _solve((s[:, None] * ctx.W).T, grad.data), None
+
+
+class FixedPointKeepsWhatItNeeds(minigrad.Function):
+    """z*, W, a, s and the Jacobian on ctx (more than needed, but no iterate)."""
+
+    @staticmethod
+    def forward(ctx, a, W):
+        z = _fixed_point(a.data, W)
+        ctx.z, ctx.W, ctx.a, ctx.s = z, W, a, 1 - z**2
+        ctx.jacobian = ctx.s[:, None] * W
+        ctx.save_for_backward(a)
+        return z
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.s * _solve(ctx.jacobian.T, grad.data), None
+
+
+def test_9_5_forward_keeping_every_iterate_is_named() -> None:
+    n, _, seed, a_values = lesson09.SLOW_CASE
+    iterations = lesson09.solve_fixed_point(
+        np.array(a_values), lesson09.slow_contraction(n, 0.97, seed)
+    )[1]
+    assert iterations > 200  # the memory would be an order of magnitude past the limit
+    with pytest.raises(CheckError) as caught:
+        lesson09.check_9_5(FixedPointKeepsIterates)
+    message = str(caught.value)
+    assert f"forward kept all {iterations} iterates on ctx (ctx.iterates holds" in message
+    assert "Keep only z* (and W, a): the point of the implicit backward is memory that does " \
+        "not grow with the iterations." in message
+    with pytest.raises(CheckError, match=r"forward kept all \d+ iterates on ctx "
+                       r"\(ctx.save_for_backward holds"):
+        lesson09.check_9_5(FixedPointSavesIterates)
+
+
+def test_9_5_forward_keeping_a_few_arrays_passes(capsys) -> None:
+    lesson09.check_9_5(FixedPointKeepsWhatItNeeds)
+    assert "Exercise 9.5: correct." in capsys.readouterr().out
+
+
+def test_9_5_reference_keeps_little_on_ctx() -> None:
+    n, norm, seed, a_values = lesson09.SLOW_CASE
+    a = minigrad.Variable(np.array(a_values), requires_grad=True)
+    out = lesson09.FixedPoint.apply(a, lesson09.slow_contraction(n, norm, seed))
+    total, per_name = lesson09.ctx_bytes(out.grad_fn)
+    assert total == 8 * (n + n * n) and set(per_name) >= {"z", "W"}
+
+
+def _loose_adjoint(tol):
+    def adjoint(z, W, g):
+        s, u = 1 - z**2, g.copy()
+        while True:
+            u_next = g + W.T @ (s * u)
+            if np.max(np.abs(u_next - u)) < tol:
+                return s * u_next
+            u = u_next
+
+    return _fixed_point_answer(adjoint)
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-4, 1e-6])
+def test_9_5_a_loosely_iterated_adjoint_shows_the_difference_and_the_fix(tol) -> None:
+    with pytest.raises(CheckError) as caught:
+        lesson09.check_9_5(_loose_adjoint(tol))
+    message = str(caught.value)
+    assert "close but not equal, the largest difference is" in message
+    assert "iterate until u stops changing (solve_fixed_point uses 1e-12), or solve the " \
+        "linear system" in message
+    # 12 significant digits: the two vectors no longer look equal.
+    got, expected = (part.split("]")[0] for part in message.split(" is [")[1].split(
+        ", expected ["))
+    assert got != expected and len(got.split(", ")[0]) > 10

@@ -374,7 +374,8 @@ def test_13_2_explicit_no_grad_in_forward_passes(capsys) -> None:
         (SavesTheOutputToo, r"saved 2 values for backward .* keeps only the block's input"),
         (RecordsInForward, r"saved 4 values .* no `enable_grad\(\)` in forward"),
         (KeepsInputsAsAttribute, "saved nothing with ctx.save_for_backward"),
-        (RecomputesWithoutGraph, r"recompute the block inside `with minigrad.enable_grad\(\):`"),
+        (RecomputesWithoutGraph, r"recompute the block, and anything you backpropagate from, "
+         r"inside `with minigrad.enable_grad\(\):`"),
         (ForgetsToDetach, r"block 1 was recomputed from its saved input itself.*\*detached\*"),
         (NoNoneForTheBlock, r"return None for it first.*\(None, \*grads\)"),
         (ReturnsGradOutput, "got no gradient: backward must call"),
@@ -595,7 +596,7 @@ def test_13_3_written_differently_passes(capsys) -> None:
         (halves_only, r"on 8 blocks: .* held 6 .* holds 5.*a checkpoint around each half"),
         (no_checkpoint, r"ran 8 times: every block ran once.*no checkpoint was placed"),
         (around_each_block, r"held 9 .*a checkpoint around each block"),
-        (around_the_whole_too, r"ran 40 times, at most 32 .*nested in another"),
+        (around_the_whole_too, r"ran 40 times, at most 32 .*a level of checkpoints too many"),
         (sqrt_segments, r"a flat schedule"),
         (lambda blocks, h: blocks, r"returned a list, not a Variable"),
         (3, r"bisect should be a function"),
@@ -638,3 +639,95 @@ def test_13_3_unwritten_exercise_says_so() -> None:
 
     with pytest.raises(CheckError, match="not written yet"):
         lesson13.check_13_3(stub, stub)
+
+
+class SumsOutsideEnableGrad(Checkpoint):
+    """Recomputes inside enable_grad(), but reduces and backpropagates after the with-block."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        inputs = [x.detach().requires_grad_() for x in ctx.saved_tensors]
+        with minigrad.enable_grad():
+            output = ctx.block(*inputs)
+        output.sum().backward()  # .sum() runs with recording off: no graph
+        return (None, *[x.grad for x in inputs])
+
+
+def test_13_2_backward_outside_enable_grad_is_told_where_and_with_which_seed() -> None:
+    with pytest.raises(CheckError) as caught:
+        lesson13.check_13_2(SumsOutsideEnableGrad)
+    message = str(caught.value)
+    assert "recompute the block, and anything you backpropagate from, inside" in message
+    assert "a `.sum()` taken after the with-block has no graph" in message
+    assert "`output.backward(grad_output)`, not with `.sum()`" in message
+
+
+def non_reentrant(blocks, h):
+    """The right placement, with use_reentrant=False checkpoints (which do not nest here)."""
+    if len(blocks) == 1:
+        return blocks[0](h)
+    middle = len(blocks) // 2
+    first, second = blocks[:middle], blocks[middle:]
+    h = checkpoint(lambda v: non_reentrant(first, v), h, use_reentrant=False)
+    return checkpoint(lambda v: non_reentrant(second, v), h, use_reentrant=False)
+
+
+def late_binding(blocks, h):
+    """The halves in a loop, each lambda reading the loop variable when it runs."""
+    if len(blocks) == 1:
+        return blocks[0](h)
+    middle = len(blocks) // 2
+    for half in (blocks[:middle], blocks[middle:]):
+        h = checkpoint(lambda v: late_binding(half, v), h)  # noqa: B023 - the mistake itself
+    return h
+
+
+def whole_chain_with_halves_inside(blocks, h):
+    """A checkpoint around each chain, its halves run (plainly) as chains of their own: the
+    levels are the whole chain down to pairs, log2 n of them, as many as bisect's."""
+    if len(blocks) == 1:
+        return blocks[0](h)
+
+    def halves(v):
+        middle = len(blocks) // 2
+        return whole_chain_with_halves_inside(
+            blocks[middle:], whole_chain_with_halves_inside(blocks[:middle], v)
+        )
+
+    return checkpoint(halves, h)
+
+
+def test_13_3_non_reentrant_checkpoints_are_named() -> None:
+    with pytest.raises(CheckError) as caught:
+        lesson13.check_13_3(non_reentrant, predicted_peak)
+    message = str(caught.value)
+    assert "use_reentrant=False checkpoints do not nest here" in message
+    assert "Use the default (reentrant) `checkpoint(function, h)`" in message
+    assert "flat schedule, segments checkpointed once" not in message
+
+
+def test_13_3_late_binding_lambda_is_named() -> None:
+    with pytest.raises(CheckError) as caught:
+        lesson13.check_13_3(late_binding, predicted_peak)
+    message = str(caught.value)
+    assert "block 0 never ran during backward" in message
+    assert "the function you checkpointed ran other blocks" in message
+    assert "`lambda v, half=half: bisect(half, v)`" in message
+    assert "did you forget to `return` it" not in message
+
+
+def test_13_3_a_checkpoint_around_the_whole_chain_with_halves_inside_passes(capsys) -> None:
+    lesson13.check_13_3(whole_chain_with_halves_inside, predicted_peak)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_13_3_messages_do_not_call_a_whole_chain_checkpoint_a_mistake_in_itself() -> None:
+    # A checkpoint around the whole chain is fine with checkpointed halves inside; the
+    # messages name it only with what makes it wrong.
+    assert "a single one around the whole chain, with plain blocks inside" in (
+        lesson13.ONE_AROUND_EACH
+    )
+    assert "whose function checkpoints the halves again" in lesson13.TOO_MANY_RECOMPUTES
+    with pytest.raises(CheckError, match="with plain blocks inside"):
+        lesson13.check_13_3(lambda blocks, h: checkpoint(lambda v: _run(blocks, v), h),
+                            predicted_peak)

@@ -313,8 +313,11 @@ def check_13_1(distinct_bytes_answer: Any) -> None:
 # --------------------------------------------------------------------------- Exercise 13.2
 
 RECOMPUTED_WITHOUT_GRAPH = (
-    "Backward runs with recording off (lesson 03), so the recomputed output has no graph to "
-    "backpropagate through: recompute the block inside `with minigrad.enable_grad():`."
+    "Backward runs with recording off (lesson 03), so what you backpropagate from has no "
+    "graph unless it was computed with recording on: recompute the block, and anything you "
+    "backpropagate from, inside `with minigrad.enable_grad():` (a `.sum()` taken after the "
+    "with-block has no graph). And seed the inner backward with the gradient that arrives, "
+    "`output.backward(grad_output)`, not with `.sum()`."
 )
 NO_NONE_FOR_BLOCK = (
     "forward(ctx, block, *inputs) has the block as its first argument, and it is not a "
@@ -667,7 +670,8 @@ NO_CHECKPOINT = (
 )
 ONE_AROUND_EACH = (
     "each block ran twice and every block's output was held at the peak: a checkpoint "
-    "around each block (or one around the whole chain) keeps as much as plain forward here "
+    "around each block (or a single one around the whole chain, with plain blocks inside) "
+    "keeps as much as plain forward here "
     "(section 4). Checkpoint the two halves, and inside each half its two halves again."
 )
 HALVES_ONLY = (
@@ -683,9 +687,26 @@ FLAT_SEGMENTS = (
 )
 TOO_MANY_RECOMPUTES = (
     "the peak is right, but blocks ran more often than one forward plus one recomputation "
-    "per level (1 + log2 n times each): a checkpoint is nested in another around the very "
-    "same blocks (one around the whole chain, say). Cut the chain in halves at each level, "
-    "with one checkpoint per half."
+    "per level (1 + log2 n times each): there is a level of checkpoints too many, such as a "
+    "checkpoint around the whole chain whose function checkpoints the halves again, "
+    "`checkpoint(lambda v: bisect(blocks, v), h)`. Place one checkpoint per half at each "
+    "halving, log2 n levels in all."
+)
+
+NOT_NESTED = (
+    "the meter saw no saved value at all in forward, which is what minigrad's "
+    "`checkpoint(..., use_reentrant=False)` gives: use_reentrant=False checkpoints do not "
+    "nest here. Each one's pack hook is the innermost, so values saved inside an inner "
+    "checkpoint go to the inner one and an outer one packs nothing: only the innermost "
+    "checkpoints recompute, a flat schedule, and the meter sees none of it. Use the default "
+    "(reentrant) `checkpoint(function, h)`: it saves its input with save_for_backward, and "
+    "its recomputation in backward runs the inner checkpoints again."
+)
+LATE_BINDING = (
+    "the function you checkpointed ran other blocks when backward recomputed it. A lambda "
+    "made in a loop sees the loop variable's value when it runs, the last one, not the one "
+    "it was made with: bind it, `lambda v, half=half: bisect(half, v)`, or name the halves "
+    "(`first`, `second`) as separate variables."
 )
 
 PREDICTED_ONE_SHORT = (
@@ -742,13 +763,24 @@ def _schedule_run(
     what = f"bisect(blocks, x) on {n} blocks"
     with meter.hooks():
         out = check.call(exercise, what, schedule, list(blocks), x)
+        packed_in_forward = sum(meter.holders.values())
         if not isinstance(out, Variable):
             check.fail(exercise, f"{what} returned {check.with_article(out)}, not a Variable.")
         check.expect_close(exercise, f"the output of {what}", out, out_expected, rtol=1e-12, atol=0)
         loss = (out * out).sum()
         del out
         check.call(exercise, f"backward after {what}", loss.backward)
+    # A function that runs other blocks when recomputed: some block never runs again, and
+    # others run more often than once per level.
+    ran_others = max(len(block.calls) for block in blocks) > 1 + _log2(n)
     for index, p in enumerate(parameters):
+        if p.grad is None and len(blocks[index // 2].calls) == 1 and ran_others:
+            check.fail(
+                exercise,
+                f"{what}: block {index // 2} never ran during backward (it ran once, in "
+                f"forward), so its parameters got no gradient, while other blocks ran more "
+                f"than 1 + log2(n) times: {LATE_BINDING}",
+            )
         check.expect_close(
             exercise,
             f"the gradient of parameter {index % 2} in block {index // 2} after {what}",
@@ -764,6 +796,7 @@ def _schedule_run(
         "what": what,
         "peak": meter.peak / x_data.nbytes,
         "calls": sum(len(block.calls) for block in blocks),
+        "packed_in_forward": packed_in_forward,
     }
 
 
@@ -779,6 +812,8 @@ def check_schedule(exercise: str, schedule: Any, n: int, width: int, batch: int,
             f"{what}: at its peak, saved values held {peak:g} block outputs (x counted), "
             f"the recursive schedule holds {expected_peak}; the blocks ran {calls} times"
         )
+        if run["packed_in_forward"] == 0:
+            check.fail(exercise, f"{said}: {NOT_NESTED}")
         if calls == n:
             check.fail(exercise, f"{said}: {NO_CHECKPOINT}")
         if calls == 2 * n and np.isclose(peak, n // 2 + 2):

@@ -81,6 +81,7 @@ SPELLED_OUT = [
     (lambda m: m.full((0,), float("nan"), dtype=m.int64), RuntimeError),
     (lambda m: m.zeros(2).new_full((0,), float("inf"), dtype=m.int32), RuntimeError),
     (lambda m: m.zeros(2).random_(None, None), TypeError),
+    (lambda m: m.tensor([0.5]).polygamma_(m.tensor([[10]])), TypeError),
     (lambda m: m.tensor([[37], [32]]).index_fill(-1, m.tensor(0), float("nan")), RuntimeError),
 ]
 

@@ -303,7 +303,7 @@ def _polygamma_values(n: int, x: np.ndarray) -> np.ndarray:
 
 def _order(n: Any) -> int:
     """polygamma's n as an int >= 0, or torch's error."""
-    if isinstance(n, Variable) and n.numel() == 1 and np.dtype(n.dtype).kind in "iu":
+    if isinstance(n, Variable) and n.ndim == 0 and np.dtype(n.dtype).kind in "iu":
         n = n.item()
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(

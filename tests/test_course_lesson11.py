@@ -314,8 +314,27 @@ def test_11_2_hidden_data_has_the_edge_cases() -> None:
 def test_11_2_visible_check_catches_the_quotient_rule_at_minus_800() -> None:
     """e^-a / (1 + e^-a)² is right near 0 and inf/inf = nan at a = -800: the visible check
     tries the tails and names the recomputed exponential (issue 36)."""
-    with pytest.raises(CheckError, match=r"a = -800.*contains inf or nan.*exp\(-a\) again"):
+    with pytest.raises(
+        CheckError,
+        match=r"a = -800.*contains inf or nan: computing an exponential again overflows .*"
+        r"at a = -800, exp\(-a\) = exp\(800\) is inf",
+    ) as caught:
         lesson11.check_11_2(sub, div, sigmoid_quotient_rule)
+    assert "exp(a) =" not in str(caught.value)
+
+
+def test_11_2_names_exp_of_a_overflowing_at_plus_800() -> None:
+    """e^a / (1 + e^a)² is nan at a = +800, where exp(a) overflows (exp(-800) is 0 and the
+    left tail is right): the hint names exp(a) at +800, not exp(-a) at -800."""
+    quotient_with_exp_a = _op(
+        lambda a: 1 / (1 + np.exp(-a)), lambda a, s, g: g * np.exp(a) / (1 + np.exp(a)) ** 2
+    )
+    with pytest.raises(
+        CheckError, match=r"at a = \+800, exp\(a\) = exp\(800\) is inf, and e\^a / "
+    ) as caught:
+        with np.errstate(over="ignore", invalid="ignore"):
+            lesson11.check_11_2(sub, div, quotient_with_exp_a)
+    assert "-800" not in str(caught.value).split("contains inf or nan")[1]
 
 
 def test_11_2_same_parent_twice_is_checked_per_edge() -> None:
@@ -938,9 +957,25 @@ def _stable_forward(a):
     return np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a)))
 
 
-softplus_variant = _softplus(
-    lambda a: np.logaddexp(0.0, a),
-    lambda a, out, g: g * np.where(a >= 0, 1 / (1 + np.exp(-a)), np.exp(a) / (1 + np.exp(a))),
+def _softplus_plain(forward, share):
+    """As _softplus, without silencing NumPy: an overflow in the share warns (or raises,
+    under the check's np.errstate(over="raise"))."""
+
+    def softplus(a):
+        out = forward(a.data)
+        return RefValue(out, (a,), (lambda g: share(a.data, out, g),))
+
+    return softplus
+
+
+def _stable_sigmoid(a):
+    """σ(a) from exp(-|a|) alone: no exponential can overflow."""
+    z = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + z), z / (1 + z))
+
+
+softplus_variant = _softplus_plain(
+    lambda a: np.logaddexp(0.0, a), lambda a, out, g: g * _stable_sigmoid(a)
 )
 
 
@@ -994,6 +1029,55 @@ def test_11_7_naive_softplus_is_nan_where_the_reference_is_finite() -> None:
 def test_11_7_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson11.check_11_7(answer)
+
+
+def test_11_7_share_with_one_minus_exp_cancels_in_the_negative_tail() -> None:
+    """g * (1 - exp(-out)) is right to 1e-8 everywhere, but 0 instead of 4.2e-18 at a = -40
+    and 1.7e-4 off relative to its size at a = -30: the visible check holds the share to
+    relative accuracy at a = -30 (grad_output is not 0 there) and names the cancellation."""
+    a = np.array(-30.0)
+    out = _stable_forward(a)
+    assert abs((1 - np.exp(-out)) / np.exp(a - out) - 1) > 1e-4
+    cancels = _softplus_plain(_stable_forward, lambda a, out, g: g * (1 - np.exp(-out)))
+    with pytest.raises(
+        CheckError, match=r"not relative to its size where it is tiny: at a = -30 .*"
+        r"1 - exp\(-out\) cancels where softplus is tiny.*exp\(a - out\)"
+    ):
+        lesson11.check_11_7(cancels)
+    # Where the hidden tests hold the share to relative accuracy too (a = -40, -100, -700).
+    check_cell = next(c.source for c in nbformat.read(LESSON, as_version=4).cells
+                      if c.source.startswith("# Check Exercise 11.7"))
+    assert "the share at a = -40, -100, -700 (relative error)" in check_cell
+
+
+def test_11_7_share_that_overflows_but_comes_out_right_is_named() -> None:
+    """g / (1 + exp(-a)) is exactly right (1/inf = 0 at a = -800), and exp(-a) overflows
+    there; so does a where() whose discarded branch overflows. The check runs the share with
+    overflow raised and names the entry and the exponential."""
+    over_left = _softplus_plain(_stable_forward, lambda a, out, g: g / (1 + np.exp(-a)))
+    with pytest.raises(
+        CheckError, match=r"an exponential overflows at a = -800 \(exp\(-a\) = exp\(800\) is "
+        r"inf\): the result happens to be right"
+    ) as caught:
+        lesson11.check_11_7(over_left)
+    assert "a = 800" not in str(caught.value)
+
+    branches = _softplus_plain(_stable_forward, lambda a, out, g: g * np.where(
+        a >= 0, 1 / (1 + np.exp(-a)), np.exp(a) / (1 + np.exp(a))))
+    with pytest.raises(CheckError, match=r"overflows at a = -800 .* and at a = 800 \(exp\(a\)"):
+        lesson11.check_11_7(branches)
+
+
+def test_11_7_forward_shifted_by_a_not_abs_a_is_named() -> None:
+    """max(a, 0) + log1p(exp(-a)) is inf at a = -800 only: the hint says shift by |a|, not
+    that np.log(1 + np.exp(a)) overflows at +800."""
+    shifted_by_a = _softplus(
+        lambda a: np.maximum(a, 0) + np.log1p(np.exp(-a)), lambda a, out, g: g * np.exp(a - out)
+    )
+    with pytest.raises(CheckError, match=r"inf at a = -800 only: shift by \|a\|.*exp\(-a\) "
+                       r"overflows at a = -800") as caught:
+        lesson11.check_11_7(shifted_by_a)
+    assert "np.log(1 + np.exp(a))" not in str(caught.value)
 
 
 def test_11_7_changing_grad_output_in_place_is_named() -> None:

@@ -603,6 +603,34 @@ def test_12_4_closed_form_agrees_with_pytorch(real_torch) -> None:
         np.testing.assert_allclose(got.numpy(), vjp_by_transposing(u, A, d, c), atol=1e-12)
 
 
+def test_12_4_exercise_cell_passes_copies() -> None:
+    """An answer that writes into its arguments changes neither the lesson's arrays nor
+    the identity the exercise cell prints: the cell passes copies."""
+    import nbformat
+
+    lesson = Path(__file__).resolve().parent.parent / "lessons" / "12_forward_mode.ipynb"
+    cells = nbformat.read(lesson, as_version=4).cells
+    setup = next(c.source for c in cells if c.source.startswith("def linear_jvp("))
+    exercise = next(c.source for c in cells if c.source.startswith("# Exercise 12.4:"))
+    body = exercise[exercise.index("    ### BEGIN SOLUTION"):exercise.index(
+        "    ### END SOLUTION") + len("    ### END SOLUTION")]
+    writes_into_its_arguments = "\n".join([
+        "    result = A.T @ (d * np.pad(c @ u, (1, A.shape[0] - 4)))",
+        "    u[:] = 0.0",
+        "    A[:] = 0.0",
+        "    d[:] = 0.0",
+        "    c[:] = 0.0",
+        "    return result",
+    ])
+    namespace = {"np": np, "minigrad": minigrad, "functional": functional}
+    exec(setup, namespace)  # noqa: S102 - the lesson's own cell
+    kept = {name: namespace[name].copy() for name in ("A_ex", "c_ex", "d_ex", "t_ex")}
+    exec(exercise.replace(body, writes_into_its_arguments), namespace)  # noqa: S102
+    for name, value in kept.items():
+        np.testing.assert_array_equal(namespace[name], value)
+    np.testing.assert_array_equal(namespace["u_ex"], [1.0, -2.0])
+
+
 # --------------------------------------------------------------------------- Exercise 12.5
 
 
@@ -747,6 +775,22 @@ def derivative_any_tag(f, x):
 def test_12_5_mistakes(answer, hint) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson12.check_12_5(answer)
+
+
+def derivative_returns_the_tagged(f, x):
+    """Returns f's result itself, a Tagged of its own tag, instead of its tangent."""
+    tag = next(tags)
+    out = f(Tagged(x, 1.0, tag))
+    return out if isinstance(out, Tagged) and out.tag == tag else 0.0
+
+
+def test_12_5_returning_the_tagged_itself_is_named() -> None:
+    """The inner call returns its Tagged; the outer call then reads 0 (the tag is not its
+    own), which matched "the tags go down" before: now the returned Tagged is named."""
+    with pytest.raises(CheckError, match=r"returned Tagged\(\.\.\., tag \d+\), the dual "
+                       r"number of its own tag.*return the tangent") as caught:
+        lesson12.check_12_5(derivative_returns_the_tagged)
+    assert "tags go down" not in str(caught.value)
 
 
 def test_12_5_untagged_gives_2_on_the_lessons_example() -> None:

@@ -285,11 +285,28 @@ _OPS_112: list[tuple[str, str, list[Any], bool, Callable]] = [
      _sigmoid),
 ]
 
-_RECOMPUTED_EXP = (
-    "computing exp(-a) again overflows far out in the tails: at a = -800, exp(800) is inf "
-    "and e^-a / (1 + e^-a)² is inf/inf = nan. Write σ' with the output s that the forward "
-    "saved, grad_output * s * (1 - s), which stays between 0 and 1/4."
-)
+
+def _recomputed_exp(a: np.ndarray, share: np.ndarray) -> str:
+    """The hint for a sigmoid share that is inf or nan, naming the exponential that
+    overflows where it is: exp(a) far out on the right (a = +800), exp(-a) on the left."""
+    told = []
+    if share.shape == a.shape:
+        bad = ~np.isfinite(share)
+        if np.any(bad & (a > 0)):
+            far = np.max(a[bad & (a > 0)])
+            told.append(f"at a = +{far:g}, exp(a) = exp({far:g}) is inf, and "
+                        f"e^a / (1 + e^a)² is inf/inf = nan")
+        if np.any(bad & (a < 0)):
+            far = np.min(a[bad & (a < 0)])
+            told.append(f"at a = {far:g}, exp(-a) = exp({-far:g}) is inf, and "
+                        f"e^-a / (1 + e^-a)² is inf/inf = nan")
+    where = "; ".join(told) if told else "exp(800) is inf, and inf/inf is nan"
+    return (
+        f"computing an exponential again overflows far out in the tails: {where}. Write σ' "
+        f"with the output s that the forward saved, grad_output * s * (1 - s), which stays "
+        f"between 0 and 1/4."
+    )
+
 
 _FORGOT_V = (
     "that is the local derivative alone: multiply it by grad_output, the v in vᵀJ (here "
@@ -414,7 +431,8 @@ def check_11_2(sub: Callable, div: Callable, sigmoid: Callable) -> None:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 share = check.call(exercise, what, function, given)
             if not np.all(np.isfinite(check.as_array(exercise, what, share))):
-                hint = _RECOMPUTED_EXP if name == "sigmoid" else "divide only by b.data."
+                share = check.as_array(exercise, what, share)
+                hint = _recomputed_exp(a, share) if name == "sigmoid" else "divide only by b.data."
                 check.fail(exercise, f"{what} contains inf or nan: {hint}")
             if not np.array_equal(given, v):
                 check.fail(
@@ -1102,6 +1120,24 @@ _SOFTPLUS_FORWARD_OVERFLOW = (
     "so with m = max(a, 0), softplus(a) = m + log(e^-m + e^(a - m)), where no exponent is "
     "positive."
 )
+_SOFTPLUS_SHIFT_BY_A = (
+    "it is inf at a = -800 only: shift by |a|, not by a. With m = max(a, 0), the exponent "
+    "left is a - m = -|a|; exp(-a) overflows at a = -800 (exp(800) is inf), so write "
+    "max(a, 0) + log1p(exp(-|a|))."
+)
+_SOFTPLUS_BACKWARD_OVERFLOW = (
+    "the result happens to be right here (1/inf is 0, or the inf sits in a branch a where "
+    "throws away), but the exercise asks for a backward in which no exponential can "
+    "overflow: the same inf in inf/inf or inf - inf would be nan. Write "
+    "the share with the output, grad_output * exp(a - out), where a - out is never "
+    "positive (or with a sigmoid that only ever takes exp(-|a|))."
+)
+_SOFTPLUS_CANCELS = (
+    "1 - exp(-out) cancels where softplus is tiny: out is about 1e-13 at a = -30, exp(-out) "
+    "rounds to a float next to 1, and the difference keeps only a few correct digits (at "
+    "a = -40 it is 0 instead of 4.2e-18). Write σ(a) = exp(a - out), or a stable sigmoid, "
+    "with no 1 - (something close to 1) in it."
+)
 _SOFTPLUS_BACKWARD_NAN = (
     "the share contains inf or nan at a = ±800 although softplus itself is finite there. "
     "e^a / (1 + e^a) is inf/inf = nan at a = 800 (and an exp of -a overflows at a = -800). "
@@ -1142,7 +1178,8 @@ def check_11_7(softplus: Callable) -> None:
         (
             "softplus(a) at a = -800, -30, -1, 0, 0.5, 30, 800",
             SOFTPLUS_TAILS.copy(),
-            np.array([1.5, 0.0, 2.0, 0.5, 3.0, 1.0, 0.75]),
+            # The 0 at a = 0, so that a = -30 holds the share to relative accuracy.
+            np.array([1.5, 0.5, 2.0, 0.0, 3.0, 1.0, 0.75]),
         ),
     ]:
         node = Value(a.copy())
@@ -1161,7 +1198,9 @@ def check_11_7(softplus: Callable) -> None:
         expected_out, sigma = _softplus_closed_form(a)
         forward = check.as_array(exercise, f"{label}.data", out.data)
         if forward.shape == a.shape and not np.all(np.isfinite(forward)):
-            check.fail(exercise, f"{label}.data contains inf or nan: {_SOFTPLUS_FORWARD_OVERFLOW}")
+            left_only = not np.any(~np.isfinite(forward) & (a >= 0))
+            hint = _SOFTPLUS_SHIFT_BY_A if left_only else _SOFTPLUS_FORWARD_OVERFLOW
+            check.fail(exercise, f"{label}.data contains inf or nan: {hint}")
         check.expect_close(
             exercise,
             f"{label}.data",
@@ -1176,6 +1215,7 @@ def check_11_7(softplus: Callable) -> None:
         )
         given = v.copy()
         what = f"{label}: backward_fns[0](grad_output)"
+        overflows_at = _softplus_share_overflows(softplus, a)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             share = check.call(exercise, what, tuple(out.backward_fns)[0], given)
         if not np.array_equal(given, v):
@@ -1188,4 +1228,65 @@ def check_11_7(softplus: Callable) -> None:
         if share_array.shape == a.shape and not np.all(np.isfinite(share_array)):
             check.fail(exercise, f"{what}: {_SOFTPLUS_BACKWARD_NAN}")
         check.expect_close(exercise, what, share_array, v * sigma, _softplus_mistakes(a, v))
+        if overflows_at:
+            places = " and at ".join(
+                f"a = {x:g} ({'exp(-a)' if x < 0 else 'exp(a)'} = exp({abs(x):g}) is inf)"
+                for x in overflows_at
+            )
+            check.fail(exercise, f"{what}: an exponential overflows at {places}: "
+                                 f"{_SOFTPLUS_BACKWARD_OVERFLOW}")
+        check_softplus_share_relative(exercise, what, a, v, share_array)
     check.passed(exercise)
+
+
+def _share_overflows(softplus: Callable, a: np.ndarray) -> bool:
+    """Whether the learner's backward (the share, not the forward) makes an exponential
+    overflow on a, run with overflow raised as an error. Any other error is left to the
+    check's own call, which reports it."""
+    try:
+        with np.errstate(all="ignore"):
+            function = tuple(softplus(Value(a.copy())).backward_fns)[0]
+        with np.errstate(over="raise", invalid="ignore", divide="ignore", under="ignore"):
+            function(np.ones_like(a))
+    except FloatingPointError:
+        return True
+    except Exception:  # noqa: BLE001 - reported by the check's own call
+        return False
+    return False
+
+
+def _softplus_share_overflows(softplus: Callable, a: np.ndarray) -> list[float]:
+    """The entries of `a` at which the learner's share makes an exponential overflow (one
+    entry at a time, to name them); all of `a` when only the whole array shows it."""
+    if not _share_overflows(softplus, a):
+        return []
+    places = [float(x) for x in np.ravel(a) if _share_overflows(softplus, np.array(x))]
+    return places or [float(x) for x in np.ravel(a)]
+
+
+def check_softplus_share_relative(
+    exercise: str, what: str, a: np.ndarray, v: np.ndarray, share: np.ndarray
+) -> None:
+    """The share against v·σ(a) to a relative error of 1e-6 at every entry, where σ(a) is
+    tiny too (far in the negative tail), naming a 1 - exp(-out) that cancels there."""
+    expected = v * _softplus_closed_form(a)[1]
+    error = np.abs(share - expected)
+    wrong = error > 1e-6 * np.abs(expected)
+    if not np.any(wrong):
+        return
+    worst = np.argmax(np.where(wrong, error / np.maximum(np.abs(expected), 1e-300), 0.0))
+    at, got, want = np.ravel(a)[worst], np.ravel(share)[worst], np.ravel(expected)[worst]
+    with np.errstate(all="ignore"):
+        cancels = v * (1 - np.exp(-_softplus_closed_form(a)[0]))
+    named = np.allclose(share, cancels, rtol=1e-9, atol=0.0)
+    hint = _SOFTPLUS_CANCELS if named else (
+        "the share loses its relative accuracy where σ(a) is tiny: a difference of two "
+        "numbers close to 1 (such as 1 - exp(-out)) cancels there. Write σ(a) = "
+        "exp(a - out), or a stable sigmoid, with no 1 - (something close to 1) in it."
+    )
+    check.fail(
+        exercise,
+        f"{what} is right to 1e-8 but not relative to its size where it is tiny: at "
+        f"a = {at:g} it is {got:.4g}, expected {want:.4g} (a relative error of "
+        f"{abs(got - want) / abs(want):.1e}). {hint}",
+    )

@@ -747,12 +747,40 @@ _TANGENT_OF_A_NUMBER = (
 )
 
 
+def _watched(exercise: str, label: str, derivative: Callable) -> Callable:
+    """derivative, with each call's result looked at: a call that returns the dual number
+    of its own tag (f's result itself) instead of that number's tangent is named. A right
+    answer may return a dual number, the tangent, but that carries older tags only."""
+
+    def watched(f: Callable, x: Any) -> Any:
+        own_tags = []
+
+        def recorded(point: Any) -> Any:
+            own_tags.append(getattr(point, "tag", None))
+            return f(point)
+
+        result = derivative(recorded, x)
+        tag = getattr(result, "tag", None)
+        if hasattr(result, "tangent") and tag is not None and tag in own_tags:
+            check.fail(
+                exercise,
+                f"{label}: a call of your derivative returned {type(result).__name__}("
+                f"..., tag {tag}), the dual number of its own tag (f's result itself), not "
+                f"a number: return the tangent of your own tag (a number, or a dual number "
+                f"of an outer call's tag), not the {type(result).__name__} itself.",
+            )
+        return result
+
+    return watched
+
+
 def check_nested(exercise: str, derivative: Callable, label: str, build: Callable,
                  expected: float, mistakes: dict[str, Callable]) -> None:
     """One nested case: the number derivative gives, against `expected`, with the mistakes
     whose numbers differ from it named."""
     what = f"{label} with your derivative"
-    result = check.call(exercise, what, build, derivative, hints=[_TANGENT_OF_A_NUMBER])
+    result = check.call(exercise, what, build, _watched(exercise, label, derivative),
+                        hints=[_TANGENT_OF_A_NUMBER])
     if hasattr(result, "tangent") and hasattr(result, "value"):
         check.fail(
             exercise,

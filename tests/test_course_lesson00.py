@@ -222,16 +222,46 @@ def test_0_4_accepts_the_derivative_written_any_way(answer) -> None:
             lambda x: (x * x + 1) ** 2 + 2 * x * x * (x * x + 1),
             "the power rule's factor 2 is missing",
         ),
+        # Found by a learner-reviewer: the product rule's halves subtracted, and the chain
+        # rule's outer factor dropped (only the inner derivative 2x left).
+        (
+            lambda x: (x**2 + 1) ** 2 - x * 2 * (x**2 + 1) * 2 * x,
+            r"slope_of_g\(2\) is -55, expected 105: the product rule's two halves are "
+            r"subtracted: they add",
+        ),
+        (
+            lambda x: (x**2 + 1) ** 2 + x * 2 * x,
+            r"slope_of_g\(2\) is 33, expected 105: the chain rule's outer factor 2\(x² \+ 1\) "
+            r"is missing",
+        ),
         # Right at x = 2, wrong at the second point: the check tries both.
         (lambda x: 105.0, r"slope_of_g\(-1.5\) is 105, expected 39.81\.$"),
         (lambda x: 104.0, r"^Exercise 0.4: slope_of_g\(2\) is 104, expected 105\.$"),
     ],
     ids=["value", "first-half", "second-half", "no-inner", "multiplied", "no-power-2",
-         "constant", "unknown"],
+         "halves-subtracted", "no-outer", "constant", "unknown"],
 )
 def test_0_4_mistakes_get_a_hint(answer, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson00.check_0_4(answer)
+
+
+def test_0_4_slips_give_different_numbers_at_both_points() -> None:
+    """Each named slip differs from g' and from every other slip at both points the check
+    uses, so a hint never names the wrong slip."""
+    for x in lesson00.G_POINTS:
+        values = [lesson00.g_prime(x)] + [slip(x) for slip in lesson00.G_SLIPS.values()]
+        assert len({round(value, 9) for value in values}) == len(values)
+
+
+def test_0_4_cell_after_the_check_does_not_write_the_derivative() -> None:
+    """Found by a learner-reviewer: the cell that runs g with minigrad had g'(x) in a
+    comment; it compares with the number 105 only (in the student version too)."""
+    notebook = json.loads(EXERCISES.read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in notebook["cells"]
+                if c["cell_type"] == "code" and "minigrad's g'(2)" in "".join(c["source"]))
+    assert "5x²" not in cell and "5 *" not in cell
+    assert "105.0" in cell
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,8 @@ def test_5_1_hidden_data_has_a_batch_of_one() -> None:
             lambda x, W, g: g @ W,
             RIGHT_W,
             RIGHT_B,
-            r"raised OpError.*N = in = out.*grad_x: that is grad_output @ W, the formula "
+            r"raised OpError.*With N = in = out, where every product fits, the function runs, "
+            r"and its grad_x shows the slip: that is grad_output @ W, the formula "
             r"for the lesson's \(out, in\) layout",
         ),
         # the bias gradient left per sample
@@ -97,7 +98,8 @@ def test_5_1_hidden_data_has_a_batch_of_one() -> None:
             RIGHT_X,
             lambda x, W, g: g @ x,
             RIGHT_B,
-            r"raised OpError.*grad_W: that is grad_output @ x: wrong order of the product",
+            r"raised OpError.*its grad_W shows the slip: that is grad_output @ x: wrong order "
+            r"of the product",
         ),
         # averaged instead of summed
         (RIGHT_X, RIGHT_W, lambda x, W, g: g.mean(0), "mean over the batch"),
@@ -487,13 +489,13 @@ def test_5_4_numpy_and_index_sums_pass(capsys: pytest.CaptureFixture) -> None:
         # Only fits with p = q: the rectangular case raises, the square case names it.
         (
             (lambda x1, W, x2, g: g * (x2 @ W), B_W, B_X2, B_B),
-            r"raised OpError: .*On inputs with p = q, where every product fits, grad_x1: that "
-            r"is grad_output \* \(x2 @ W\)",
+            r"raised OpError: .*With p = q, where every product fits, the function runs, and "
+            r"its grad_x1 shows the slip: that is grad_output \* \(x2 @ W\)",
         ),
         (
             (B_X1, B_W, lambda x1, W, x2, g: g * (x1 @ W.T), B_B),
-            r"On inputs with p = q, where every product fits, grad_x2: that is grad_output \* "
-            r"\(x1 @ W.T\)",
+            r"With p = q, where every product fits, the function runs, and its grad_x2 shows "
+            r"the slip: that is grad_output \* \(x1 @ W.T\)",
         ),
         ((B_X2, B_W, B_X1, B_B), r"grad_x1 has shape \(5, 4\), x2's shape"),
         ((B_X1, lambda x1, W, x2, g: (g * x2).T @ x1, B_X2, B_B), r"did you forget a transpose"),
@@ -524,6 +526,44 @@ def test_5_4_numpy_and_index_sums_pass(capsys: pytest.CaptureFixture) -> None:
 def test_5_4_mistakes_get_their_hint(gradients: tuple, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
         lesson05.check_5_4(_bilinear(*gradients))
+
+
+@pytest.mark.parametrize("changed", ["x1", "W", "x2", "grad_output"])
+@pytest.mark.parametrize("before", [False, True], ids=["after", "before"])
+def test_5_4_an_input_changed_in_place_is_named(changed: str, before: bool) -> None:
+    """Found by a learner-reviewer: `x2.data *= G.data` after computing the gradients gave
+    right values and failed only in gradcheck, with "check the backward formula"."""
+
+    def bilinear_backward(x1, W, x2, grad_output):
+        named = {"x1": x1, "W": W, "x2": x2, "grad_output": grad_output}[changed]
+        if before:
+            named.data *= 2.0
+        grads = lesson05.bilinear_backward(x1, W, x2, grad_output)
+        if not before:
+            named.data *= 2.0
+        return grads
+
+    with pytest.raises(
+        CheckError,
+        match=rf"^Exercise 5.4: bilinear_backward changed {changed} in place: compute new "
+        r"arrays, leave the inputs as they are\.",
+    ):
+        lesson05.check_5_4(bilinear_backward)
+
+
+def test_5_4_x2_scaled_by_grad_output_in_place_is_named() -> None:
+    """The reviewer's own answer: x2's rows scaled by G in place, once the gradients are
+    computed (on raw arrays, so the results do not see the change)."""
+
+    def bilinear_backward(x1, W, x2, grad_output):
+        a, w, b, g = x1.data, W.data, x2.data, grad_output.data
+        grads = (g[:, None] * (b @ w.T), a.T @ (g[:, None] * b), g[:, None] * (a @ w), g.sum())
+        x2.data *= grad_output.data[:, None]
+        return grads
+
+    with pytest.raises(CheckError, match=r"changed x2 in place") as caught:
+        lesson05.check_5_4(bilinear_backward)
+    assert "Check the backward formula" not in str(caught.value)
 
 
 def test_5_4_wrong_count_and_not_a_function() -> None:

@@ -644,7 +644,7 @@ RIGHT_Z = lambda z, f2: z + f2 * z  # noqa: E731 - short formulas read best as l
             r"grad_x .* is 33, .*the chain rule's last step is missing",
         ),
         # Right on the lesson's numbers, wrong on the second set: the check tries both.
-        (lambda x, w, f1, f2: (2.25, 49.5, 16.5), r"gradients_by_hand\(-1, 2, 0.5, 5\)"),
+        (lambda x, w, f1, f2: (2.25, 49.5, 16.5), r"gradients_by_hand\(-1, 2, 3, 4\)"),
         (
             lambda x, w, f1, f2: (2.25, 49.5, 17.0),
             r"^Exercise 6.5: grad_x .* is 17, expected 16.5\.$",
@@ -655,6 +655,57 @@ RIGHT_Z = lambda z, f2: z + f2 * z  # noqa: E731 - short formulas read best as l
 )
 def test_6_5_mistakes_get_their_hint(answer: Callable, hint: str) -> None:
     with pytest.raises(CheckError, match=hint):
+        lesson06.check_6_5(answer)
+
+
+def test_6_5_second_set_has_f1_times_w_not_1() -> None:
+    """Found by a learner-reviewer: the lesson's set has f1·w = 1, so "times f1·w" can go
+    missing there unseen; the second set has f1·w != 1 and gives its right numbers."""
+    _, (x, w, f1, f2) = lesson06.PREDICT_CASES
+    assert f1 * w != 1
+    assert lesson06.predicted_by_hand(x, w, f1, f2) == (4.0, 10.0, -60.0)
+    # On the second set no two slips give the same number, and none gives the right one.
+    slips = lesson06._prediction_slips(x, w, f1, f2)
+    for name, right in zip(lesson06.PREDICT_NAMES, lesson06.predicted_by_hand(x, w, f1, f2)):
+        values = [right, *slips[name].values()]
+        assert len({round(value, 9) for value in values}) == len(values), name
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        # grad_x = (1 + f2)·z: right on the lesson's set (f1·w = 1), -10 instead of -60 on the
+        # second; it used to get "Exercise 6.5: correct.".
+        (
+            lambda x, w, f1, f2: ((w * x) ** 2, (1 + f2) * w * x * x, (1 + f2) * w * x),
+            r"grad_x from gradients_by_hand\(-1, 2, 3, 4\) is -10, expected -60: "
+            r"f1 and w are both missing",
+        ),
+        # f1²·(1 + f2)·z·w: 33 on the lesson's set, the same as "times w is missing" there;
+        # only "f1 applied twice" fits the second set too.
+        (
+            lambda x, w, f1, f2: ((w * x) ** 2, (1 + f2) * w * x * x,
+                                  f1 * f1 * (1 + f2) * (w * x) * w),
+            r"grad_x from gradients_by_hand\(3, 0.5, 2, 10\) is 33, expected 16.5: "
+            r"f1 is applied twice",
+        ),
+    ],
+    ids=["f1-and-w-missing", "f1-twice"],
+)
+def test_6_5_slips_that_f1_times_w_equal_1_hid(answer: Callable, hint: str) -> None:
+    with pytest.raises(CheckError, match=hint) as caught:
+        lesson06.check_6_5(answer)
+    assert "last step is missing" not in str(caught.value)
+
+
+def test_6_5_a_slip_is_named_only_where_it_fits_every_set() -> None:
+    """A number that equals a slip on one set only is not that slip: a plain "expected"."""
+
+    def answer(x, w, f1, f2):
+        # "times w is missing" on the lesson's set (33), something else on the second.
+        return (w * x) ** 2, (1 + f2) * w * x * x, 33.0 if x == 3 else -60.0
+
+    with pytest.raises(CheckError, match=r"^Exercise 6.5: grad_x .* is 33, expected 16.5\.$"):
         lesson06.check_6_5(answer)
 
 

@@ -202,6 +202,13 @@ G_SLIPS: dict[str, Callable[[float], float]] = {
     "terms, u'v + uv'.": lambda x: 4 * x * (x * x + 1),
     "the power rule's factor 2 is missing: (x² + 1)² differentiates to 2(x² + 1) · 2x, so "
     "the second term is x · 4x(x² + 1).": lambda x: (x * x + 1) ** 2 + 2 * x * x * (x * x + 1),
+    "the product rule's two halves are subtracted: they add, (u v)' = u'v + u v'.": (
+        lambda x: (x * x + 1) ** 2 - 4 * x * x * (x * x + 1)
+    ),
+    "the chain rule's outer factor 2(x² + 1) is missing: the derivative of (x² + 1)² is the "
+    "outer derivative, taken at the inside, times the inner derivative 2x, not 2x alone.": (
+        lambda x: (x * x + 1) ** 2 + 2 * x * x
+    ),
 }
 G_POINTS = (2.0, -1.5)  # g'(2) = 105, g'(-1.5) = 39.8125
 

@@ -292,7 +292,10 @@ def _diagnose_on_square(fn: Callable[..., Any]) -> str | None:
     for name, got in zip(GRAD_NAMES, grads):
         for hint, wrong in _value_mistakes(case)[name].items():
             if _same(got, wrong):
-                return f"{name}: {hint}"
+                return (
+                    f"With N = in = out, where every product fits, the function runs, and its "
+                    f"{name} shows the slip: {hint}"
+                )
     return None
 
 
@@ -312,12 +315,7 @@ def check_5_1(dense_backward: Any) -> None:
         except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
             if check.is_stub(error):
                 check.not_written(exercise)
-            diagnosis = _diagnose_on_square(fn)
-            hint = (
-                f"On inputs with N = in = out, where every product fits, {diagnosis}"
-                if diagnosis
-                else PRODUCT_SHAPES
-            )
+            hint = _diagnose_on_square(fn) or PRODUCT_SHAPES
             check.fail(
                 exercise,
                 f"{CALL} with {shapes} raised {type(error).__name__}: {_sentence(error)} {hint}",
@@ -750,8 +748,30 @@ def _bilinear_diagnosis(fn: Callable[..., Any]) -> str | None:
     for name, got in zip(BILINEAR_NAMES, grads):
         for hint, wrong in mistakes[name].items():
             if _same(got, np.asarray(wrong)):
-                return f"{name}: {hint}"
+                return (
+                    f"With p = q, where every product fits, the function runs, and its {name} "
+                    f"shows the slip: {hint}"
+                )
     return None
+
+
+BILINEAR_ARGUMENTS = ("x1", "W", "x2", "grad_output")
+
+
+def _bilinear_inputs_unchanged(
+    exercise: str, args: tuple[Variable, ...], originals: tuple[np.ndarray, ...]
+) -> None:
+    """A CheckError if bilinear_backward wrote into one of its inputs (x1.data *= ..., or
+    x2.data = ...): as a backward that corrupts the saved inputs, and the caller's arrays."""
+    for name, variable, original in zip(BILINEAR_ARGUMENTS, args, originals):
+        now = np.asarray(variable.data)
+        if now.shape != original.shape or not np.array_equal(now, original):
+            check.fail(
+                exercise,
+                f"bilinear_backward changed {name} in place: compute new arrays, leave the "
+                f"inputs as they are. A backward gets the inputs saved by forward, and the "
+                f"caller still uses them after it.",
+            )
 
 
 class _BilinearWith(Function):
@@ -789,17 +809,13 @@ def check_5_4(bilinear_backward: Any) -> None:
         except Exception as error:  # noqa: BLE001 - any error in the learner's code becomes a hint
             if check.is_stub(error):
                 check.not_written(exercise)
-            diagnosis = _bilinear_diagnosis(fn)
-            hint = (
-                f"On inputs with p = q, where every product fits, {diagnosis}"
-                if diagnosis
-                else BILINEAR_SHAPES
-            )
+            hint = _bilinear_diagnosis(fn) or BILINEAR_SHAPES
             check.fail(
                 exercise,
                 f"{BILINEAR_CALL} with {shapes} raised {type(error).__name__}: "
                 f"{_sentence(error)} {hint}",
             )
+        _bilinear_inputs_unchanged(exercise, args, (x1, w, x2, g))
         if not isinstance(result, (tuple, list)) or len(result) != 4:
             got = f"{len(result)} values" if isinstance(result, (tuple, list)) else (
                 check.with_article(result)

@@ -180,6 +180,7 @@ from minigrad.ops.linalg import t as t
 from minigrad.ops.logical import bitwise_not as bitwise_not
 from minigrad.ops.logical import logical_not as logical_not
 from minigrad.ops.matmul import matmul as matmul
+from minigrad.ops.operators import Size as Size
 from minigrad.ops.properties import get_default_dtype as get_default_dtype
 from minigrad.ops.properties import is_floating_point as is_floating_point
 from minigrad.ops.properties import is_tensor as is_tensor
@@ -273,6 +274,7 @@ __all__ = [
     "IntTensor",
     "LongTensor",
     "Parameter",
+    "Size",
     "ShortTensor",
     "Tensor",
     "Variable",

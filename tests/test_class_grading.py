@@ -316,7 +316,7 @@ def test_a_written_answer_waits_for_a_grader_then_counts(graded_class: Path) -> 
         grade.needs_manual_grade = False
         gradebook.db.commit()
     _run(graded_class, "export", "--to", "grades.csv")
-    assert _table(graded_class)["ada"] == ["1", "1", "1", "1", "1", "2", "1", "2", "10", "10"]
+    assert _table(graded_class)["ada"] == ["1", "1", "1", "1", "1", "1", "2", "1", "2", "11", "11"]
 
 
 def test_the_release_holds_no_solution_or_hidden_test(graded_class: Path) -> None:

@@ -113,8 +113,9 @@ class DataArray(np.ndarray):
         if found is None:
             raise AttributeError(
                 f"x.data is x's NumPy array, which has no attribute {name!r}, and minigrad "
-                f"does not have PyTorch's Tensor.{name} (yet). Write it with the operations "
-                f"minigrad has, on the Variable under `with minigrad.no_grad():`."
+                f"does not have PyTorch's Tensor.{name} (yet). Check the spelling, or write "
+                f"it with the operations minigrad has, on the Variable under "
+                f"`with minigrad.no_grad():`."
             )
         return _BoundToData(self, name)
 

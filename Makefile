@@ -28,7 +28,7 @@ LAB_ARGS ?=
 COURSE   ?= course
 EXCHANGE ?= $(COURSE)-exchange
 
-.PHONY: help setup instructor graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading fuzz-torch \
+.PHONY: help setup instructor site graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading fuzz-torch \
         figures exercises stubs course grade sandbox lesson-times clean
 
 help:
@@ -73,6 +73,20 @@ $(INSTRUCTOR): pyproject.toml setup.py | $(STAMP)
 	@echo "[+] Installing nbgrader (the instructor extra, for grading a class)..."
 	$(call pip_install,dev$(COMMA)instructor,nbgrader)
 	@$(MAKE) --no-print-directory sandbox
+	@touch $@
+
+# The course as a website (issue 37): Sphinx with MyST-NB renders the stored lessons (no
+# execution, no network) into site/_build/html. The `site` extra holds the generator.
+SITE_STAMP := $(VENV)/.site
+site: $(SITE_STAMP)
+	@rm -rf site/lessons && mkdir -p site/lessons && cp lessons/[0-9][0-9]_*.ipynb site/lessons/
+	@[ ! -d lessons/data ] || cp -r lessons/data site/lessons/
+	$(BIN)/sphinx-build -q -b html site site/_build/html
+	@echo "The site is in site/_build/html (open index.html)."
+
+$(SITE_STAMP): pyproject.toml setup.py | $(STAMP)
+	@echo "[+] Installing Sphinx, MyST-NB and sphinx-book-theme (the site extra)..."
+	$(call pip_install,dev$(COMMA)site,the site generator)
 	@touch $@
 
 # bubblewrap (`bwrap`), the sandbox each graded submission runs in (grading/sandbox.py).

@@ -264,7 +264,13 @@ def test_the_gradebook_and_the_course_folder_are_out_of_reach(attacked_class: di
 
 def test_hidden_tests_never_reach_the_students_cells(attacked_class: dict) -> None:
     printed = _printed(attacked_class["course"], "d_history")
-    assert "ATTACK history: inputs 0 cached 0 functions 0" in printed
+    path = attacked_class["course"] / "autograded" / "d_history" / WELCOME / f"{WELCOME}.ipynb"
+    errors = [f"{output.get('ename')}: {output.get('evalue', '')[:200]}"
+              for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"
+              for output in cell.outputs if output.get("output_type") == "error"]
+    history = [line for line in printed.splitlines() if line.startswith("ATTACK history")]
+    # Say what the cell printed or raised: a count above 0, or a cell that never printed.
+    assert history == ["ATTACK history: inputs 0 cached 0 functions 0"], (history, errors)
     for path in (attacked_class["course"] / "feedback").rglob("*.html"):
         text = path.read_text()
         assert "run_hidden" not in text and "hidden_tests" not in text, path

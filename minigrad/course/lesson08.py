@@ -298,20 +298,32 @@ def _index_error(exercise: str, launch: str, error: IndexError, n: int, threads:
     check.fail(exercise, f"{launch} raised IndexError{place}: {message}. {hint}")
 
 
+def _kernel_of(
+    exercise: str, name: str, answer: Any, params: str, launch_hint: str
+) -> tuple[Callable, Any]:
+    """(the learner's Python function, its kernel ready to launch): refused, with
+    `launch_hint`, when it is a device function; its parameters checked; a plain Python
+    function compiled with cuda.jit."""
+    function, device = _python_function(exercise, name, answer)
+    if device:
+        check.fail(
+            exercise,
+            f"{name} is a device function (@cuda.jit(device=True)), which only other GPU code "
+            f"can call. {launch_hint}",
+        )
+    _check_parameters(exercise, function, name, params)
+    return function, (cuda.jit(function) if device is None else answer)
+
+
 def check_8_1(diff_kernel: Any) -> None:
     """diff_kernel(out, x): out[i] = x[i + 1] - x[i] for i < n - 1, one thread per output,
     guarded so that no thread reads past x or writes past out."""
     exercise = "8.1"
-    function, device = _python_function(exercise, "diff_kernel", diff_kernel)
-    if device:
-        check.fail(
-            exercise,
-            "diff_kernel is a device function (@cuda.jit(device=True)), which only other "
-            "GPU code can call. A kernel is launched from the host with "
-            "kernel[blocks, threads](...): decorate it with plain @cuda.jit.",
-        )
-    _check_parameters(exercise, function, "diff_kernel", "out, x")
-    kernel = cuda.jit(function) if device is None else diff_kernel
+    function, kernel = _kernel_of(
+        exercise, "diff_kernel", diff_kernel, "out, x",
+        "A kernel is launched from the host with kernel[blocks, threads](...): decorate it "
+        "with plain @cuda.jit.",
+    )
     rng = np.random.default_rng(81)
     for n, threads in DIFF_CASES:
         x_host = np.round(rng.normal(size=n) * 10.0, 3)
@@ -720,15 +732,10 @@ def check_8_3(silu_backward: Any) -> None:
     """silu_backward(grad_x, grad_out, x): grad_x[i] = grad_out[i] · silu'(x[i]) with
     silu(x) = x σ(x), one thread per element, guarded."""
     exercise = "8.3"
-    function, device = _python_function(exercise, "silu_backward", silu_backward)
-    if device:
-        check.fail(
-            exercise,
-            "silu_backward is a device function (@cuda.jit(device=True)), which only other "
-            "GPU code can call. Launch it from the host: decorate it with plain @cuda.jit.",
-        )
-    _check_parameters(exercise, function, "silu_backward", "grad_x, grad_out, x")
-    kernel = cuda.jit(function) if device is None else silu_backward
+    function, kernel = _kernel_of(
+        exercise, "silu_backward", silu_backward, "grad_x, grad_out, x",
+        "Launch it from the host: decorate it with plain @cuda.jit.",
+    )
     rng = np.random.default_rng(83)
     for n, threads in SILU_CASES:
         x_host, g_host = _silu_inputs(n, rng)

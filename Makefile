@@ -28,7 +28,7 @@ LAB_ARGS ?=
 COURSE   ?= course
 EXCHANGE ?= $(COURSE)-exchange
 
-.PHONY: help setup instructor site graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading fuzz-torch \
+.PHONY: help setup instructor site site-test graphviz browser lab test bench bench-gpu test-gpu gpu-site bench-grading fuzz-torch \
         figures exercises stubs course grade sandbox lesson-times clean
 
 help:
@@ -38,6 +38,8 @@ help:
 	@echo "make setup      only the set-up (idempotent; re-installs when pyproject.toml changes)"
 	@echo "make course     an nbgrader course folder (COURSE=course) with every lesson as an assignment"
 	@echo "make grade      autograde one lesson's submissions in parallel sandboxes (LESSON=03 JOBS=4)"
+	@echo "make site       the course website in site/_build/html (LAB_URL=... or HUB_URL=... REPO_URL=... for open links)"
+	@echo "make site-test  the website opened in headless Chromium: pages, links, images, drawings, search"
 	@echo "make fuzz-torch random calls on minigrad and PyTorch side by side (new seed each run; SEED=N CALLS=N)"
 	@echo "make bench | bench-gpu | test-gpu | bench-grading | figures | exercises | stubs | lesson-times | clean"
 
@@ -76,13 +78,23 @@ $(INSTRUCTOR): pyproject.toml setup.py | $(STAMP)
 	@touch $@
 
 # The course as a website (issue 37): Sphinx with MyST-NB renders the stored lessons (no
-# execution, no network) into site/_build/html. The `site` extra holds the generator.
+# execution, no network) and the pages in site/ into site/_build/html; the source folder is
+# the repository, the settings site/conf.py. The `site` extra holds the generator.
+# "Open in JupyterLab" links appear only when an address is given: LAB_URL, a template with
+# {path} (e.g. http://localhost:8888/lab/tree/{path}), or HUB_URL and REPO_URL (and
+# REPO_BRANCH, default main) for nbgitpuller links that clone the course on a JupyterHub.
+SITE_OUT := site/_build/html
 SITE_STAMP := $(VENV)/.site
 site: $(SITE_STAMP)
-	@rm -rf site/lessons && mkdir -p site/lessons && cp lessons/[0-9][0-9]_*.ipynb site/lessons/
-	@[ ! -d lessons/data ] || cp -r lessons/data site/lessons/
-	$(BIN)/sphinx-build -q -b html site site/_build/html
-	@echo "The site is in site/_build/html (open index.html)."
+	MINIGRAD_LAB_URL='$(LAB_URL)' MINIGRAD_HUB_URL='$(HUB_URL)' MINIGRAD_REPO_URL='$(REPO_URL)' \
+	  MINIGRAD_REPO_BRANCH='$(or $(REPO_BRANCH),main)' \
+	  $(BIN)/sphinx-build -q -W --keep-going -b html -c site . $(SITE_OUT)
+	@echo "The site is in $(SITE_OUT) (open index.html)."
+
+# The built site opened in headless Chromium (site/browser_check.py): every page, its links,
+# images, drawings and console, a search, and screenshots in site/_build/screenshots.
+site-test: site browser
+	$(BIN)/python site/browser_check.py $(SITE_OUT) --screenshots site/_build/screenshots
 
 $(SITE_STAMP): pyproject.toml setup.py | $(STAMP)
 	@echo "[+] Installing Sphinx, MyST-NB and sphinx-book-theme (the site extra)..."
@@ -154,11 +166,14 @@ lab: setup
 test: export NUMBA_ENABLE_CUDASIM ?= 1
 test: export OMP_NUM_THREADS ?= 1
 test: export OPENBLAS_NUM_THREADS ?= 1
-test: setup $(INSTRUCTOR) sandbox browser
+test: setup $(INSTRUCTOR) $(SITE_STAMP) sandbox browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n auto --dist loadfile tests $(NBVAL_ARGS) $(PYTEST_ARGS)
 	$(if $(EXERCISES),$(BIN)/python -m pytest -q -n auto --dist loadfile $(EXERCISES) \
 	  --nbval-lax --nbval-current-env $(PYTEST_ARGS))
+	@if { command -v chromium || command -v chromium-browser || command -v google-chrome; } >/dev/null 2>&1; \
+	then $(MAKE) --no-print-directory site-test; \
+	else echo "SKIPPED: the website's browser test (make site-test) needs Chromium: sudo apt-get install chromium"; fi
 
 # NumPy's BLAS on one thread, as PyTorch is (benchmarks/mlp.py), so that the ratios compare
 # one core with one core.
@@ -233,7 +248,7 @@ course: setup $(INSTRUCTOR) sandbox
 	  $(COURSE) --exchange $(EXCHANGE) $(if $(LESSONS),--lessons $(LESSONS))
 
 # Autograde one lesson's collected submissions, JOBS at a time, each in its own sandbox
-# (README, "Teaching a class"): make grade LESSON=03 JOBS=4 [STUDENT=id] [FORCE=1] [UNSAFE=1]
+# (site/teaching.md, "Teaching a class"): make grade LESSON=03 JOBS=4 [STUDENT=id] [FORCE=1] [UNSAFE=1]
 JOBS ?= 2
 grade: setup $(INSTRUCTOR) sandbox
 	@test -n "$(LESSON)" || { echo "error: say which lesson to grade, e.g. make grade LESSON=03" >&2; exit 1; }

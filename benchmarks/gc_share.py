@@ -20,9 +20,9 @@ import minigrad
 RECORDED_PER_STEP = 3
 
 
-# The threshold the README suggests to a program that records graphs of 100,000 nodes:
-# the youngest generation is collected every 100,000 allocations instead of every 700,
-# so a long recording rarely stops to walk its own (still alive) graph.
+# The threshold site/benchmark-history.md suggests to a program that records graphs of
+# 100,000 nodes: the youngest generation is collected every 100,000 allocations instead of
+# every 700, so a long recording rarely stops to walk its own (still alive) graph.
 RAISED_THRESHOLD = (100_000, 10, 10)
 
 

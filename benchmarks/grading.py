@@ -5,7 +5,7 @@
 Makes a course folder with the lesson (minigrad.course.grading.make_course), writes the
 submissions into it as `nbgrader collect` leaves them (a third all correct, a third with a
 wrong backward in the first exercise, a third unanswered), and times the instructor's
-commands as the README gives them: `make grade`'s autograding (minigrad.course.grading.grade:
+commands as site/teaching.md gives them: `make grade`'s autograding (minigrad.course.grading.grade:
 JOBS shards of nbgrader's autograde at once, every submission's kernel in a bwrap sandbox),
 `nbgrader generate_feedback` and `export`. The baseline, measured in the same run, is the
 lesson's own run time top to bottom in a fresh kernel, unsandboxed (nbclient, as nbval runs

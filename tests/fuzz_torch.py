@@ -67,7 +67,7 @@ FINDINGS = CATEGORIES[3:]
 # Documented departures: names not compared, each with its reason. The default-dtype rule
 # (a float made from no float input compares its kind only) is in `_compare`.
 DEPARTURES: dict[str, str] = {
-    "data": "README, 'Where the code departs': x.data is the NumPy array, not a Tensor.",
+    "data": "site/engine.md, 'Where the code departs': x.data is the NumPy array, not a Tensor.",
     "numpy": "returns the NumPy array itself; compared through every other call.",
     "tolist": "a list of Python numbers; covered by the values of every other call.",
     "element_size": "follows the dtype; minigrad's default float is float64 (8 bytes).",
@@ -146,7 +146,7 @@ ACCIDENTS = (
                    r"same dtype, but found (Float|Double) and (Float|Double)$|"
                    r"^expected scalar type (Float|Double) but found (Float|Double)$"),
         None,
-        "a documented departure (README, 'Differences to know'): float32 and float64 meet "
+        "a documented departure (site/pytorch.md, 'Differences to know'): float32 and float64 meet "
         "in products (float32 data into float64 weights), where torch refuses the mix",
     ),
     Accident(
@@ -622,7 +622,7 @@ def run_one(torch: Any, rng: np.random.Generator, target: Target) -> Result:
         return result("allowed departure",
                       f"{detail} (0-d floats read as numbers: the default-float departure)")
     if kind == "dtype" and not float_inputs:
-        # minigrad's default float is float64 (DESIGN, README): a float made from ints or
+        # minigrad's default float is float64 (DESIGN, site/pytorch.md): a float made from ints or
         # bools compares its kind only, and that agreed.
         return result("allowed departure", detail)
     if kind == "value" and target.name in SORTED_ARGUMENT and not _is_sorted(

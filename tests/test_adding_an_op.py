@@ -1,8 +1,9 @@
-"""README's "Adding an op", followed step by step on a copy of the package: a toy op,
-`cube`, is added the way the section says, and then works as every built-in op does.
+"""The course website's "Adding an op" page (site/adding-an-op.md), followed step by step on
+a copy of the package: a toy op, `cube`, is added the way the page says, and then works as
+every built-in op does.
 
-The register block is taken from the README itself (with sin renamed), so the section
-cannot drift from what the op table accepts."""
+The register block is taken from the page itself (with sin renamed), so the page cannot
+drift from what the op table accepts."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+PAGE = (ROOT / "site" / "adding-an-op.md").read_text()
 
-FUNCTION = '''"""A toy op added by following README's "Adding an op"."""
+FUNCTION = '''"""A toy op added by following site/adding-an-op.md."""
 
 from __future__ import annotations
 
@@ -77,25 +78,23 @@ print("ok")
 
 
 def _section() -> str:
-    start = README.index("### Adding an op")
-    end = README.index("\n## ", start)
-    return README[start:end]
+    return PAGE[PAGE.index("## The steps"):]
 
 
-def test_readme_names_every_place_an_op_touches():
+def test_the_page_names_every_place_an_op_touches():
     section = _section()
     for place in ("register(", "ops/__init__.py", "ops/tooling/arguments.py", "make stubs",
                   "compiler/rules.py", "gradcheck", "cuda"):
         assert place in section, place
 
 
-def test_a_toy_op_added_by_following_the_readme_works_everywhere(tmp_path: Path):
+def test_a_toy_op_added_by_following_the_page_works_everywhere(tmp_path: Path):
     copy = tmp_path / "minigrad"
     no_caches = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "minigrad", copy, ignore=no_caches)
     shutil.copytree(ROOT / "kernels", copy / "kernels", ignore=no_caches)
 
-    # Steps 1 and 2: the Function, then the register block exactly as the README writes it.
+    # Steps 1 and 2: the Function, then the register block exactly as the page writes it.
     block = re.search(r"```python\n(.*?)```", _section(), re.S).group(1)
     block = "\n".join(line[3:] if line.startswith("   ") else line for line in block.splitlines())
     assert block.startswith('@register("sin", inplace=True)'), block

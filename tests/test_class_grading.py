@@ -1,6 +1,6 @@
-"""A class graded end to end with nbgrader, as the README's "Teaching a class" says to.
+"""A class graded end to end with nbgrader, as site/teaching.md ("Teaching a class") says to.
 
-The instructor's steps run as the README's commands (`nbgrader release_assignment`,
+The instructor's steps run as site/teaching.md's commands (`nbgrader release_assignment`,
 `collect`, `autograde`, `generate_feedback`, `export`) on a course folder from
 `make course` (minigrad.course.grading.make_course); the students fetch and submit through
 nbgrader's local exchange. Fifteen submissions of lessons 00 and 03 cover what a real class
@@ -153,7 +153,8 @@ FEEDBACK = {
 
 
 def _run(course: Path, *args: str) -> str:
-    """One instructor command, `nbgrader ARGS` in the course folder, as the README gives it."""
+    """One instructor command, `nbgrader ARGS` in the course folder, as site/teaching.md
+    gives it."""
     env = nbgrader_env()
     env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
     done = subprocess.run(

@@ -371,7 +371,7 @@ def test_products_refuse_bools_and_mixed_kinds() -> None:
                  lambda: minigrad.mv(floats, minigrad.ones(2, dtype=minigrad.int64))):
         with pytest.raises(RuntimeError, match="same dtype, but got"):
             call()
-    # float32 data into float64 weights computes in float64 (README, "Differences to know")
+    # float32 data into float64 weights computes in float64 (site/pytorch.md, "Differences to know")
     assert (minigrad.ones(2, dtype=minigrad.float32) @ floats).dtype == minigrad.float64
     assert (ints @ ints).tolist() == [[2, 2], [2, 2]]
     empty = minigrad.ones(2, 0, dtype=minigrad.bool) @ minigrad.ones(0, 2, dtype=minigrad.bool)

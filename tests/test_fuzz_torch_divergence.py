@@ -7,7 +7,7 @@ With seed 35 none does (0 leaks, 0 silent divergences in 2,000 calls); two calls
 raise another exception class than PyTorch (scatter_ given a bool index: minigrad's
 RuntimeError names the dtype, PyTorch's TypeError lists its overloads), which the second
 test bounds. `make bench` runs 10,000 calls with a new seed each time and reports the counts
-(README, "Tests and benchmarks").
+(site/tests-and-benchmarks.md, "Tests and benchmarks").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile submissions graded as the README says (`make grade`, nbgrader's commands), each
+"""Hostile submissions graded as site/teaching.md says (`make grade`, nbgrader's commands), each
 kernel in its sandbox: none can reach the course folder, the grader, the network or another
 student, and each still gets the grade its own answers earn.
 

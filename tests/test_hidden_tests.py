@@ -43,7 +43,7 @@ def test_every_check_cell_has_hidden_tests(lesson: Path) -> None:
             missing.append(role.exercise)
     assert not missing, (
         f"{lesson.name}: the check cells of these exercises need hidden tests that call "
-        f"grading.run_hidden(\"N.k\", ...) (README, Writing an exercise): {missing}"
+        f"grading.run_hidden(\"N.k\", ...) (site/writing-an-exercise.md): {missing}"
     )
 
 

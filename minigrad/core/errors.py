@@ -119,7 +119,7 @@ def missing_name(owner: str, name: str, known: Iterable[str]) -> AttributeError:
     if nearest:
         spelled = ", ".join(f"`{owner}.{n}`" for n in nearest)
         message += f" The nearest existing spelling: {spelled}."
-    message += " The names minigrad has are listed in the README (PyTorch coverage)."
+    message += " The names minigrad has are listed in site/pytorch.md (PyTorch coverage)."
     return AttributeError(message)
 
 

@@ -7,8 +7,8 @@ later. tests/test_fast_path.py checks that both give the same graphs and gradien
 
 Why they pay: a small op's NumPy work takes about a microsecond, so the engine's Python
 bookkeeping (tuples, isinstance calls, wrapping arrays) is most of its cost. These paths
-skip bookkeeping the usual case does not need. README's "Where the time still goes" has
-the profile (benchmarks/profile_eager.py).
+skip bookkeeping the usual case does not need. "Where the time still goes" in
+site/benchmark-history.md has the profile (benchmarks/profile_eager.py).
 """
 
 from __future__ import annotations

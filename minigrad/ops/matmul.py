@@ -42,8 +42,8 @@ _BOOL = np.dtype(np.bool_)
 
 def _require_dtypes(left: Any, right: Any) -> None:
     """Raise as PyTorch's products do: one dtype for both operands, and no bools. Two float
-    widths may meet (a float32 input into float64 weights computes in float64: README,
-    "Differences to know")."""
+    widths may meet (a float32 input into float64 weights computes in float64:
+    site/pytorch.md, "Differences to know")."""
     if left.dtype != right.dtype and not (left.dtype.kind == right.dtype.kind == "f"):
         raise RuntimeError(
             f"matmul: expected both operands to have the same dtype, but got {left.dtype} and "

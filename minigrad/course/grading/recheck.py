@@ -5,7 +5,7 @@ A student's code runs in the same Python as the checks, so it can replace a chec
 the check again from a fresh copy of the course's modules, loaded from their files and
 never seen by the student's code, and give their own cases that copy's `check` module.
 What this does not defend against (code that patches minigrad itself, NumPy or Python's
-import machinery) is listed in the README under "Teaching a class".
+import machinery) is listed in site/teaching.md, "Teaching a class".
 """
 
 from __future__ import annotations

@@ -52,10 +52,11 @@ PASSED_PREFIXES = ("NUMBA_",)
 
 HOW_TO_ENABLE = (
     "Install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`; Fedora: "
-    "`sudo dnf install bubblewrap`), or grade in the course's grading image (README, "
-    "'Teaching a class'). To grade without isolation anyway, knowing that every submission "
-    "then runs as you and can read and change the course folder, pass --unsafe to "
-    "`make grade` or set `c.SandboxedExecute.unsafe = True` in nbgrader_config.py."
+    "`sudo dnf install bubblewrap`), or grade in the course's grading image "
+    "(site/teaching.md, 'Teaching a class'). To grade without isolation anyway, knowing "
+    "that every submission then runs as you and can read and change the course folder, "
+    "pass --unsafe to `make grade` or set `c.SandboxedExecute.unsafe = True` in "
+    "nbgrader_config.py."
 )
 
 

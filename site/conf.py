@@ -57,6 +57,7 @@ html_extra_path = ["_root"]
 html_theme_options = {
     "show_navbar_depth": 1,
     "use_download_button": True,
+    "navbar_persistent": [],  # one search box, in the sidebar (not a second one in a top bar)
 }
 # The colour mode a first visit starts in (the theme's documented default, the reader's
 # system setting); left unset, the theme's script logs "Got invalid theme mode".

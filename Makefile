@@ -88,8 +88,9 @@ SITE_STAMP := $(VENV)/.site
 site: $(SITE_STAMP)
 	MINIGRAD_LAB_URL='$(LAB_URL)' MINIGRAD_HUB_URL='$(HUB_URL)' MINIGRAD_REPO_URL='$(REPO_URL)' \
 	  MINIGRAD_REPO_BRANCH='$(or $(REPO_BRANCH),main)' \
-	  $(BIN)/sphinx-build -q -W --keep-going -b html -c site . $(SITE_OUT)
-	@echo "The site is in $(SITE_OUT) (open index.html)."
+	  $(BIN)/sphinx-build -q -W --keep-going -b html -d site/_build/doctrees -c site . $(SITE_OUT)
+	@echo "The site is in $(SITE_OUT): open index.html, or serve it with"
+	@echo "  python3 -m http.server --directory $(SITE_OUT) 8000   (then http://localhost:8000)"
 
 # The built site opened in headless Chromium (site/browser_check.py): every page, its links,
 # images, drawings and console, a search, and screenshots in site/_build/screenshots.

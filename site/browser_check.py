@@ -12,7 +12,8 @@ On the lessons it also checks that the graph drawings are there and have a size,
 one search on the search page, and it saves two full-page screenshots to look at.
 
 Exit status: 0 when the site is clean, 1 when a problem was found (one line each), 3 when
-the check cannot run here (no Chromium, or no Playwright), which `make` reports as skipped.
+the check cannot run here (no Chromium, or no Playwright): `make site-test` then fails with
+that message, and `make test` skips the check, saying so, when no Chromium is installed.
 """
 
 from __future__ import annotations

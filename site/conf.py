@@ -25,13 +25,13 @@ copyright = "2026, the minigrad authors"  # noqa: A001 (Sphinx's setting name)
 root_doc = "site/index"
 # MathJax from the sphinx-mathjax-offline wheel, not a CDN: the site reads offline.
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx-mathjax-offline",
-              "lesson_pages"]
+              "lesson_pages", "op_table"]
 include_patterns = ["site/*.md", "lessons/[0-9][0-9]_*.ipynb"]
 exclude_patterns = [".venv", ".git", "site/_build", "course", "course-exchange", "build",
                     "**/.ipynb_checkpoints"]
 nb_execution_mode = "off"  # the stored, executed lessons; never run again here
 nb_merge_streams = True
-myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_enable_extensions = ["dollarmath", "amsmath", "substitution"]
 myst_heading_anchors = 3  # `page.md#a-heading` links work as on GitHub
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
 
@@ -48,15 +48,27 @@ lesson_hub_url = os.environ.get("MINIGRAD_HUB_URL", "")
 lesson_repo_url = os.environ.get("MINIGRAD_REPO_URL", "")
 lesson_repo_branch = os.environ.get("MINIGRAD_REPO_BRANCH", "main")
 
+# How a reader gets the course's folder: from the repository when the build names it.
+if lesson_repo_url:
+    get_the_course = f"`git clone {lesson_repo_url}` (then `cd` into the folder it makes)"
+else:
+    get_the_course = "a copy of the course's folder (a `git clone` of its repository)"
+myst_substitutions = {"get_the_course": get_the_course}
+
 html_theme = "sphinx_book_theme"
 html_title = "minigrad: automatic differentiation, built step by step"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
 # The home page is site/index.html; index.html at the top only sends the browser there.
 html_extra_path = ["_root"]
+# A page's source is the complete lesson, hidden tests included: not for download. Each
+# lesson page links its student notebook instead (lesson_pages.py).
+html_copy_source = False
 html_theme_options = {
     "show_navbar_depth": 1,
-    "use_download_button": True,
+    "use_download_button": True,  # what remains: the page as PDF (the browser's print)
+    "repository_url": lesson_repo_url,
+    "use_repository_button": bool(lesson_repo_url),
     "navbar_persistent": [],  # one search box, in the sidebar (not a second one in a top bar)
 }
 # The colour mode a first visit starts in (the theme's documented default, the reader's

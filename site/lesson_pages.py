@@ -69,7 +69,8 @@ def lesson_bar(app: Sphinx, name: str) -> nbformat.NotebookNode:
         f"This page is the complete lesson, solutions folded. To do the exercises, take "
         f"{student_links(app, name)}: there each solution is "
         f"`raise NotImplementedError(...)` and each check cell tells you whether your answer "
-        f"is right. Set-up: `make lab` (see the [home page](../site/index.md)).\n```"
+        f"is right. It runs inside the course's folder, after `make lab` (see \"Set up\" on the "
+        f"[home page](../site/index.md)).\n```"
     )
     return markdown_cell(text, "lesson-bar")
 
@@ -84,14 +85,14 @@ def exercise_box(app: Sphinx, name: str, exercise: str) -> nbformat.NotebookNode
 
 
 def folded_solution(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The instructor's cell (outputs kept, nbgrader's markers dropped), shown only when the
-    reader unfolds it."""
+    """The instructor's cell, nbgrader's markers dropped, and its outputs (a prediction's
+    answer is printed there): all of it shown only when the reader unfolds it."""
     folded = nbformat.from_dict(cell)
     folded.id = f"{cell.id}-solution"
     # The solution without nbgrader's markers: on the page they are noise.
     lines = cell.source.splitlines()
     folded.source = "\n".join(line for line in lines if line.strip() not in (BEGIN, END))
-    folded.metadata["tags"] = [*folded.metadata.get("tags", []), "hide-input"]
+    folded.metadata["tags"] = [*folded.metadata.get("tags", []), "hide-cell"]
     folded.metadata["mystnb"] = {
         "code_prompt_show": "Show a solution",
         "code_prompt_hide": "Hide the solution",
@@ -150,9 +151,10 @@ def rewrite_lesson(app: Sphinx, docname: str, source: list[str]) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, object]:
-    app.add_config_value("lesson_lab_url", "", "html", str)
-    app.add_config_value("lesson_hub_url", "", "html", str)
-    app.add_config_value("lesson_repo_url", "", "html", str)
-    app.add_config_value("lesson_repo_branch", "main", "html", str)
+    # "env": the links are written when a page is read, so a new address re-reads them all.
+    app.add_config_value("lesson_lab_url", "", "env", str)
+    app.add_config_value("lesson_hub_url", "", "env", str)
+    app.add_config_value("lesson_repo_url", "", "env", str)
+    app.add_config_value("lesson_repo_branch", "main", "env", str)
     app.connect("source-read", rewrite_lesson)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

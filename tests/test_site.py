@@ -37,8 +37,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("myst_nb", reason="the site extra is not installed: run `make site`")
     pytest.importorskip("sphinx_book_theme", reason="the site extra is not installed")
     out = tmp_path_factory.mktemp("site") / "html"
+    doctrees = out.parent / "doctrees"
     command = [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html",
-               "-c", str(SITE), str(ROOT), str(out)]
+               "-d", str(doctrees), "-c", str(SITE), str(ROOT), str(out)]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, f"the site does not build without warnings:\n{run.stderr}"
     return out
@@ -74,9 +75,50 @@ def test_exercises_are_marked_with_the_student_notebook_and_solutions_folded(bui
         assert "BEGIN SOLUTION" not in html, f"{lesson.name}: a solution marker shows"
 
 
+def test_what_a_solution_prints_is_folded_with_it(built: Path) -> None:
+    """A prediction's answer is in what its cell prints: on the page the whole solution cell,
+    outputs included, sits inside the fold (lesson 06's Exercise 6.5 prints its three
+    numbers; later cells of a lesson may reveal them again, on purpose)."""
+    for lesson in LESSONS:
+        html = (built / "lessons" / f"{lesson.stem}.html").read_text()
+        folded = re.findall(r'<div class="cell tag_hide-cell[^"]*">\s*<details', html)
+        assert len(folded) == len(exercises_of(lesson)), f"{lesson.name}: {len(folded)} folded"
+    html = (built / "lessons" / "06_grad_factor.html").read_text()
+    unfolded = re.sub(r"<details.*?</details>", "", html, flags=re.DOTALL)
+    assert "(2.25, 49.5, 16.5)" in html and "(2.25, 49.5, 16.5)" not in unfolded
+
+
+def test_no_page_offers_the_complete_lesson_for_download(built: Path) -> None:
+    """A lesson's source holds its hidden tests: the site copies no sources (a lesson page
+    links the student notebook instead)."""
+    assert not list(built.glob("_sources/**/*.ipynb"))
+    for download in built.glob("_downloads/*/*.ipynb"):
+        assert "BEGIN HIDDEN TESTS" not in download.read_text(), download.name
+
+
+def test_a_new_address_makes_sphinx_read_the_lessons_again() -> None:
+    """The links are written when a page is read: the settings must be "env" settings, or a
+    second `make site` with another address would keep the first one's links."""
+    registered = []
+    app = SimpleNamespace(add_config_value=lambda *args: registered.append(args),
+                          connect=lambda *args: None)
+    lesson_pages.setup(app)
+    assert registered and all(rebuild == "env" for _, _, rebuild, _ in registered)
+
+
 def test_written_answers_are_folded(built: Path) -> None:
     html = (built / "lessons" / "03_custom_functions.html").read_text()
     assert '<details class="model-answer"><summary>Show a model answer</summary>' in html
+
+
+def test_the_home_page_lists_the_lessons_as_the_readme_does() -> None:
+    """The home page's lesson table is the README's, links made relative to site/."""
+    readme = [line for line in (ROOT / "README.md").read_text().splitlines()
+              if line.startswith("| [") and "](lessons/" in line]
+    home = [line for line in (SITE / "index.md").read_text().splitlines()
+            if line.startswith("| [") and "](../lessons/" in line]
+    assert len(readme) == len(LESSONS)
+    assert home == [line.replace("](lessons/", "](../lessons/") for line in readme]
 
 
 def test_the_home_page_links_every_lesson_and_page(built: Path) -> None:
@@ -99,6 +141,7 @@ def test_images_exist_and_math_is_served_locally(built: Path) -> None:
         for script in re.findall(r'<script[^>]+src="([^"]+)"', html):
             assert not script.startswith(("http:", "https:", "//")), f"{page.name}: {script}"
     assert (built / "_static" / "mathjax" / "tex-chtml.js").exists()
+    assert not (built / ".doctrees").exists(), "build caches would be published with the site"
 
 
 def test_the_api_reference_is_generated_from_the_docstrings(built: Path) -> None:

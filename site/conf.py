@@ -66,7 +66,9 @@ html_extra_path = ["_root"]
 html_copy_source = False
 html_theme_options = {
     "show_navbar_depth": 1,
-    "use_download_button": True,  # what remains: the page as PDF (the browser's print)
+    # Its menu would link the sources copied above, which are not copied: the page's own
+    # download is its student notebook; the browser prints the page as PDF.
+    "use_download_button": False,
     "repository_url": lesson_repo_url,
     "use_repository_button": bool(lesson_repo_url),
     "navbar_persistent": [],  # one search box, in the sidebar (not a second one in a top bar)

@@ -272,6 +272,6 @@ lesson-times: setup
 	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python benchmarks/lesson_times.py
 
 clean:
-	rm -rf $(VENV) $(GPU_SITE) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(GPU_SITE) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis site/_build
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -8,7 +8,8 @@ it (Sphinx's `source-read` event), this extension rewrites the page's copy, neve
 - each exercise gets a box naming it, then the cell as the student notebook has it
   (`raise NotImplementedError(...)` where the solution goes), then the solution, folded;
 - a written answer's model answer is folded too;
-- a check cell loses its hidden tests, as in the student notebook.
+- a check cell loses its hidden tests, as in the student notebook;
+- nbval's markers (`# NBVAL_IGNORE_OUTPUT`), which are for the tests, leave the code shown.
 
 The address is a setting (`make site LAB_URL=...` or `HUB_URL=... REPO_URL=...`, read by
 conf.py); with neither, no "open" link is written at all.
@@ -17,6 +18,7 @@ conf.py); with neither, no "open" link is written at all.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
@@ -27,6 +29,7 @@ from minigrad.course.exercise_cells import BEGIN, END, exercise_cells
 from minigrad.course.make_exercises import strip_hidden_tests, strip_solutions
 
 LESSONS = "lessons/"
+NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+\n?", re.MULTILINE)
 
 
 def open_url(app: Sphinx, path: str) -> str | None:
@@ -121,6 +124,9 @@ def web_version(app: Sphinx, notebook: nbformat.NotebookNode, name: str) -> nbfo
         role = roles.get(index)
         where = f"{name}, cell {index}"
         if role is None:
+            if cell.cell_type == "code" and NBVAL_MARKER.search(cell.source):
+                cell = nbformat.from_dict(cell)
+                cell.source = NBVAL_MARKER.sub("", cell.source)
             cells.append(cell)
         elif role.kind == "exercise":
             shown = nbformat.from_dict(cell)

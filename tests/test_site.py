@@ -73,6 +73,7 @@ def test_exercises_are_marked_with_the_student_notebook_and_solutions_folded(bui
         # The page shows what the student notebook shows: no hidden tests.
         assert "BEGIN HIDDEN TESTS" not in html and "hidden_tests(" not in html, lesson.name
         assert "BEGIN SOLUTION" not in html, f"{lesson.name}: a solution marker shows"
+        assert "# NBVAL_" not in html, f"{lesson.name}: an nbval marker shows in code"
 
 
 def test_what_a_solution_prints_is_folded_with_it(built: Path) -> None:

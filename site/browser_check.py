@@ -55,6 +55,10 @@ SCREENSHOTS = {"home.png": "site/index.html", "lesson.png": "lessons/02_backward
 LOAD_TIMEOUT_MS = 15_000
 SEARCH_TIMEOUT_MS = 20_000
 VIEWPORT = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}  # a phone held upright, in CSS pixels
+# How far the page is wider than the window, in CSS pixels (0 when it does not scroll
+# sideways; wide code and tables scroll inside their own boxes and do not count).
+JS_SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 # No sandbox (root in a container); no host but 127.0.0.1 resolves, so nothing is fetched
 # from outside the site: the result does not depend on the network, and whatever a page
 # would load from elsewhere fails, which is reported.
@@ -294,7 +298,24 @@ class SiteChecker:
         if lesson:
             self.check_drawings(rel, lesson.group(1))
         self.check_images(rel)
+        self.check_width(rel, "at 1280 px")
         return self.check_links(rel)
+
+    def check_width(self, rel: str, where: str) -> None:
+        """The page fits its window: a reader never scrolls the whole page sideways."""
+        self.page.evaluate("() => document.fonts.ready")
+        extra = self.page.evaluate(JS_SIDEWAYS)
+        if extra > 1:
+            self.report.add(rel, f"page width {where}", "no sideways scrolling",
+                            f"{extra} px wider than the window")
+
+    def check_phone(self, pages: list[str]) -> None:
+        """Every page at a phone's width: it fits, with no sideways scrolling."""
+        self.page.set_viewport_size(PHONE)
+        for rel in pages:
+            if read_anchors(self.root / rel).refresh is None and self.open(rel):
+                self.check_width(rel, "at 390 px (a phone)")
+        self.page.set_viewport_size(VIEWPORT)
 
     def check_redirect(self, rel: str, target: str) -> list[str]:
         """A page that only sends the browser on: the browser must arrive at `target`."""
@@ -405,6 +426,7 @@ def run_checks(browser: Any, root: Path, shots: Path) -> Report:
     with serve(root) as base:
         checker = SiteChecker(context.new_page(), base, root, report)
         checker.check_all(html_pages(root))
+        checker.check_phone(report.pages)
         checker.check_search()
         shots.mkdir(parents=True, exist_ok=True)
         for name, rel in SCREENSHOTS.items():

@@ -50,9 +50,12 @@ lesson_repo_branch = os.environ.get("MINIGRAD_REPO_BRANCH", "main")
 
 # How a reader gets the course's folder: from the repository when the build names it.
 if lesson_repo_url:
-    get_the_course = f"`git clone {lesson_repo_url}` (then `cd` into the folder it makes)"
+    branch = f"-b {lesson_repo_branch} " if lesson_repo_branch != "main" else ""
+    get_the_course = (f"Get the course with `git clone {branch}{lesson_repo_url}`, then `cd` "
+                      f"into the folder it makes")
 else:
-    get_the_course = "a copy of the course's folder (a `git clone` of its repository)"
+    get_the_course = ("Get the course's folder: a `git clone` of its repository (your "
+                      "instructor or the page that sent you here gives its address)")
 myst_substitutions = {"get_the_course": get_the_course}
 
 html_theme = "sphinx_book_theme"

@@ -24,11 +24,13 @@ from urllib.parse import quote
 
 import nbformat
 from sphinx.application import Sphinx
+from sphinx.util import logging
 
 from minigrad.course.exercise_cells import BEGIN, END, exercise_cells
 from minigrad.course.make_exercises import strip_hidden_tests, strip_solutions
 
 LESSONS = "lessons/"
+logger = logging.getLogger(__name__)
 NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+\n?", re.MULTILINE)
 
 
@@ -156,11 +158,28 @@ def rewrite_lesson(app: Sphinx, docname: str, source: list[str]) -> None:
     source[0] = json.dumps(web_version(app, notebook, path.name))
 
 
+def check_addresses(app: Sphinx) -> None:
+    """Say so when the "open" settings cannot mean what their author wanted (the build
+    treats warnings as errors, so `make site` stops with this message)."""
+    config = app.config
+    if config.lesson_lab_url and "{path}" not in config.lesson_lab_url:
+        logger.warning(f"LAB_URL={config.lesson_lab_url!r} has no {{path}}: every exercise "
+                       f"would open the same page; write where the notebook's path goes, "
+                       f"e.g. http://localhost:8888/lab/tree/{{path}}")
+    if config.lesson_lab_url and config.lesson_hub_url:
+        logger.warning("both LAB_URL and HUB_URL are set: give one (LAB_URL for a JupyterLab, "
+                       "HUB_URL with REPO_URL for nbgitpuller links on a JupyterHub)")
+    if config.lesson_hub_url and not config.lesson_repo_url:
+        logger.warning(f"HUB_URL={config.lesson_hub_url!r} without REPO_URL: an nbgitpuller "
+                       f"link needs the repository to clone; add REPO_URL=https://...")
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     # "env": the links are written when a page is read, so a new address re-reads them all.
     app.add_config_value("lesson_lab_url", "", "env", str)
     app.add_config_value("lesson_hub_url", "", "env", str)
     app.add_config_value("lesson_repo_url", "", "env", str)
     app.add_config_value("lesson_repo_branch", "main", "env", str)
+    app.connect("builder-inited", check_addresses)
     app.connect("source-read", rewrite_lesson)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,25 +19,28 @@ from sphinx.util.docutils import SphinxDirective
 
 
 def spellings(name: str, op: object) -> str:
-    """How PyTorch code calls the op: `x.exp()`, `minigrad.exp(x)`, `x.exp_()`, aliases."""
+    """How PyTorch code calls the op: `x.exp()`, `minigrad.exp`, `x.exp_()`, and the same
+    for each alias."""
     ways = []
-    if op.method is not None:
-        ways.append(f"`x.{name}()`")
-    if op.function is not None:
-        ways.append(f"`minigrad.{name}`")
-    if op.inplace:
-        ways.append(f"`x.{name}_()`")
-    ways += [f"`{alias}`" for alias in op.aliases]
+    for spelled in (name, *op.aliases):
+        if op.method is not None:
+            ways.append(f"`x.{spelled}()`")
+        if op.function is not None:
+            ways.append(f"`minigrad.{spelled}`")
+        if op.inplace:
+            ways.append(f"`x.{spelled}_()`")
     return ", ".join(ways)
 
 
-def summary(name: str, run: object) -> str:
-    """The docstring's first line, safe inside a Markdown table cell; without a docstring,
-    the op means what PyTorch's op of that name means."""
-    lines = (inspect.getdoc(run) or "").splitlines()
-    if not lines:
-        return f"As PyTorch's `torch.{name}`."
-    return lines[0].replace("|", "\\|")
+def summary(name: str, op: object) -> str:
+    """The docstring's first paragraph, on one line and safe inside a Markdown table cell;
+    without a docstring, the op means what PyTorch's op of that name means."""
+    run = op.function or op.method
+    paragraph = (inspect.getdoc(run) or "").split("\n\n")[0]
+    if not paragraph:
+        home = "torch" if op.function is not None else "torch.Tensor"
+        return f"As PyTorch's `{home}.{name}`."
+    return " ".join(paragraph.split()).replace("|", "\\|")
 
 
 def defined_in(run: object, root: Path) -> str:
@@ -61,7 +64,7 @@ class OpTable(SphinxDirective):
         for name in sorted(OPS):
             op = OPS[name]
             run = op.function or op.method
-            described = f"{summary(name, run)} ({defined_in(run, root)})"
+            described = f"{summary(name, op)} ({defined_in(run, root)})"
             rows.append(f"| {spellings(name, op)} | {described} |")
         container = nodes.container(classes=["op-table"])
         self.state.nested_parse(StringList(rows), self.content_offset, container)

@@ -247,3 +247,27 @@ def test_the_page_version_keeps_every_cell_of_the_lesson() -> None:
         exercises = len(exercises_of(lesson))
         assert len(page.cells) == len(notebook.cells) + 1 + 2 * exercises, lesson.name
         nbformat.validate(page)
+
+
+@pytest.mark.parametrize(("settings", "says"), [
+    ({"lesson_hub_url": "https://hub.example.edu"}, "without REPO_URL"),
+    ({"lesson_lab_url": "http://localhost:8888/lab"}, "has no {path}"),
+    ({"lesson_lab_url": "http://h/{path}", "lesson_hub_url": "https://hub", "lesson_repo_url": "r"},
+     "both LAB_URL and HUB_URL"),
+])
+def test_settings_that_cannot_work_stop_the_build(
+    settings: dict, says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said: list[str] = []
+    monkeypatch.setattr(lesson_pages.logger, "warning", said.append)
+    lesson_pages.check_addresses(fake_app(**settings))
+    assert len(said) == 1 and says in said[0]
+
+
+def test_sensible_settings_say_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    said: list[str] = []
+    monkeypatch.setattr(lesson_pages.logger, "warning", said.append)
+    for settings in [{}, {"lesson_lab_url": "http://h/{path}"},
+                     {"lesson_hub_url": "https://hub", "lesson_repo_url": "https://r"}]:
+        lesson_pages.check_addresses(fake_app(**settings))
+    assert said == []

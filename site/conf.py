@@ -62,6 +62,7 @@ html_theme = "sphinx_book_theme"
 html_title = "minigrad: automatic differentiation, built step by step"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_favicon = "_static/favicon.svg"  # else every browser asks for a /favicon.ico that is not there
 # The home page is site/index.html; index.html at the top only sends the browser there.
 html_extra_path = ["_root"]
 # A page's source is the complete lesson, hidden tests included: not for download. Each

@@ -27,7 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from minigrad.course.exercise_cells import BEGIN, END, exercise_cells
-from minigrad.course.make_exercises import strip_hidden_tests, strip_solutions
+from minigrad.course.make_exercises import student_cell
 
 LESSONS = "lessons/"
 logger = logging.getLogger(__name__)
@@ -130,20 +130,19 @@ def web_version(app: Sphinx, notebook: nbformat.NotebookNode, name: str) -> nbfo
                 cell = nbformat.from_dict(cell)
                 cell.source = NBVAL_MARKER.sub("", cell.source)
             cells.append(cell)
-        elif role.kind == "exercise":
-            shown = nbformat.from_dict(cell)
-            shown.source = strip_solutions(cell.source, where)
-            shown.outputs = []
-            shown.execution_count = None
-            cells += [exercise_box(app, name, role.exercise), shown, folded_solution(cell)]
         elif role.kind == "answer":
             answer = nbformat.from_dict(cell)
             answer.source = folded_answer(cell.source)
             cells.append(answer)
-        else:  # a check cell: what the student notebook shows
-            check = nbformat.from_dict(cell)
-            check.source = strip_hidden_tests(cell.source, where)
-            cells.append(check)
+        else:  # an exercise or check cell: first as the student notebook shows it
+            shown = nbformat.from_dict(cell)
+            student_cell(shown, role, where)
+            if role.kind == "check":
+                cells.append(shown)
+                continue
+            shown.outputs = []
+            shown.execution_count = None
+            cells += [exercise_box(app, name, role.exercise), shown, folded_solution(cell)]
     page = nbformat.from_dict(notebook)
     page.cells = cells
     return page
@@ -152,7 +151,7 @@ def web_version(app: Sphinx, notebook: nbformat.NotebookNode, name: str) -> nbfo
 def rewrite_lesson(app: Sphinx, docname: str, source: list[str]) -> None:
     """Sphinx's source-read: replace a lesson's text by its web version."""
     path = PurePosixPath(docname)
-    if not docname.startswith(LESSONS) or path.parent.name != "lessons":
+    if path.parent != PurePosixPath(LESSONS):
         return
     notebook = nbformat.reads(source[0], as_version=4)
     source[0] = json.dumps(web_version(app, notebook, path.name))

@@ -202,12 +202,14 @@ def _serve() -> tuple[socket.socket, list]:
 
 
 def _printed(course: Path, student: str) -> str:
-    """Everything the student's cells printed in the autograded notebook."""
+    """Everything the student's cells printed in the autograded notebook. A kernel may send
+    one print() in two stream messages (under load, it flushes between the arguments), so a
+    cell's outputs are joined as they came, with nothing put between them."""
     path = course / "autograded" / student / WELCOME / f"{WELCOME}.ipynb"
     notebook = nbformat.read(path, as_version=4)
     return "\n".join(
-        output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
-        for output in cell.outputs
+        "".join(output.get("text", "") for output in cell.outputs)
+        for cell in notebook.cells if cell.cell_type == "code"
     )
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from minigrad.compiler.side_effects import definition_lines, definition_of
+from minigrad.compiler.side_effects import definition_lines, definition_of, per_code
 
 _CONTAINERS = (ast.Tuple, ast.List, ast.Dict)
 
 
+@per_code
 def returned_only_lines(fn: Any) -> set[int]:
     """The source lines (as the code object numbers them) of the `.item()` calls in fn's
     own code whose value is only returned; empty when the source cannot be read."""
@@ -43,6 +44,7 @@ def returned_only_lines(fn: Any) -> set[int]:
     return lines
 
 
+@per_code
 def passed_on_lines(fn: Any) -> set[int]:
     """The source lines of the `.item()` calls in fn's own code written as an argument of
     a call and used nowhere else (`scheduler.step(loss.item())`): when the trace shows that
@@ -62,6 +64,7 @@ def passed_on_lines(fn: Any) -> set[int]:
     }
 
 
+@per_code
 def returned_paths(fn: Any) -> dict[str, bool]:
     """The access paths fn's own `return` reads as it returns (`opt.param_groups[0]["lr"]`
     in a returned dict), written as PathGuard labels write them, each with whether the

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import dis
 import functools
 import inspect
@@ -54,6 +55,34 @@ _SIDE_EFFECT = (
 _CHANGING = ("random", "time", "secrets", "uuid", "numpy.random")
 
 
+@functools.lru_cache(maxsize=1024)
+def instructions_of(code: types.CodeType) -> list:
+    """The bytecode of `code`, read once: every traced call asks again, and a step's code
+    (or a helper's) is the same object from call to call. Callers only read the list."""
+    return list(dis.get_instructions(code))
+
+
+def per_code(analysis: Callable) -> Callable:
+    """Keep what `analysis(fn, *options, **settings)` found for each code object: it reads only fn's
+    source, which a code object fixes, and a loop's step (or a cell run again with the
+    same code) asks on every trace. A copy is handed out, so a caller may change it."""
+    found: dict = {}
+
+    @functools.wraps(analysis)
+    def cached(fn: Any, *options: Any, **settings: Any) -> Any:
+        code = getattr(inspect.unwrap(fn), "__code__", None)
+        if not isinstance(code, types.CodeType):
+            return analysis(fn, *options, **settings)
+        key = (code, inspect.ismethod(fn), options, tuple(sorted(settings.items())))
+        if key not in found:
+            if len(found) > 512:  # code objects of notebook cells come and go
+                found.clear()
+            found[key] = analysis(fn, *options, **settings)
+        return copy.copy(found[key])
+
+    return cached
+
+
 def code_of(fn: Callable) -> object | None:
     """The code object a call of `fn` runs; None when there is none (a builtin)."""
     function = function_of(fn)
@@ -74,7 +103,7 @@ def find_in(
 ) -> list[str]:
     """Each side effect in `code`, whose builtins, globals and enclosing values are `names`
     (a function the step calls: called.py); writes on the lines `replayed` aside."""
-    instructions = list(dis.get_instructions(code))
+    instructions = instructions_of(code)
     parameters = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     outside_locals: set[str] = set()
     found: list[str] = []
@@ -400,7 +429,7 @@ def name_readers(fn: Callable) -> list[tuple[str, bool, Callable[[], Any]]]:
 def _names_read(code: types.CodeType) -> tuple[list[str], list[str]]:
     # Read once per code object: every traced call of a step asks again.
     globals_read, cells_read = [], []
-    for ins in dis.get_instructions(code):
+    for ins in instructions_of(code):
         if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval not in globals_read:
             globals_read.append(ins.argval)
         elif ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE") and ins.argval in code.co_freevars:
@@ -422,7 +451,7 @@ def access_paths(code: types.CodeType, receiver: str | None = None) -> tuple[tup
     (`cfg["a"]["b"]`, `mod.SCALE`, `self.scale`, `weights[0]`) and, last, a method looked
     up (`a.f(...)`): (root kind, root name, ((step kind, name or key), ...)). Read once
     per code object."""
-    instructions = list(dis.get_instructions(code))
+    instructions = instructions_of(code)
     parameters = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     imported = {  # `import helpers as h` in the function: h is that module
         instructions[at + 1].argval: ins.argval

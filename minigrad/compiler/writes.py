@@ -20,12 +20,12 @@ side_effects.find, and the guards on those entries check their type, not their v
 from __future__ import annotations
 
 import ast
-import dis
+import functools
 import types
 from dataclasses import dataclass
 from typing import Any
 
-from minigrad.compiler.side_effects import definition_lines
+from minigrad.compiler.side_effects import definition_lines, instructions_of, per_code
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class Write:
     receiver: str | None = None
 
 
+@per_code
 def writes_in(fn: Any, receiver: str | None = None, appends: bool = True) -> list[Write]:
     """The writes a replay could repeat in fn's own body (appends only when `appends`:
     the step's own code). Empty when the source cannot be read."""
@@ -145,8 +146,19 @@ def read_elsewhere(write: Write, codes: list[types.CodeType]) -> bool:
 
 
 def _count(code: types.CodeType, opnames: tuple, name: str) -> int:
-    return sum(1 for ins in dis.get_instructions(code) if ins.opname in opnames
-               and ins.argval == name)
+    counts = _name_counts(code)
+    return sum(counts.get((opname, name), 0) for opname in opnames)
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_counts(code: types.CodeType) -> dict:
+    """(opname, argval) -> how often `code` has that instruction; read once per code."""
+    counts: dict = {}
+    for ins in instructions_of(code):
+        if isinstance(ins.argval, str):
+            key = (ins.opname, ins.argval)
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 # ------------------------------------------------------------------ at build time

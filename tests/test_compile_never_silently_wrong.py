@@ -771,8 +771,28 @@ def test_tracing_that_never_pays_off_stops_within_a_budget() -> None:
     twin.assert_same_state()
     compiled = twin.compiled
     assert compiled.eager_for_good
-    assert compiled.traces <= 24, compiled.explain()
-    assert "24 traced calls and only 0 replays" in compiled.explain()
+    assert compiled.traces <= 5, compiled.explain()
+    assert "each of the first 5 calls had a new key" in compiled.explain()
+
+
+def test_a_new_key_now_and_then_still_replays() -> None:
+    """Keys that repeat (an epoch number passed in) keep replaying: only a key new on every
+    one of the first calls gives up."""
+
+    def body(model, opt, x, epoch):
+        opt.zero_grad()
+        loss = (model(x) * epoch).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    twin = Twin(_linear_step(body))
+    for epoch in range(1, 5):
+        for _ in range(5):
+            twin(batch(), epoch)
+    twin.assert_same_state()
+    assert not twin.compiled.eager_for_good
+    assert twin.compiled.replays >= 10, twin.explain()
 
 
 def test_a_side_effect_in_the_code_sends_every_call_straight_to_the_function() -> None:

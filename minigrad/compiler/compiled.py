@@ -80,6 +80,7 @@ class CompiledFunction:
         # failing): every call then goes straight to the function, at eager speed.
         self.eager_for_good = False
         self.traces = 0  # traced calls of all variants together
+        self.new_keys_in_a_row = 0  # calls in a row that each traced a new variant
         # The int parameters the step uses only in `if` tests (int_tests.py), found once.
         self.int_tests: dict | None = None
         # Names of floats (a config entry, a global) found used in plain Python: their
@@ -164,7 +165,23 @@ class CompiledFunction:
             if self._last_key is not None:
                 change = guards.describe_key_change(self._last_key, key)
                 self.note(f"guard failed: {change}; tracing a new variant")
+                self.new_keys_in_a_row += 1
+                if self.new_keys_in_a_row >= _NEW_KEYS_IN_A_ROW and self.replays == 0:
+                    # Every call so far came with another key (a call counter passed as an
+                    # int): each would be traced and none replayed. Stop paying for it.
+                    self.eager_for_good = True
+                    self.fall_back(
+                        f"each of the first {self.new_keys_in_a_row + 1} calls had a new key "
+                        f"(the last change: {change}), so none could replay; an int, str or "
+                        f"other object argument is part of the key, by value, unless the step "
+                        f"uses an int only in `if` tests; pass a number that changes on every "
+                        f"call as a float that only goes into operations, or keep it out of "
+                        f"the step"
+                    )
+                    return self.fn(*args, **kwargs)
             variant = self.variants[key] = _Variant(self)
+        else:
+            self.new_keys_in_a_row = 0
         self._last_key = key
         return variant(args, kwargs)
 
@@ -253,6 +270,12 @@ def _user_stacklevel() -> int:
     return level
 
 
+# Checks of new float values (traced runs) after which a float that is new on most calls
+# makes the variant eager.
+_VERIFICATIONS = 3
+# Calls in a row, from the first, each with a key never seen (an int counter passed in),
+# after which a step that has not replayed yet runs eagerly for good.
+_NEW_KEYS_IN_A_ROW = 4
 # How many eager runs may pass before two in a row agree (warm-up steps differ).
 _TRACES_TO_AGREE = 3
 # Traced calls of all variants together after which a function that replays less often
@@ -589,7 +612,9 @@ class _Variant:
                     f"eager run: they only pass into operations, so replays read them live "
                     f"(each new value is checked once)"
                 )
-            if self.verifications > owner.max_variants and 4 * self.verifications > self.calls:
+            # A float that takes a new value on most calls (an lr passed in, changed every
+            # step) costs a traced run each time: stop after a few rather than after many.
+            if self.verifications >= _VERIFICATIONS and 2 * self.verifications > self.calls:
                 self.eager_reason = (
                     "a float argument changes on most calls, and each new value is checked "
                     "by a traced eager run; pass it in a Variable (a 0-d array) instead"

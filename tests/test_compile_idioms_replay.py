@@ -775,3 +775,50 @@ def test_a_setting_read_before_the_step_changes_it_stays_eager() -> None:
 
     steps = run_twice(make)
     assert steps["s"].replays == 0
+
+
+def _constant_item_loop(trained_offset: bool = False) -> Callable[[], tuple]:
+    """PyTorch's regression example: `x.mm(W_target) + b_target.item()` in the middle of
+    the step, b_target a constant the step never changes; changed between calls later."""
+
+    def make() -> tuple:
+        b_target = torch.randn(1) * 5
+        model = nn.Linear(3, 1)
+        if trained_offset:
+            b_target = nn.Parameter(b_target.numpy().copy())  # (the optimizer skips it)
+        opt = optim.SGD(model.parameters(), lr=0.05)
+
+        def step(x):
+            opt.zero_grad()
+            target = x.sum(1, keepdim=True) + b_target.item()
+            loss = F.mse_loss(model(x), target)
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        def loop(steps: dict, calls: int) -> list:
+            kept = []
+            for call in range(calls):
+                if call == calls // 2:
+                    b_target.data[...] = 1.25  # in place, between calls
+                kept.append(steps["step"](torch.randn(8, 3)))
+            kept += [p.detach().numpy() for p in model.parameters()]
+            return kept
+
+        return {"step": step}, loop
+
+    return make
+
+
+def test_item_of_a_constant_in_the_middle_of_the_step_replays_guarded() -> None:
+    steps = run_twice(_constant_item_loop())
+    step = steps["step"]
+    assert step.replays >= 20, step.explain()
+    assert "read with .item() in the step holds 1.25 now" in step.explain()
+
+
+def test_item_of_a_trained_parameter_in_the_middle_of_the_step_stays_eager() -> None:
+    steps = run_twice(_constant_item_loop(trained_offset=True))
+    step = steps["step"]
+    assert step.replays == 0
+    assert ".item() reads" in step.explain()

@@ -736,6 +736,7 @@ class _Variant:
                 ]
                 self.guards += python_guards
                 self.guards += [guards.OptimizerGuard(owner) for owner in self.optimizers.values()]
+                self.guards += [guards.ItemGuard(*read) for read in self.replay.state_items]
                 self.guards += guards.mode_guards(modes_before, trace.events)
                 reached = [  # models reached through containers, arguments, self
                     (guard.module, guard.module.training, guard.label)

@@ -197,6 +197,25 @@ class StateGuard:
         return None
 
 
+class ItemGuard:
+    """A number the step read with .item() from a Variable it neither made nor changes (a
+    constant): the replay uses the traced number while the Variable still holds it."""
+
+    __slots__ = ("variable", "data", "value")
+
+    def __init__(self, variable: Variable, data: Any, value: Any) -> None:
+        self.variable, self.data, self.value = variable, data, value
+
+    def failure(self) -> str | None:
+        if self.variable._data is not self.data:
+            return f"the data of a {self.data.shape} Variable read with .item() was replaced"
+        now = self.data.item()
+        if type(now) is not type(self.value) or now != self.value:
+            return (f"a {self.data.shape} Variable read with .item() in the step holds "
+                    f"{now!r} now, not {self.value!r}")
+        return None
+
+
 class OptimizerGuard:
     """The parameter groups of an optimizer the step calls: the replay updates (and
     zero_grad() clears) the parameters each group had when traced, in that order."""

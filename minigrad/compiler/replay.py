@@ -74,6 +74,9 @@ class Replay:
         self.called_code: frozenset = frozenset()
         # where (file, line, function) -> the buffer of each .item() the trace read
         self.items_at: dict[tuple, np.ndarray] = {}
+        # (Variable, its array, the number) of each .item() of a constant the step read
+        # in its middle (_state_items): guarded, the number a constant of the replay
+        self.state_items: list[tuple] = []
         # Python writes the replay repeats after its array work (writes.py)
         self.after: list[Callable[[], None]] = []
         # How many references each handed-out buffer had when the last replay returned.
@@ -729,6 +732,29 @@ def _occurrences(structure: Any, value: Any) -> int:
     return 0
 
 
+def _state_items(trace: Trace, arguments: dict[int, Any], items: list) -> list:
+    """The .item() calls in the middle of the step on a Variable the step neither made nor
+    writes to, nor got as an argument (a global constant: PyTorch's regression example
+    reads `b_target.item()`): its number is the same on every call while the Variable's
+    data is. The replay keeps the traced number, and a guard checks that it still is."""
+    if not items:
+        return []
+    made: set[int] = set()  # arrays the step computes or writes to
+    for event in trace.events:
+        if type(event) is Call:
+            made.update(id(array) for array in event.outputs if array is not None)
+        elif type(event) is Accumulate:
+            made.add(id(event.result))
+        elif type(event) is CopyInto:
+            made.add(id(event.variable._data))
+    return [
+        event for event in items
+        if event.variable is not None and not event.variable._requires_grad  # not trained
+        and event.variable._data is event.array and id(event.array) not in made
+        and id(event.array) not in arguments and type(event.value) in (int, float, bool)
+    ]
+
+
 def _passed_to_opaque(trace: Trace, items: list, lines: frozenset) -> dict[int, Any]:
     """id(value) -> the Item event, for each .item() in the middle of the step written as
     a call's argument (`lines`: (file, line, function)) whose value, that very object, a
@@ -811,8 +837,11 @@ def build(
     middle = [event for event in trace.events[: last_other + 1] if type(event) is Item]
     allowed = returned_only() if middle else frozenset()
     passed = _passed_to_opaque(trace, middle, passed_on() if middle else frozenset())
+    state_items = _state_items(trace, arguments, middle)
     for event in middle:
-        if event.where not in allowed and id(event.value) not in passed:
+        if event.where not in allowed and id(event.value) not in passed and (
+            event not in state_items
+        ):
             # Python may branch on the number (a replay would keep the traced path), even
             # when the step also returns it.
             raise CannotReplayError(
@@ -826,7 +855,10 @@ def build(
     builder.passed = passed
     builder.returned_paths = returned_paths or {}
     items = []
+    constant_items = {id(event) for event in state_items}
     for event in trace.events:
+        if id(event) in constant_items:
+            continue  # its number is a constant of the replay, guarded (ItemGuard)
         try:
             _add_event(builder, event, items)
         except CannotReplayError as reason:
@@ -839,6 +871,8 @@ def build(
     items = [(value, array) if where not in consumed and id(value) not in passed
              else (_CONSUMED, array)
              for value, array, where in items]
+    builder.replay.state_items = [(event.variable, event.array, event.value)
+                                  for event in state_items]
     builder.replay.result = _result_reader(returned, items, builder)
     builder.replay.outside = builder.outside
     builder.replay.float_paths = float_paths(arguments)

@@ -171,6 +171,7 @@ class Item:
     array: np.ndarray
     value: Any
     where: tuple | None = None
+    variable: Any = None  # the Variable .item() was called on
 
 
 @dataclass
@@ -291,7 +292,7 @@ class Recorder(Listener):
 
     def item(self, variable: Variable, value: Any) -> None:
         self._keep(variable._data)
-        self.trace.events.append(Item(variable._data, value, user_frame()))
+        self.trace.events.append(Item(variable._data, value, user_frame(), variable))
 
     def raw_read(self, op: str) -> None:
         """A backward formula (or other code outside a recorded call) read array values."""

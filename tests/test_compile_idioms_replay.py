@@ -822,3 +822,60 @@ def test_item_of_a_trained_parameter_in_the_middle_of_the_step_stays_eager() -> 
     step = steps["step"]
     assert step.replays == 0
     assert ".item() reads" in step.explain()
+
+
+def _seeded_dropout_loop(seeding: str) -> Callable[[], tuple]:
+    """Reproducible dropout: the step seeds from the call number it is passed (`seeding`:
+    "global", minigrad.manual_seed(k); "also a constant", a helper seeds with 5 first and
+    k takes the value 5 once; "own generator", a Generator's manual_seed(k), which a replay
+    cannot follow, keyed by value instead)."""
+
+    def make() -> tuple:
+        model = nn.Sequential(nn.Linear(4, 16), nn.Dropout(0.5), nn.Linear(16, 2))
+        opt = optim.SGD(model.parameters(), lr=0.05)
+        gen = torch.Generator()
+
+        def helper_seed() -> None:
+            torch.manual_seed(5)
+
+        def step(x, y, k):
+            if seeding == "also a constant":
+                helper_seed()
+            if seeding == "own generator":
+                gen.manual_seed(k)
+                x = x + 0.1 * torch.randn(x.shape, generator=gen)
+            else:
+                torch.manual_seed(k)
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            if k % 7 == 0:
+                return loss.item() * 2
+            return loss.item()
+
+        def loop(steps: dict, calls: int) -> list:
+            kept = []
+            for call in range(calls):
+                x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+                kept.append(steps["step"](x, y, 3 + call))
+            kept.append(torch.randn(3).numpy())  # the global generator after the loop
+            kept += [p.detach().numpy() for p in model.parameters()]
+            return kept
+
+        return {"step": step}, loop
+
+    return make
+
+
+@pytest.mark.parametrize("seeding", ["global", "also a constant"])
+def test_manual_seed_from_an_int_argument_replays_seeded_by_each_call(seeding: str) -> None:
+    step = run_twice(_seeded_dropout_loop(seeding))["step"]
+    assert step.replays >= 20, step.explain()
+    assert len(step.variants) == 2, step.explain()  # k % 7 == 0 or not: no key per k
+    assert "the argument args[2]" in step.tape()
+
+
+def test_a_generators_own_manual_seed_from_an_argument_is_keyed_by_value() -> None:
+    step = run_twice(_seeded_dropout_loop("own generator"))["step"]
+    assert step.replays == 0, step.explain()

@@ -34,6 +34,7 @@ from minigrad.compiler import (
     writes,
 )
 from minigrad.compiler.signature import first_difference, signature
+from minigrad.compiler.signature import seed_argument as signature_seed
 from minigrad.compiler.trace import (
     Accumulate,
     CannotReplayError,
@@ -481,6 +482,54 @@ class _Variant:
                             for w, _ in repeated)
             )
 
+    def _arguments(self, args: tuple, kwargs: dict) -> Any:
+        """replay.argument_arrays, with `seeds`: (path, value, places) of each int argument
+        the step's code passes to manual_seed (int_tests.seeds_of), as signature() and the
+        replay read them."""
+        arguments = replay.argument_arrays(args, kwargs)
+        arguments.seeds = []
+        tests = self.owner.int_tests
+        if not tests:
+            return arguments
+        code = side_effects.code_of(self.owner.fn)
+        for name, lines in int_tests.seeds_of(self.owner.fn).items():
+            if name not in tests:
+                continue  # used some other way too: keyed by value
+            path = ("kwargs", name) if name in kwargs else None
+            for key, listed in tests.items():  # its position: the key with the same tests
+                if path is None and key.isdigit() and listed is tests[name]:
+                    path = ("args", int(key)) if int(key) < len(args) else None
+            value = None if path is None else replay.argument_at(args, kwargs, path)
+            if type(value) is int:
+                places = frozenset((code.co_filename, line, code.co_name) for line in lines)
+                arguments.seeds.append((path, value, places))
+        return arguments
+
+    def _unseeded(self, trace: Any, arguments: Any) -> bool:
+        """Whether an int argument keyed as a seed (int_tests.py) did not reach minigrad's
+        manual_seed in this run (another library's, or another generator's): then it is
+        keyed by its value from now on, and the variants traced so far are dropped."""
+        reached = {
+            signature_seed(event, arguments)
+            for event in trace.events if type(event) is Opaque
+        }
+        missed = [path for path, _, _ in arguments.seeds if path not in reached]
+        if not missed:
+            return False
+        owner = self.owner
+        tests = owner.int_tests
+        for path in missed:
+            listed = tests.get(str(path[1]))
+            for key in [key for key, value in tests.items() if value is listed or key == path[1]]:
+                del tests[key]
+        places = ", ".join(replay.place_name(path) for path in missed)
+        owner.note(f"the int argument {places}, passed to a manual_seed(), did not seed "
+                   f"minigrad's generator in this run (another generator's?): each of its "
+                   f"values is a variant of its own from now on")
+        owner.variants.clear()
+        owner._last_key = None
+        return True
+
     def _install(self, other: _Alternative) -> None:
         self.replay, self.guards = other.replay, other.guards
         self.signature, self.verified = other.signature, other.verified
@@ -516,7 +565,7 @@ class _Variant:
         start = time.perf_counter()
         trace, returned = self._record(args, kwargs)
         owner.trace_seconds += time.perf_counter() - start
-        arguments = replay.argument_arrays(args, kwargs)
+        arguments = self._arguments(args, kwargs)
         called_now = {code for code, _ in self.watcher.called}
         same_code = called_now <= self.replay.called_code and not self.watcher.unreadable
         current = signature(trace, arguments, self._live_now())
@@ -600,7 +649,7 @@ class _Variant:
         trace, returned = self._record(args, kwargs)
         owner.trace_seconds += time.perf_counter() - start
         self.verifications += 1
-        arguments = replay.argument_arrays(args, kwargs)
+        arguments = self._arguments(args, kwargs)
         called_now = {code for code, _ in self.watcher.called}
         same_code = called_now <= self.replay.called_code and not self.watcher.unreadable
         current = signature(trace, arguments, self._live_now())
@@ -659,7 +708,7 @@ class _Variant:
         self.traces += 1
         self.tries += 1
         self.owner.traces += 1
-        arguments = replay.argument_arrays(args, kwargs)
+        arguments = self._arguments(args, kwargs)
         try:
             repeated = self._writes(trace) if watched else []
             replayed = frozenset((write.code, write.line) for write, _ in repeated)
@@ -682,6 +731,9 @@ class _Variant:
             for event in trace.events:
                 if type(event) is Opaque and event.settings is not None:
                     self.optimizers.setdefault(id(event.call.args[0]), event.call.args[0])
+            if arguments.seeds and self._unseeded(trace, arguments):
+                self.owner.trace_seconds += time.perf_counter() - start
+                return returned
             current = signature(trace, arguments)
             values = replay.float_values(replay.float_paths(arguments), args, kwargs)
             match = next(
@@ -723,6 +775,10 @@ class _Variant:
                                            lambda: self.owner.returned_only() | appended, live,
                                            appended, self.owner.passed_on,
                                            self._returned_paths(python_guards))
+                for event in trace.events:
+                    seed = signature_seed(event, arguments) if type(event) is Opaque else None
+                    if seed is not None:
+                        replay.seed_from_argument(self.replay, event.call, seed)
                 self._repeat_writes(repeated, python_guards)
                 self.replay.called_code = frozenset(code for code, _ in self.watcher.called)
                 self.live = self._read_live(live)

@@ -14,8 +14,12 @@ from that parameter, numbers, arithmetic, comparisons and names of globals or en
 variables, and never assigns to it, the call is keyed by the outcomes of those tests:
 two variants here, one that steps and one that does not.
 
-Anything else (the int passed to a function, used as an index, stored, formatted) keeps
-keying by value, which is always safe.
+An int passed as it is to `manual_seed` (`torch.manual_seed(k)`, reproducible dropout
+from a call number) is a seed: the replay seeds the generator again with the argument's
+value of each call (compiled.py), so the seed keys nothing either.
+
+Anything else (the int passed to another function, used as an index, stored, formatted)
+keeps keying by value, which is always safe.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from minigrad.compiler.side_effects import definition_of
+from minigrad.compiler.side_effects import definition_lines, definition_of, per_code
 
 _ALLOWED = (
     ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant, ast.Name, ast.Load,
@@ -53,23 +57,55 @@ def tests_of(fn: Any) -> dict[str, list[Callable[[int], bool]]]:
     found: dict[str, list[Callable[[int], bool]]] = {}
     for position, name in [*enumerate(parameters), *((None, n) for n in keyword_only)]:
         tests = _tests_using(definition, name, parents, set(parameters + keyword_only), fn)
-        if tests:
+        if tests is not None:
             if position is not None:
                 found[str(position)] = tests
             found[name] = tests
     return found
 
 
+@per_code
+def seeds_of(fn: Any) -> dict[str, frozenset]:
+    """The parameters the step's own code passes to `manual_seed(...)`: name -> the lines
+    (as the code object numbers them) of those calls."""
+    read = definition_lines(fn)
+    if read is None:
+        return {}
+    _, definition, offset = read
+    found: dict[str, set] = {}
+    for node in ast.walk(definition):
+        if _is_seed_call(node):
+            found.setdefault(node.args[0].id, set()).add(node.lineno + offset)
+    return {name: frozenset(lines) for name, lines in found.items()}
+
+
+def _is_seed_call(node: ast.AST) -> bool:
+    """`manual_seed(name)` or `anything.manual_seed(name)`, the name its only argument."""
+    if not isinstance(node, ast.Call) or node.keywords or len(node.args) != 1:
+        return False
+    if not isinstance(node.args[0], ast.Name):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr == "manual_seed") or (
+        isinstance(func, ast.Name) and func.id == "manual_seed"
+    )
+
+
 def _tests_using(
     definition: ast.AST, name: str, parents: dict, parameters: set, fn: Any
 ) -> list[Callable[[int], bool]] | None:
-    """The tests `name` appears in, when it appears nowhere else; else None."""
+    """The tests `name` appears in, when it appears nowhere else but as the seed of a
+    `manual_seed(name)` call; else None (also when it appears nowhere)."""
     tests: list[ast.expr] = []
+    seeded = False
     for node in ast.walk(definition):
         if not (isinstance(node, ast.Name) and node.id == name):
             continue
         if not isinstance(node.ctx, ast.Load):
             return None  # assigned to: its value is no longer the argument's
+        if _is_seed_call(parents.get(node)):
+            seeded = True
+            continue
         test = _enclosing_test(node, parents)
         if test is None:
             return None
@@ -78,7 +114,9 @@ def _tests_using(
             return None  # a test on two arguments: key by value
         if all(test is not seen for seen in tests):
             tests.append(test)
-    return [_as_function(test, name, fn) for test in tests] or None
+    if not tests and not seeded:
+        return None
+    return [_as_function(test, name, fn) for test in tests]
 
 
 def _enclosing_test(node: ast.AST, parents: dict) -> ast.expr | None:

@@ -77,6 +77,8 @@ class Replay:
         # (Variable, its array, the number) of each .item() of a constant the step read
         # in its middle (_state_items): guarded, the number a constant of the replay
         self.state_items: list[tuple] = []
+        # Run first, with the call's arguments (a seed read from one, compiled.py)
+        self.before: list[Callable[[tuple, dict], None]] = []
         # Python writes the replay repeats after its array work (writes.py)
         self.after: list[Callable[[], None]] = []
         # How many references each handed-out buffer had when the last replay returned.
@@ -87,6 +89,8 @@ class Replay:
         return float_values(self.float_paths, args, kwargs)
 
     def run(self, args: tuple, kwargs: dict) -> Any:
+        for read in self.before:
+            read(args, kwargs)
         for path, buffer in self.inputs:
             np.copyto(buffer, _argument(args, kwargs, path)._data)
         # Checked on the copies just made (nothing outside the replay changed yet).
@@ -185,6 +189,33 @@ def _place_name(path: tuple) -> str:
     for step in path[2:]:
         text += f"[{step!r}]"
     return text
+
+
+def seed_from_argument(replay: Replay, call: Any, path: tuple) -> None:
+    """Make the replay's `manual_seed(k)` step (`call`, functools.partial(_reseed, k))
+    seed with the value of the int argument at `path` of each call."""
+    seed = [call.args[0]]
+
+    def read(args: tuple, kwargs: dict) -> None:
+        seed[0] = _argument(args, kwargs, path)
+
+    def reseed() -> None:
+        call.func(seed[0])
+
+    at = next(index for index, step in enumerate(replay.steps) if step is call)
+    replay.steps[at] = reseed
+    replay.before.append(read)
+    replay.listing.append(f"(the seed of step {at}: the argument {_place_name(path)})")
+
+
+def place_name(path: tuple) -> str:
+    """An argument's place as code would write it (args[1], kwargs['lr'])."""
+    return _place_name(path)
+
+
+def argument_at(args: tuple, kwargs: dict, path: tuple) -> Any:
+    """The argument at `path` (see Arguments)."""
+    return _argument(args, kwargs, path)
 
 
 def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:

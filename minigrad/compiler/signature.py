@@ -137,12 +137,29 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
             # Its settings (lr, ...) are read when it is called again: not part of the trace.
             passed = tuple(spec(value) for value in event.arguments)
             keywords = tuple(sorted((name, spec(value)) for name, value in event.keywords.items()))
-            tokens.append(("call", call.func.__qualname__, id(owner), passed, keywords))
+            seed = seed_argument(event, arguments)
+            if seed is not None:  # manual_seed(k), k an argument: seeded from it each call
+                owner = ("seed argument", seed)
+            tokens.append(("call", call.func.__qualname__,
+                           owner if seed is not None else id(owner), passed, keywords))
         elif type(event) is Item:
             tokens.append((".item()", role(event.array)))
         elif type(event) is Assume:
             tokens.append(("assume", event.what, spec(Ref(event.array, raw=True))))
     return tokens
+
+
+def seed_argument(event: Opaque, arguments: Any) -> tuple | None:
+    """The path of the int argument a `manual_seed(k)` event took its seed from, when the
+    step's code passes that argument there (compiled.py fills `arguments.seeds` with
+    (path, value, places) for each); else None."""
+    seeds = getattr(arguments, "seeds", ())
+    if not seeds or event.call.func.__qualname__ != "_reseed" or not event.call.args:
+        return None
+    for path, value, places in seeds:
+        if event.where in places and event.call.args[0] == value:
+            return path
+    return None
 
 
 def memory_owner(array: np.ndarray) -> np.ndarray:

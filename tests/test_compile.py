@@ -974,8 +974,7 @@ def test_returning_the_loss_after_its_backward_replays() -> None:
     assert twin.compiled.replays > 0, twin.explain()
 
 
-@pytest.mark.parametrize("how", ["retain_grad", "hook"])
-def test_retain_grad_or_a_hook_inside_the_step_stays_eager(how: str) -> None:
+def _hooked_step(how: str, seen: list | None = None) -> Callable[[], tuple]:
     def build() -> tuple:
         w = nn.Parameter(np.random.default_rng(11).normal(size=(3, 2)))
 
@@ -984,8 +983,10 @@ def test_retain_grad_or_a_hook_inside_the_step_stays_eager(how: str) -> None:
             hidden = x @ w
             if how == "retain_grad":
                 hidden.retain_grad()
-            else:
+            elif how == "hook":
                 hidden.register_hook(lambda grad: grad * 0.5)
+            else:  # a hook with a Python side effect
+                hidden.register_hook(lambda grad: seen.append(1))
             loss = hidden.tanh().sum()
             loss.backward()
             sgd_([w], 0.1)
@@ -993,7 +994,25 @@ def test_retain_grad_or_a_hook_inside_the_step_stays_eager(how: str) -> None:
 
         return step, [w]
 
-    assert_stays_eager(Twin(build), "gradient hooks or retain_grad()", batch())
+    return build
+
+
+def test_retain_grad_inside_the_step_stays_eager() -> None:
+    assert_stays_eager(Twin(_hooked_step("retain_grad")), "retain_grad()", batch())
+
+
+def test_a_hook_the_step_registers_on_a_variable_it_made_replays() -> None:
+    """Its operations are recorded as a backward formula's are (issue 31)."""
+    twin = Twin(_hooked_step("hook"))
+    for seed in range(8):
+        twin(batch(seed=seed))
+    twin.assert_same_state()
+    assert twin.compiled.replays >= 5, twin.explain()
+
+
+def test_a_hook_with_a_python_side_effect_stays_eager_and_says_where() -> None:
+    seen: list = []
+    assert_stays_eager(Twin(_hooked_step("appends", seen)), "calls .append()", batch())
 
 
 def test_a_scheduler_step_inside_the_step_is_replayed_like_the_optimizer_s() -> None:

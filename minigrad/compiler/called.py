@@ -16,10 +16,13 @@ Tracing pays for this: every Python call of a watched run passes through the hoo
 from __future__ import annotations
 
 import builtins
+import collections
+import functools
 import os
 import sys
 import sysconfig
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +38,7 @@ _LIBRARIES = tuple(
     for name in ("stdlib", "platstdlib", "purelib", "platlib")
     if (path := sysconfig.get_paths().get(name))
 )
+_BUILTINS = vars(builtins)
 # The methods dataclasses and namedtuples write with exec().
 _GENERATED = frozenset("__init__ __new__ __repr__ __eq__ __hash__ __setattr__ __delattr__ "
                        "__lt__ __le__ __gt__ __ge__ _make _replace _asdict".split())
@@ -47,7 +51,7 @@ class Called:
     (a method's self), if any."""
 
     code: types.CodeType
-    names: dict[str, Any]
+    names: Mapping[str, Any]  # builtins, globals and enclosing values, as a ChainMap
     globals: dict[str, Any]
     receiver: Any = None
     where: str = ""
@@ -98,10 +102,11 @@ class CallWatcher:
             if code.co_name not in _GENERATED:
                 self.unreadable.append(where)
             return
-        names = dict(vars(builtins))
-        names.update(frame.f_globals)
+        # A view, not a copy: copying a module's globals for each function it calls cost
+        # more than the rest of the watching together.
         local = frame.f_locals
-        names.update((name, local[name]) for name in code.co_freevars if name in local)
+        enclosing = {name: local[name] for name in code.co_freevars if name in local}
+        names = collections.ChainMap(enclosing, frame.f_globals, _BUILTINS)
         function = _function_with(code, caller, receiver)
         self.called[key] = Called(code, names, frame.f_globals, receiver, where, function)
 
@@ -114,12 +119,16 @@ _LIBRARY_CODE: set[types.CodeType] = set()
 def _receiver(code: types.CodeType, frame: types.FrameType) -> Any:
     """The object a method runs on (its first argument, whatever its name: self, cls, s),
     when looking the function's name up on it gives this very code; else None."""
-    if not code.co_argcount:
+    if not code.co_argcount or not code.co_name.isidentifier():  # no name: a lambda
         return None
     first = frame.f_locals.get(code.co_varnames[0])
     if first is None:
         return None
-    found = _lookup(first, code.co_name)
+    # Looked up on the class first: a miss on the instance may run a costly __getattr__
+    # (a Variable's suggests names), and methods live on the class.
+    found = _lookup(type(first), code.co_name)
+    if found is None:
+        found = _lookup(first, code.co_name)
     found = _lookup(found, "__func__") or found
     return first if _lookup(found, "__code__") is code else None
 
@@ -148,10 +157,15 @@ def _function_with(code: types.CodeType, caller: Any, receiver: Any) -> Any:
             items = value.values() if type(value) is dict else value
             candidates = list(items) if type(value) in (list, tuple, dict) else [value]
             for candidate in candidates:
-                function = _lookup(candidate, "func") or candidate
-                if _lookup(function, "__code__") is code:
+                # Functions and partials only: an attribute looked up on anything else may
+                # run a costly __getattr__ (a Variable's suggests names).
+                function = candidate.func if type(candidate) is functools.partial else candidate
+                if type(function) in _FUNCTIONS and function.__code__ is code:
                     return function
     return None
+
+
+_FUNCTIONS = (types.FunctionType, types.MethodType)
 
 
 def _short(filename: str) -> str:

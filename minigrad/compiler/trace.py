@@ -217,6 +217,7 @@ class Recorder(Listener):
         # ids of the arrays this run made (call outputs, .grad results): a .grad made in
         # the step may take more gradients (micro-batches), one found at its start may not
         self.made: set[int] = set()
+        self.nodes_made: set[int] = set()  # ids of the graph nodes this run made
 
     def node_ran(self, node: Any, grads: list) -> None:
         """The engine is about to run `node` (an engine step observer while recording)."""
@@ -294,6 +295,20 @@ class Recorder(Listener):
         self._keep(variable._data)
         self.trace.events.append(Item(variable._data, value, user_frame(), variable))
 
+    def gradient_hooks(self, node: Any) -> None:
+        """A hook registered in this run on a Variable this run made (`h.register_hook(...)`
+        in forward) is followed: its operations are recorded like a backward formula's,
+        and its Python is read as any code the step calls. A hook on a leaf or on a
+        Variable from before the step, or retain_grad(), is not."""
+        made_here = id(node) in self.nodes_made and not node._retained
+        if not made_here or type(node).__name__ != "BackwardNode":
+            self.unsupported(
+                "gradient hooks on a parameter or on a Variable made before the step, or "
+                "retain_grad(): a replay would not call the hooks or keep those gradients; "
+                "take them out of the compiled step (a hook registered in the step on a "
+                "Variable the step made replays)"
+            )
+
     def raw_read(self, op: str) -> None:
         """A backward formula (or other code outside a recorded call) read array values."""
         self.unsupported(
@@ -340,6 +355,9 @@ class Recorder(Listener):
                 self.made.add(id(data))
                 outputs.append(data)
                 node = value.grad_fn
+                if node is not None:
+                    self.nodes_made.add(id(node))
+                    self._keep(node)
                 if node is not None and getattr(node, "_function", None) is cls and not needs:
                     extras, needs = self._kept_by(node, args, kwargs), node.needs_input_grad
             else:

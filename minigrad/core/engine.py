@@ -287,12 +287,9 @@ def before_node(
 ) -> None:
     """Run hooks, keep retained gradients, and catch the gradients `grad()` asked for."""
     if node._pre_hooks or node._retained:
-        # A hook is Python code a replay would not run; grad() and backward(inputs=) only
-        # pick gradients the recorded formulas made, which a replay makes too.
-        state.listener.unsupported(
-            "gradient hooks or retain_grad(): a replay would not call the hooks or keep "
-            "those gradients; take them out of the compiled step"
-        )
+        # minigrad.compile decides whether it can follow them (trace.py); grad() and
+        # backward(inputs=) only pick gradients the recorded formulas made.
+        state.listener.gradient_hooks(node)
     for output_nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks):
             if grads[output_nr] is None:

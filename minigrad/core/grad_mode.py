@@ -63,6 +63,9 @@ class Listener:
     def unsupported(self, reason: str) -> None:
         """Something a listener cannot follow happened (hooks, grad(), ...)."""
 
+    def gradient_hooks(self, node: Any) -> None:
+        """backward() is about to run `node`'s gradient hooks or keep its retained grad."""
+
     def assume(self, array: Any, holds: Callable[[Any], bool], what: str) -> None:
         """Library code chose a branch from `array`'s values (cross_entropy's class labels):
         `holds(values)` is True while the same branch would be taken; `what` says so."""

@@ -57,7 +57,10 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
         return ("outside", key)
 
     def spec(value: Any) -> Any:
-        if isinstance(value, Ref):
+        kind = type(value)
+        if kind in _PLAIN:  # most arguments past the arrays: ints, bools, strs, None
+            return ("value", kind.__name__, value)
+        if kind is Ref:
             key = id(value.array)
             if value.raw and key not in made and key not in arguments:
                 array = value.array
@@ -72,8 +75,8 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
                 # A NumPy array the Python code built: a constant, compared by its values.
                 return ("array", array.shape, array.dtype, array.tobytes())
             return role(value.array)
-        if isinstance(value, (list, tuple)):
-            return (type(value).__name__, tuple(spec(item) for item in value))
+        if kind in (list, tuple) or isinstance(value, (list, tuple)):
+            return (type(value).__name__, tuple([spec(item) for item in value]))
         if type(value) is float and id(value) in floats:
             # A float argument, passed on as it is: the replay reads it at each call.
             return ("float argument", floats[id(value)])
@@ -101,13 +104,14 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
     tokens = []
     for event in trace.events:
         if type(event) is Call:
-            arguments_spec = tuple(spec(value) for value in event.args)
-            keywords = tuple(sorted((name, spec(value)) for name, value in event.kwargs.items()))
-            shapes = tuple(
+            arguments_spec = tuple([spec(value) for value in event.args])
+            keywords = (tuple(sorted([(name, spec(value)) for name, value in event.kwargs.items()]))
+                        if event.kwargs else ())
+            shapes = tuple([
                 None if array is None else (array.shape, array.dtype)
                 for array in event.outputs
-            )
-            places = tuple(place for place, _ in event.extras)
+            ])
+            places = tuple([place for place, _ in event.extras]) if event.extras else ()
             tokens.append((event.function.__qualname__, arguments_spec, keywords, shapes, places))
             for array in event.outputs:
                 make(array)
@@ -147,6 +151,9 @@ def signature(trace: Trace, arguments: dict[int, Any], live: dict | None = None)
         elif type(event) is Assume:
             tokens.append(("assume", event.what, spec(Ref(event.array, raw=True))))
     return tokens
+
+
+_PLAIN = frozenset((int, bool, str, type(None)))
 
 
 def seed_argument(event: Opaque, arguments: Any) -> tuple | None:

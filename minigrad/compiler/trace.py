@@ -191,6 +191,9 @@ class Trace:
     ran: set = field(default_factory=set)  # the graph nodes backward ran (ids; kept alive)
 
 
+_PLAIN = frozenset((int, float, bool, str, type(None)))  # kept as they are
+
+
 def _from_user_code() -> bool:
     """True when the code that read a value (.data, .numpy(), .tolist()) is not minigrad
     itself (a step, a lesson, a test): the first frame above those accessors decides, at
@@ -337,8 +340,9 @@ class Recorder(Listener):
     # -------------------------------------------------------------- recording a call
 
     def _record_call(self, cls: type, args: tuple, kwargs: dict, result: Any) -> None:
-        spec_args = tuple(self._spec(value) for value in args)
-        spec_kwargs = {name: self._spec(value) for name, value in kwargs.items()}
+        spec = self._spec
+        spec_args = tuple([spec(value) for value in args])
+        spec_kwargs = {name: spec(value) for name, value in kwargs.items()} if kwargs else {}
         results = result if isinstance(result, tuple) else (result,)
         outputs, extras, needs = [], [], ()
         for value in results:
@@ -394,6 +398,8 @@ class Recorder(Listener):
 
     def _spec(self, value: Any) -> Any:
         """An argument as the trace keeps it: arrays as Ref, containers walked."""
+        if type(value) in _PLAIN:
+            return value
         if isinstance(value, Variable):
             data = value._data
             if type(data) is not np.ndarray:

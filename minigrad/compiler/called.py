@@ -21,6 +21,7 @@ import functools
 import os
 import sys
 import sysconfig
+import threading
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -68,15 +69,55 @@ class CallWatcher:
     called: dict[tuple, Called] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
 
+    paused: bool = False
+
     def __enter__(self) -> CallWatcher:
-        # sys.settrace rather than sys.setprofile: it reports only the start of each Python
-        # function (not every C call and return), and returning None asks for no more.
+        tool = _monitoring_tool()
+        if tool is not None:
+            # Python 3.12+: sys.monitoring reports each function's start (PY_START) and
+            # nothing else; code found to be a library's is switched off for good.
+            self._tool = tool
+            self._thread = threading.get_ident()
+            monitoring = sys.monitoring
+            monitoring.register_callback(tool, monitoring.events.PY_START, self._started)
+            monitoring.set_events(tool, monitoring.events.PY_START)
+            return self
+        # Before 3.12, sys.settrace rather than sys.setprofile: it reports only the start
+        # of each Python function (not every C call and return), and returning None asks
+        # for no more. It slows every line that runs while it is on, though.
+        self._tool = None
         self._previous = sys.gettrace()
         sys.settrace(self._hook)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        sys.settrace(self._previous)
+        if self._tool is not None:
+            sys.monitoring.set_events(self._tool, 0)
+            sys.monitoring.register_callback(self._tool, sys.monitoring.events.PY_START, None)
+        else:
+            sys.settrace(self._previous)
+
+    def pause(self) -> None:
+        """Stop reporting while minigrad runs a recorded operation (trace.py)."""
+        if self._tool is None:
+            sys.settrace(None)
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
+        if self._tool is None:
+            sys.settrace(self._hook)
+
+    def _started(self, code: types.CodeType, offset: int) -> Any:
+        """sys.monitoring's PY_START callback: the frame that starts is the caller's.
+        It hears every thread; only the traced step's counts (as with sys.settrace)."""
+        if code in _LIBRARY_CODE:
+            return sys.monitoring.DISABLE
+        if not self.paused and threading.get_ident() == self._thread:
+            self._hook(sys._getframe(1), "call", None)
+            if code in _LIBRARY_CODE:
+                return sys.monitoring.DISABLE
+        return None
 
     def _hook(self, frame: types.FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
@@ -109,6 +150,26 @@ class CallWatcher:
         names = collections.ChainMap(enclosing, frame.f_globals, _BUILTINS)
         function = _function_with(code, caller, receiver)
         self.called[key] = Called(code, names, frame.f_globals, receiver, where, function)
+
+
+_TOOL: list = []  # the sys.monitoring tool id minigrad.compile holds, once it has one
+
+
+def _monitoring_tool() -> int | None:
+    """A sys.monitoring tool id for the watcher (Python 3.12+), taken once and kept (the
+    library code it switched off stays off); None before 3.12 or when all are in use."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None or os.environ.get("MINIGRAD_COMPILE_SETTRACE"):
+        return None
+    if not _TOOL:
+        for tool in (4, 3, 5, 2):  # not the debugger's (0) nor coverage's (1) first
+            if monitoring.get_tool(tool) is None:
+                monitoring.use_tool_id(tool, "minigrad.compile")
+                _TOOL.append(tool)
+                break
+        else:
+            return None
+    return _TOOL[0]
 
 
 # The code objects found to be minigrad's or a library's, so that the next call of the same

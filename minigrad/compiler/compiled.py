@@ -625,7 +625,7 @@ class _Variant:
         watcher = called.CallWatcher(side_effects.code_of(self.owner.fn))
         if watch:
             self.watcher = watcher
-            recorder.watcher_hook = watcher._hook
+            recorder.watcher = watcher
         try:
             if watch:
                 with watcher:

@@ -30,6 +30,7 @@ import dis
 import functools
 import inspect
 import random
+import sys
 import textwrap
 import types
 from collections.abc import Callable
@@ -58,8 +59,17 @@ _CHANGING = ("random", "time", "secrets", "uuid", "numpy.random")
 @functools.lru_cache(maxsize=1024)
 def instructions_of(code: types.CodeType) -> list:
     """The bytecode of `code`, read once: every traced call asks again, and a step's code
-    (or a helper's) is the same object from call to call. Callers only read the list."""
-    return list(dis.get_instructions(code))
+    (or a helper's) is the same object from call to call. Callers only read the list.
+    Python 3.12 folded LOAD_METHOD into LOAD_ATTR (the low bit of its argument): named
+    LOAD_METHOD here, as 3.11 names it, so one reading serves both."""
+    found = list(dis.get_instructions(code))
+    if sys.version_info >= (3, 12):
+        found = [
+            ins._replace(opname="LOAD_METHOD") if ins.opname == "LOAD_ATTR" and ins.arg & 1
+            else ins
+            for ins in found
+        ]
+    return found
 
 
 def per_code(analysis: Callable) -> Callable:
@@ -461,10 +471,10 @@ def access_paths(code: types.CodeType, receiver: str | None = None) -> tuple[tup
     found: list[tuple] = []
     for index, ins in enumerate(instructions):
         local = ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK")
-        if (ins.opname == "LOAD_GLOBAL" and ins.argval == "globals"
-                and [i.opname for i in instructions[index + 1 : index + 3]] == ["PRECALL", "CALL"]
-                and instructions[index + 2].argval == 0):
-            root, index = ("globals()", "globals"), index + 2  # globals()["NAME"]
+        call = _call_after(instructions, index)
+        if (ins.opname == "LOAD_GLOBAL" and ins.argval == "globals" and call is not None
+                and instructions[call].argval == 0):
+            root, index = ("globals()", "globals"), call  # globals()["NAME"]
         elif ins.opname in _ROOTS:
             root = (_ROOTS[ins.opname], ins.argval)
         elif local and receiver is not None and ins.argval == receiver:
@@ -495,6 +505,17 @@ def access_paths(code: types.CodeType, receiver: str | None = None) -> tuple[tup
         if path not in found:
             found.append(path)
     return tuple(found)
+
+
+def _call_after(instructions: list, index: int) -> int | None:
+    """The index of the CALL right after instruction `index` (PRECALL, CALL on 3.11; CALL
+    alone from 3.12), or None."""
+    names = [ins.opname for ins in instructions[index + 1 : index + 3]]
+    if names[:1] == ["CALL"]:
+        return index + 1
+    if names == ["PRECALL", "CALL"]:
+        return index + 2
+    return None
 
 
 def _key(value: Any) -> bool:

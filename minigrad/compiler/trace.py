@@ -214,9 +214,9 @@ class Recorder(Listener):
 
     def __init__(self) -> None:
         self.trace = Trace()
-        # The CallWatcher's hook while the called code is watched (compiled.py): paused
-        # inside each recorded operation, where only minigrad's code runs.
-        self.watcher_hook: Any = None
+        # The CallWatcher while the called code is watched (compiled.py): paused inside
+        # each recorded operation, where only minigrad's code runs.
+        self.watcher: Any = None
         # ids of the arrays this run made (call outputs, .grad results): a .grad made in
         # the step may take more gradients (micro-batches), one found at its start may not
         self.made: set[int] = set()
@@ -231,23 +231,23 @@ class Recorder(Listener):
 
     def apply(self, cls: type, args: tuple, kwargs: dict) -> Any:
         """Run the call as usual, with nothing inside it recorded, then record it."""
-        hook = self.watcher_hook
-        if hook is not None:
+        watcher = self.watcher
+        if watcher is not None:
             # Inside an operation runs minigrad's code only (a custom Function's forward,
             # which a replay runs again, too): no need to report each of its calls.
-            sys.settrace(None)
+            watcher.pause()
         try:
             result = unheard(lambda: cls._apply_eagerly(args, kwargs))
             self._record_call(cls, args, kwargs, result)
         finally:
-            if hook is not None:
-                sys.settrace(hook)
+            if watcher is not None:
+                watcher.resume()
         return result
 
     def opaque(self, call: Any) -> Any:
-        hook = self.watcher_hook
-        if hook is not None:
-            sys.settrace(None)  # as in apply: the replay calls it again, as a whole
+        watcher = self.watcher
+        if watcher is not None:
+            watcher.pause()  # as in apply: the replay calls it again, as a whole
         try:
             gradients = gradients_of(call)  # as step() will find them
             for _, _, _, array in gradients or ():
@@ -258,8 +258,8 @@ class Recorder(Listener):
             event = Opaque(call, settings_of(call), gradients, user_frame(), arguments, keywords)
             self.trace.events.append(event)
         finally:
-            if hook is not None:
-                sys.settrace(hook)
+            if watcher is not None:
+                watcher.resume()
         return result
 
     def accumulate(self, variable: Variable, previous: Any, gradient: Variable) -> None:

@@ -303,13 +303,17 @@ class Recorder(Listener):
         in forward) is followed: its operations are recorded like a backward formula's,
         and its Python is read as any code the step calls. A hook on a leaf or on a
         Variable from before the step, or retain_grad(), is not."""
-        made_here = id(node) in self.nodes_made and not node._retained
-        if not made_here or type(node).__name__ != "BackwardNode":
+        if node._retained:
             self.unsupported(
-                "gradient hooks on a parameter or on a Variable made before the step, or "
-                "retain_grad(): a replay would not call the hooks or keep those gradients; "
-                "take them out of the compiled step (a hook registered in the step on a "
-                "Variable the step made replays)"
+                "retain_grad(): a replay makes no Variable to keep that gradient on; get it "
+                "with torch.autograd.grad(loss, [y], retain_graph=True) before "
+                "loss.backward(), which replays"
+            )
+        elif id(node) not in self.nodes_made or type(node).__name__ != "BackwardNode":
+            self.unsupported(
+                "a gradient hook on a parameter or on a Variable from before the step: a "
+                "replay would not call it; register it in the step on a Variable the step "
+                "makes (that replays), or take it out"
             )
 
     def raw_read(self, op: str) -> None:

@@ -6,6 +6,8 @@ The PyTorch cross-checks skip when torch is not installed; everything else runs 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -501,3 +503,32 @@ def test_inplace_variants_change_the_input():
 
 def test_functional_is_an_attribute_of_nn():
     assert mg.nn.functional is F
+
+
+def _exact_gelu(x: np.ndarray) -> np.ndarray:
+    """GELU in float64 from math.erfc, the instrument for the float32 checks below."""
+    return np.array([v * 0.5 * math.erfc(-v / math.sqrt(2.0)) for v in x.astype(np.float64)])
+
+
+def test_gelu_in_float32_is_within_float32_resolution_of_the_exact_value():
+    """float32 GELU takes Φ from Abramowitz & Stegun 7.1.26 (nn/_functions/normal_cdf.py):
+    within 2e-7·max(1, |x|) of GELU computed in float64 with math.erfc, gradient too."""
+    x = np.linspace(-9, 9, 30001).astype(np.float32)
+    v = Variable(x, requires_grad=True)
+    y = F.gelu(v)
+    assert y.dtype == mg.float32
+    error = np.abs(y.detach().numpy().astype(np.float64) - _exact_gelu(x))
+    assert (error <= 2e-7 * np.maximum(1.0, np.abs(x))).all(), error.max()
+    y.sum().backward()
+    xs = x.astype(np.float64)
+    exact_grad = np.array([0.5 * math.erfc(-a / math.sqrt(2.0)) for a in xs])
+    exact_grad += xs * np.exp(-xs * xs / 2) / np.sqrt(2 * np.pi)
+    assert np.abs(v.grad.numpy() - exact_grad).max() <= 3e-7
+
+
+def test_gelu_in_float32_is_as_close_as_pytorchs(real_torch):
+    x = np.linspace(-9, 9, 30001).astype(np.float32)
+    exact = _exact_gelu(x)
+    ours = np.abs(F.gelu(Variable(x)).numpy().astype(np.float64) - exact).max()
+    theirs = real_torch.nn.functional.gelu(real_torch.from_numpy(x)).double().numpy()
+    assert ours <= 1.5 * np.abs(theirs - exact).max()

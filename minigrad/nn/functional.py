@@ -27,6 +27,7 @@ from minigrad.nn._functions import (
     EmbeddingLookup,
     LeakyRelu,
     LogSigmoid,
+    NormalCdf,
     OneHot,
 )
 from minigrad.nn.functional_attention import scaled_dot_product_attention
@@ -360,6 +361,8 @@ def gelu(x: Variable, approximate: str = "none") -> Variable:
     """
     _variable(x, "gelu")
     if approximate == "none":
+        if type(x._data) is np.ndarray and x._data.dtype.kind == "f":
+            return x * NormalCdf.apply(x)  # one Function for Φ (nn/_functions/normal_cdf.py)
         return x * 0.5 * (1 + (x * math.sqrt(0.5)).erf())
     if approximate == "tanh":
         inner = (x + 0.044715 * x * x * x) * SQRT_2_OVER_PI

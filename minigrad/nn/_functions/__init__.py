@@ -6,9 +6,10 @@ none; leaky_relu's backward must itself reach x), needs a NumPy routine minigrad
 for (pad), or makes values from a batch that a compiled step must make again (dropout's
 mask, one_hot's rows), or gives two outputs from one pass whose backward is shorter by hand
 than by the chain rule (attention: its output and its weights, softmax's backward without
-the Jacobian), or runs a loop that would otherwise cost the engine a node per operation
-per step (an LSTM layer's time loop, its backward BPTT written out). Their backward
-formulas are Variable operations, so second derivatives work.
+the Jacobian), or takes one pass where a composition takes many (GELU's Φ), or runs a loop
+that would otherwise cost the engine a node per operation per step (an LSTM layer's time
+loop, its backward BPTT written out). Their backward formulas are Variable operations, so
+second derivatives work.
 """
 
 from minigrad.nn._functions.attention import Attention
@@ -18,6 +19,7 @@ from minigrad.nn._functions.embedding_lookup import EmbeddingLookup
 from minigrad.nn._functions.leaky_relu import LeakyRelu
 from minigrad.nn._functions.log_sigmoid import LogSigmoid
 from minigrad.nn._functions.lstm import LSTMLayer
+from minigrad.nn._functions.normal_cdf import NormalCdf
 from minigrad.nn._functions.one_hot import OneHot
 from minigrad.nn._functions.pad import ConstantPad
 
@@ -30,5 +32,6 @@ __all__ = [
     "LeakyRelu",
     "LogSigmoid",
     "LSTMLayer",
+    "NormalCdf",
     "OneHot",
 ]

@@ -30,6 +30,7 @@ from minigrad.nn._functions import (
     NormalCdf,
     OneHot,
 )
+from minigrad.nn._functions.normalization import Normalize
 from minigrad.nn.functional_attention import scaled_dot_product_attention
 from minigrad.nn.functional_conv import (
     adaptive_avg_pool1d,
@@ -243,9 +244,12 @@ def layer_norm(
             f"[*, {', '.join(map(str, shape))}]; got input of shape {list(x.shape)}."
         )
     dims = tuple(range(x.ndim - len(shape), x.ndim))
-    centered = x - x.mean(dims, keepdim=True)
-    variance = (centered * centered).mean(dims, keepdim=True)
-    y = centered / (variance + eps).sqrt()
+    if type(x._data) is np.ndarray and x._data.dtype.kind == "f":
+        y = Normalize.apply(x, dims, float(eps))  # one Function (nn/_functions/normalization.py)
+    else:
+        centered = x - x.mean(dims, keepdim=True)
+        variance = (centered * centered).mean(dims, keepdim=True)
+        y = centered / (variance + eps).sqrt()
     if weight is not None:
         y = y * weight
     if bias is not None:

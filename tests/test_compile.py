@@ -736,7 +736,7 @@ def test_a_hook_registered_on_a_parameter_traces_again_and_runs_eagerly() -> Non
         twin(batch())
     twin.assert_same_state()
     assert "a (3, 2) Variable has a hook now" in twin.explain()
-    assert "a gradient hook on a parameter" in twin.explain()
+    assert "a gradient hook on a leaf Variable (a parameter" in twin.explain()
 
 
 def test_anomaly_mode_runs_the_step_eagerly() -> None:

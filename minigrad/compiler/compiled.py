@@ -175,9 +175,9 @@ class CompiledFunction:
                         f"each of the first {self.new_keys_in_a_row + 1} calls had a new key "
                         f"(the last change: {change}), so none could replay; an int, str or "
                         f"other object argument is part of the key, by value, unless the step "
-                        f"uses an int only in `if` tests; pass a number that changes on every "
-                        f"call as a float that only goes into operations, or keep it out of "
-                        f"the step"
+                        f"uses an int only in `if` tests or passes it straight to "
+                        f"torch.manual_seed(k); pass a number that changes on every call as a "
+                        f"float that only goes into operations, or keep it out of the step"
                     )
                     return self.fn(*args, **kwargs)
             variant = self.variants[key] = _Variant(self)
@@ -300,7 +300,7 @@ class _Variant:
         self.optimizers: dict[int, Any] = {}  # id -> an object whose step() a trace called
         self.tries = 0  # traced runs since the last replay was built (or since the start)
         self.signature: list | None = None  # of the trace the replay was built from
-        self.built_from: Any = None  # the trace the latest replay was built from
+        self.built = False  # whether a replay was ever built (a hook's code then passes)
         self.verified: set[tuple] = set()  # float argument values a trace showed it fits
         self.calls = 0
         self.verifications = 0
@@ -697,13 +697,9 @@ class _Variant:
         # would be built from, the second of two that agree: the replay's guards then hold
         # only while Python would take that run's path. The first of the two is only
         # compared, which halves what watching costs.
-        # Once a replay was built, the step's first calls are behind it (each .grad made,
-        # the optimizer's state): after a failed guard, one watched run is enough, as
-        # torch.compile compiles once per failed guard. Its reads are guarded as the first
-        # replay's were; what the two runs were compared for (the first call's own path)
-        # has happened.
-        rebuild = self.built_from is not None and not self.pending
-        watched = bool(self.pending) or rebuild
+        # After a failed guard too: the first call after a change may take its own path
+        # (a cache filled on first use, a buffer made lazily), which only a second run shows.
+        watched = bool(self.pending)
         trace, returned = self._record(args, kwargs, watch=watched)
         self.traces += 1
         self.tries += 1
@@ -716,7 +712,7 @@ class _Variant:
             if effects:  # in the code the step calls: no call that runs it can replay
                 # (unless it ran only this time, a hook added for a while: then an earlier
                 # replay resumes when its guards hold)
-                self.owner.eager_for_good = self.built_from is None
+                self.owner.eager_for_good = not self.built
                 raise CannotReplayError(effects[0])
             if trace.problems:
                 raise CannotReplayError(trace.problems[0])
@@ -740,12 +736,6 @@ class _Variant:
                 (run for run in reversed(self.pending) if _agree(run[0], run[1], trace, current)),
                 None,
             )
-            if rebuild and not _has_python_arrays(current):
-                # No earlier run to agree with: the last replay's run stands in for it (an
-                # array found in both is the same array, read live). A NumPy array Python
-                # built in the step (from the labels, say) may hold other values next call:
-                # that needs a second run to compare, as the first replay did.
-                match = (self.built_from, None, values)
             if self.pending and match is None:
                 # A first step often differs (no .grad to zero yet, optimizer state to
                 # make): compare the next ones, up to a few times; a few more when only
@@ -802,7 +792,7 @@ class _Variant:
                 self.guards = reads.compose(self.guards)
                 self.pending = []
                 self.tries = 0
-                self.built_from = trace
+                self.built = True
                 self.owner.note(f"traced: replaying {len(self.replay.steps)} steps")
         except CannotReplayError as reason:
             self.pending = []
@@ -867,16 +857,6 @@ def _agree(first: Any, first_signature: list, second: Any, second_signature: lis
         return not (token[0] == "set .grad" and token[2] is None and token[1] in differing)
 
     return [t for t in first_signature if kept(t)] == [t for t in second_signature if kept(t)]
-
-
-def _has_python_arrays(tokens: Any) -> bool:
-    """Whether a signature holds a NumPy array Python code built (signature.py names it
-    ("array", shape, dtype, bytes)): its values may come from the call's data."""
-    if type(tokens) is tuple and tokens and tokens[0] == "array":
-        return True
-    if type(tokens) in (list, tuple):
-        return any(_has_python_arrays(token) for token in tokens)
-    return False
 
 
 def _check_settings_kept(trace: Any) -> None:

@@ -76,7 +76,7 @@ class Outcomes:
     def __repr__(self) -> str:
         shown = ", ".join(f"`{test.source}` is {outcome}"
                           for test, outcome in zip(self.tests, self.outcomes))
-        return f"{self.value} ({shown})"
+        return f"{self.value} ({shown})" if shown else f"{self.value} (a seed)"
 
 
 def _outcomes(tests: list, value: int) -> tuple | None:
@@ -146,6 +146,9 @@ def describe_key_change(old: tuple, new: tuple) -> str:
         if before != after:
             if after[0] == "grad mode":
                 return f"grad mode changed: {_words(before)} -> {_words(after)}"
+            if before[0] != after[0]:  # step(x, 3), then step(x, k=3)
+                return (f"argument {before[0]} is passed as {after[0]} now (by position or by "
+                        f"keyword: each way is keyed apart)")
             return f"argument {after[0]} changed: {_words(before)} -> {_words(after)}"
     return "the number of arguments changed"
 

@@ -40,7 +40,9 @@ MUTATORS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard sort "
     "reverse appendleft extendleft write writelines put put_nowait send sendall "
     "__setitem__ __delitem__ __setattr__ __delattr__ __iadd__ __isub__ __imul__ "
-    "__ior__ __iand__".split()
+    "__ior__ __iand__ "
+    # a Module's own setters (register_buffer in forward replaces the buffer each call)
+    "register_buffer register_parameter register_module add_module".split()
 )
 _NAME_LOADS = {"LOAD_GLOBAL": "global", "LOAD_DEREF": "closure", "LOAD_NAME": "global"}
 # The instructions by which a replayed write (writes.py) writes: on its line, no effect.

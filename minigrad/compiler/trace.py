@@ -311,16 +311,18 @@ class Recorder(Listener):
             )
         elif id(node) not in self.nodes_made or type(node).__name__ != "BackwardNode":
             self.unsupported(
-                "a gradient hook on a parameter or on a Variable from before the step: a "
-                "replay would not call it; register it in the step on a Variable the step "
-                "makes (that replays), or take it out"
+                "a gradient hook on a leaf Variable (a parameter, or one made with "
+                "requires_grad=True) or on a Variable from before the step: a replay would "
+                "not call it; register it on a Variable the step computes (h = layer(x); "
+                "h.register_hook(...)), which replays, or take it out"
             )
 
     def raw_read(self, op: str) -> None:
         """A backward formula (or other code outside a recorded call) read array values."""
         self.unsupported(
-            f"{op} reads array values outside a recorded operation (NumPy work a replay "
-            f"would not redo)"
+            f"{op} reads array values outside a recorded operation, which a replay would "
+            f"not redo: NumPy work on a Variable's values in your code, or a minigrad "
+            f"operation that minigrad.compile cannot replay yet (the step runs eagerly)"
         )
 
     def escape(self, variable: Variable, how: str) -> None:

@@ -635,3 +635,25 @@ def test_index_double_backward_on_an_empty_slice() -> None:
     """Found by hypothesis: x[:0] has an empty cotangent, which gradcheck must handle."""
     check_second_order(lambda v: v[:0], [np.array([0.0, 0.0])], np.zeros(0))
     check_first_order(lambda v: v[:0], [np.array([0.0, 0.0])], np.zeros(0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_add_at_by_product_matches_numpys_add_at(data: st.DataObject) -> None:
+    """ops/indexing.add_at sums an embedding's gradient rows with one product (onehotᵀ ·
+    values); np.add.at is the instrument, on repeated and negative picks."""
+    from minigrad.ops.indexing import add_at
+
+    rows = data.draw(st.integers(1, 12))
+    width = data.draw(st.integers(1, 5))
+    dtype = data.draw(st.sampled_from([np.float32, np.float64]))
+    picks = data.draw(hnp.arrays(np.int64, hnp.array_shapes(max_dims=2, max_side=6),
+                                 elements=st.integers(-rows, rows - 1)))
+    values = data.draw(hnp.arrays(dtype, picks.shape + (width,),
+                                  elements=st.floats(-4, 4, width=32)))
+    ours = np.zeros((rows, width), dtype)
+    add_at(ours, picks, values)
+    expected = np.zeros((rows, width), dtype)
+    np.add.at(expected, picks, values)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(ours, expected, rtol=tolerance, atol=tolerance)

@@ -660,6 +660,8 @@ def linspace(
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
     count = _count(steps, "linspace", "steps")
     _no_bool_range("linspace", dtype)
+    if count == 1:  # [start], whatever end is (NumPy's start + 0 * step is nan for end nan)
+        end = start
     arguments = (start, end, count)
     return _made("linspace()", "linspace", arguments, dtype, device, requires_grad)
 
@@ -681,6 +683,8 @@ def logspace(
     count = _count(steps, "logspace", "steps")
     base = _number(base, "logspace", "base")
     _no_bool_range("logspace", dtype)
+    if count == 1:  # [base ** start], as linspace
+        end = start
     with np.errstate(over="ignore"):  # too large a power is inf, as in PyTorch, unwarned
         values = np.logspace(start, end, count, base=base)
     return _leaf(values, dtype, device, requires_grad, "logspace()")

@@ -577,3 +577,11 @@ def test_sizeless_zeros_is_a_type_error_and_an_empty_shape_is_zero_dimensional()
         with pytest.raises(TypeError, match='missing 1 required positional arguments: "size"'):
             make()
     assert minigrad.zeros(()).shape == () and minigrad.zeros([]).shape == ()
+
+
+def test_one_step_of_linspace_or_logspace_is_start_whatever_the_end() -> None:
+    """PyTorch's linspace(1, nan, 1) is [1.] (NumPy's is [nan]); found by benchmarks/
+    fuzz_torch.py."""
+    assert minigrad.linspace(1, float("nan"), 1).tolist() == [1.0]
+    assert minigrad.logspace(1, float("nan"), 1).tolist() == [10.0]
+    assert minigrad.linspace(2, 5, 1).tolist() == [2.0]

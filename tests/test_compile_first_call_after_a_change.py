@@ -43,11 +43,9 @@ class LazyBufferFeatures(nn.Module):
         return torch.cos(x.mm(self.projection))
 
 
-def _swapped_submodule_losses(features: type, compiled: bool) -> tuple[list, object]:
-    torch.manual_seed(0)
-    model = nn.Sequential(features(), nn.Linear(16, 1))
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    x, y = torch.randn(8, 4), torch.randn(8, 1)
+def _mse_step(model: nn.Module, opt: object, compiled: bool) -> object:
+    """The training step every case here takes: MSE, backward, step, the loss as a float;
+    compiled or as written."""
 
     def train_step(x, y):
         opt.zero_grad()
@@ -56,7 +54,15 @@ def _swapped_submodule_losses(features: type, compiled: bool) -> tuple[list, obj
         opt.step()
         return loss.item()
 
-    step = torch.compile(train_step) if compiled else train_step
+    return torch.compile(train_step) if compiled else train_step
+
+
+def _swapped_submodule_losses(features: type, compiled: bool) -> tuple[list, object]:
+    torch.manual_seed(0)
+    model = nn.Sequential(features(), nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    step = _mse_step(model, opt, compiled)
     losses = []
     for call in range(16):
         if call == 10:
@@ -138,15 +144,7 @@ def test_register_buffer_on_every_call_keeps_the_step_eager() -> None:
         model = Net()
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         x, y = torch.randn(8, 4), torch.randn(8, 1)
-
-        def train_step(x, y, model=model, opt=opt):
-            opt.zero_grad()
-            loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.item()
-
-        step = torch.compile(train_step) if compiled else train_step
+        step = _mse_step(model, opt, compiled)
         activations = []
         for _ in range(6):
             step(x, y)

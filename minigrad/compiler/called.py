@@ -111,13 +111,9 @@ class CallWatcher:
     def _started(self, code: types.CodeType, offset: int) -> Any:
         """sys.monitoring's PY_START callback: the frame that starts is the caller's.
         It hears every thread; only the traced step's counts (as with sys.settrace)."""
-        if code in _LIBRARY_CODE:
-            return sys.monitoring.DISABLE
         if not self.paused and threading.get_ident() == self._thread:
             self._hook(sys._getframe(1), "call", None)
-            if code in _LIBRARY_CODE:
-                return sys.monitoring.DISABLE
-        return None
+        return sys.monitoring.DISABLE if code in _LIBRARY_CODE else None
 
     def _hook(self, frame: types.FrameType, event: str, arg: Any) -> None:
         code = frame.f_code

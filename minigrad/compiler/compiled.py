@@ -731,7 +731,6 @@ class _Variant:
                 self.owner.trace_seconds += time.perf_counter() - start
                 return returned
             current = signature(trace, arguments)
-            values = replay.float_values(replay.float_paths(arguments), args, kwargs)
             match = next(
                 (run for run in reversed(self.pending) if _agree(run[0], run[1], trace, current)),
                 None,
@@ -744,6 +743,7 @@ class _Variant:
                 limit = 2 * _TRACES_TO_AGREE if "(assume)" in difference else _TRACES_TO_AGREE
                 if self.tries >= limit:
                     raise CannotReplayError(difference)
+            values = replay.float_values(replay.float_paths(arguments), args, kwargs)
             if match is None:
                 self.pending.append((trace, current, values))
                 del self.pending[:-_PENDING]

@@ -92,14 +92,14 @@ class Replay:
         for read in self.before:
             read(args, kwargs)
         for path, buffer in self.inputs:
-            np.copyto(buffer, _argument(args, kwargs, path)._data)
+            np.copyto(buffer, argument_at(args, kwargs, path)._data)
         # Checked on the copies just made (nothing outside the replay changed yet).
         for where, holds, what in self.assumptions:
             values = where(args, kwargs)
             if not holds(values):
                 raise AssumptionFailedError(f"{what} no longer holds")
         for path, buffer in self.floats:
-            buffer[()] = _argument(args, kwargs, path)
+            buffer[()] = argument_at(args, kwargs, path)
         for read, buffer in self.sources:
             buffer[()] = read()
         for leaf, buffer in self.grads_in:
@@ -180,10 +180,10 @@ def float_paths(arguments: Arguments) -> list:
 
 def float_values(paths: list, args: tuple, kwargs: dict) -> tuple:
     """The float arguments at `paths`, by repr (nan equals itself there)."""
-    return tuple(repr(_argument(args, kwargs, path)) for path in paths)
+    return tuple(repr(argument_at(args, kwargs, path)) for path in paths)
 
 
-def _place_name(path: tuple) -> str:
+def place_name(path: tuple) -> str:
     """An argument's place as code would write it: args[1], kwargs['lr'], args[0][2]."""
     text = f"{path[0]}[{path[1]!r}]"
     for step in path[2:]:
@@ -197,7 +197,7 @@ def seed_from_argument(replay: Replay, call: Any, path: tuple) -> None:
     seed = [call.args[0]]
 
     def read(args: tuple, kwargs: dict) -> None:
-        seed[0] = _argument(args, kwargs, path)
+        seed[0] = argument_at(args, kwargs, path)
 
     def reseed() -> None:
         call.func(seed[0])
@@ -205,20 +205,11 @@ def seed_from_argument(replay: Replay, call: Any, path: tuple) -> None:
     at = next(index for index, step in enumerate(replay.steps) if step is call)
     replay.steps[at] = reseed
     replay.before.append(read)
-    replay.listing.append(f"(the seed of step {at}: the argument {_place_name(path)})")
-
-
-def place_name(path: tuple) -> str:
-    """An argument's place as code would write it (args[1], kwargs['lr'])."""
-    return _place_name(path)
+    replay.listing.append(f"(the seed of step {at}: the argument {place_name(path)})")
 
 
 def argument_at(args: tuple, kwargs: dict, path: tuple) -> Any:
     """The argument at `path` (see Arguments)."""
-    return _argument(args, kwargs, path)
-
-
-def _argument(args: tuple, kwargs: dict, path: tuple) -> Any:
     value = args[path[1]] if path[0] == "args" else kwargs[path[1]]
     for step in path[2:]:
         value = value[step]
@@ -538,9 +529,9 @@ class _Builder:
         traced = repr(value)
 
         def current(args: tuple, kwargs: dict) -> str:
-            return repr(_argument(args, kwargs, place))
+            return repr(argument_at(args, kwargs, place))
 
-        name = _place_name(place)
+        name = place_name(place)
         what = f"float argument {name} = {traced}, which {reader} reads as a constant,"
         self.replay.assumptions.append((current, traced.__eq__, what))
 
